@@ -1,0 +1,29 @@
+# Two entry points, both self-contained: they create .venv with the project installed.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)  ## set up, then play the demo
+	$(BIN)/callbreak-arena demo
+
+test: $(STAMP)  ## set up, then run the whole test suite
+	$(BIN)/python -m pytest -q -n 2
+
+lint: $(STAMP)  ## ruff and mypy (strict) on the package
+	$(BIN)/ruff check arena tests benchmarks scripts sample_bots
+	$(BIN)/mypy arena
+
+bench: $(STAMP)  ## the benchmarks, printed
+	$(BIN)/python benchmarks/engine.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,650 @@
+"""The game state machine: deal, calls, redeals, 13 tricks, round scores, next round, game end.
+
+:class:`Round` is one deal played out; :class:`Game` strings rounds together, passes the deal
+to the right, redeals where the rules say, keeps totals and gives places at the end. The only
+way hidden cards leave the core is :meth:`Game.view`, which gives a :class:`SeatView` holding
+exactly what one seat may know.
+
+Seats are 0-3 in playing order (seat s+1 plays after seat s). The seat after the dealer calls
+first and leads the first trick; the dealer of the next round is the seat after this dealer.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from arena.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
+from arena.dealing import Deal, DealSource
+from arena.errors import IllegalCall, IllegalPlay
+from arena.rules import LowerTrump, Reason, Rules, TrumpMode, explain, legal_mask
+from arena.scoring import round_score
+
+__all__ = [
+    "MAX_REDEALS",
+    "Game",
+    "Phase",
+    "Redeal",
+    "Round",
+    "RoundResult",
+    "RoundSummary",
+    "SeatView",
+    "Trick",
+    "places",
+]
+
+MAX_REDEALS = 20
+"""Redeals allowed in one round; after that the round is played as dealt, whatever the calls."""
+
+
+class Phase(enum.Enum):
+    """Where a round or game stands."""
+
+    CALLING = "calling"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Trick:
+    """A trick: its leader, the cards in play order starting with the leader, and (once done) the winner."""
+
+    leader: int
+    """The seat that led."""
+    cards: tuple[Card, ...]
+    """The cards in play order; card k was played by seat ``(leader + k) % 4``."""
+    winner: int | None = None
+    """The seat that won it, once four cards are down."""
+
+    def __str__(self) -> str:
+        return f"{self.leader}: {' '.join(map(str, self.cards))}" + (
+            f" -> {self.winner}" if self.winner is not None else ""
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Redeal:
+    """A deal thrown in and dealt again."""
+
+    round_number: int
+    attempt: int
+    """The attempt thrown in (0 is the first deal of the round)."""
+    reason: str
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """The public outcome of a finished round: what any seat may know."""
+
+    round_number: int
+    dealer: int
+    calls: tuple[int, int, int, int]
+    tricks_won: tuple[int, int, int, int]
+    scores: tuple[int, int, int, int]
+    """Round scores in tenths."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundResult:
+    """The full record of a finished round, hands included (for records, never for a seat)."""
+
+    round_number: int
+    attempt: int
+    """Which redeal attempt was played (0: the first deal)."""
+    dealer: int
+    trump: Suit
+    hands: tuple[Hand, Hand, Hand, Hand]
+    """The initial hands, by seat."""
+    calls: tuple[int, int, int, int]
+    tricks: tuple[Trick, ...]
+    tricks_won: tuple[int, int, int, int]
+    scores: tuple[int, int, int, int]
+    """Round scores in tenths."""
+    totals: tuple[int, int, int, int]
+    """Game totals in tenths after this round."""
+
+    def summary(self) -> RoundSummary:
+        """The public part of this result."""
+        return RoundSummary(self.round_number, self.dealer, self.calls, self.tricks_won, self.scores)
+
+
+def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
+    return values[0], values[1], values[2], values[3]
+
+
+class Round:
+    """One deal played out: four calls in order, then 13 tricks.
+
+    Two ways to drive it: call :meth:`call` and :meth:`play_index` one decision at a time (the
+    table runner does), or hand :meth:`playout` two functions that decide (the fast path for
+    in-process research runs). Both apply the same legal-card rule and reach the same state.
+    """
+
+    __slots__ = (
+        "_legal",
+        "_reason",
+        "attempt",
+        "calls",
+        "current_seat",
+        "dealer",
+        "hands",
+        "initial",
+        "leader",
+        "leaders",
+        "led",
+        "phase",
+        "played",
+        "round_number",
+        "rules",
+        "scores",
+        "tricks_won",
+        "trump",
+        "win",
+        "win_seat",
+        "winners",
+    )
+
+    def __init__(
+        self, rules: Rules, hands: Sequence[int], dealer: int, trump: int,
+        round_number: int = 1, attempt: int = 0,
+    ) -> None:
+        if len(hands) != 4 or any(m.bit_count() != 13 for m in hands):
+            raise ValueError("a round needs four hands of 13 cards")
+        if hands[0] | hands[1] | hands[2] | hands[3] != FULL_DECK:
+            raise ValueError("the four hands of a round must hold the 52 cards between them")
+        self.rules = rules
+        self.round_number = round_number
+        self.dealer = dealer
+        self.trump = trump
+        self.attempt = attempt
+        self.hands = list(hands)
+        """Cards still held, by seat, as masks."""
+        self.initial: tuple[int, int, int, int] = _four(hands)
+        self.calls: list[int | None] = [None, None, None, None]
+        self.phase = Phase.CALLING
+        self.current_seat = (dealer + 1) & 3
+        self.leader = self.current_seat
+        """The seat leading the current trick."""
+        self.played: list[int] = []
+        """Every card index played this round, in order; trick t is ``played[4t:4t+4]``."""
+        self.leaders: list[int] = []
+        """The leader of each finished trick."""
+        self.winners: list[int] = []
+        """The winner of each finished trick."""
+        self.led = -1
+        self.win = -1
+        self.win_seat = -1
+        self.tricks_won = [0, 0, 0, 0]
+        self.scores: tuple[int, int, int, int] | None = None
+        self._legal = -1
+        self._reason = Reason.LEAD
+
+    @property
+    def trick(self) -> list[int]:
+        """The card indices played to the current trick, in order."""
+        return self.played[4 * len(self.winners):]
+
+    @property
+    def tricks(self) -> list[Trick]:
+        """The finished tricks."""
+        p = self.played
+        return [
+            Trick(leader, (CARDS[p[4 * t]], CARDS[p[4 * t + 1]], CARDS[p[4 * t + 2]], CARDS[p[4 * t + 3]]), winner)
+            for t, (leader, winner) in enumerate(zip(self.leaders, self.winners, strict=True))
+        ]
+
+    # -- calls ---------------------------------------------------------------------------
+
+    def call(self, value: int) -> None:
+        """The current seat calls ``value`` tricks."""
+        if self.phase is not Phase.CALLING:
+            raise IllegalCall("the calls are over: it is time to play a card")
+        rules = self.rules
+        if isinstance(value, bool) or not isinstance(value, int) or not rules.min_call <= value <= rules.max_call:
+            raise IllegalCall(
+                f"a call must be a whole number from {rules.min_call} to {rules.max_call} under the "
+                f"{rules.profile_name} rules; {value!r} is not allowed"
+            )
+        seat = self.current_seat
+        self.calls[seat] = value
+        self.current_seat = (seat + 1) & 3
+        if seat == self.dealer:
+            self.phase = Phase.PLAYING
+
+    # -- play ----------------------------------------------------------------------------
+
+    def legal_mask(self) -> int:
+        """The mask of the current seat's legal cards (cached until the next card)."""
+        if self._legal < 0:
+            self._legal, self._reason = legal_mask(
+                self.rules, self.hands[self.current_seat], self.led, self.win, self.trump, not self.winners
+            )
+        return self._legal
+
+    def legal_reason(self) -> str:
+        """Why the current seat's legal cards are what they are, in a student's words."""
+        legal = self.legal_mask()
+        return explain(self._reason, self.hands[self.current_seat], self.trick, self.trump, legal)
+
+    def play(self, card: Card | str) -> None:
+        """The current seat plays ``card``; an illegal card raises :class:`IllegalPlay` and changes nothing."""
+        if isinstance(card, str):
+            card = Card.parse(card)
+        self.play_index(card.index)
+
+    def play_index(self, index: int) -> None:
+        """:meth:`play` by card index."""
+        if self.phase is not Phase.PLAYING:
+            if self.phase is Phase.CALLING:
+                raise IllegalPlay("the calls are not finished yet: it is time to call, not to play")
+            raise IllegalPlay("the round is over: there is no card to play")
+        legal = self._legal if self._legal >= 0 else self.legal_mask()
+        if not legal >> index & 1:
+            raise IllegalPlay(self._refusal(index))
+        seat = self.current_seat
+        self.hands[seat] ^= 1 << index
+        played = self.played
+        played.append(index)
+        self._legal = -1
+        if self.led < 0:
+            self.led = SUIT_OF[index]
+            self.win = index
+            self.win_seat = seat
+        elif _beats(index, self.win, self.trump):
+            self.win = index
+            self.win_seat = seat
+        if len(played) & 3:
+            self.current_seat = (seat + 1) & 3
+            return
+        winner = self.win_seat
+        self.leaders.append(self.leader)
+        self.winners.append(winner)
+        self.tricks_won[winner] += 1
+        self.led = self.win = -1
+        self.leader = self.current_seat = winner
+        if len(played) == 52:
+            self._score()
+
+    def playout(self, choose_call: Chooser, choose_card: Chooser) -> None:
+        """Plays the rest of the round, asking ``choose_call(seat, round)`` for each call and
+        ``choose_card(seat, legal_mask)`` for each card index.
+
+        The fast path for in-process research runs. It applies the rule of
+        :func:`arena.rules.legal_mask` written out inline, with the trick state in local
+        variables, because a function call per decision would halve its speed; the test suite
+        checks it against :meth:`play_index` decision by decision over many thousands of seeded
+        deals under every profile. A choice outside the legal set raises :class:`IllegalPlay`
+        and leaves the round as it was before that choice.
+        """
+        while self.phase is Phase.CALLING:
+            self.call(choose_call(self.current_seat, self))
+        while self.phase is Phase.PLAYING and len(self.played) & 3:  # finish a trick begun step by step
+            self.play_index(choose_card(self.current_seat, self.legal_mask()))
+        if self.phase is not Phase.PLAYING:
+            return
+        rules, trump, hands, played = self.rules, self.trump, self.hands, self.played
+        must_beat, must_trump, no_trump_lead = rules.must_beat, rules.must_trump, rules.first_lead_no_trump
+        under = rules.lower_trump is LowerTrump.TRUMP
+        won, leaders, winners = self.tricks_won, self.leaders, self.winners
+        trumps_mask = SUIT_MASK[trump]
+        leader = self.leader
+        for _ in range(len(winners), 13):
+            seat = leader
+            hand = hands[seat]
+            legal = hand
+            if no_trump_lead and not winners and hand & ~trumps_mask:
+                legal = hand & ~trumps_mask
+            index = choose_card(seat, legal)
+            if not legal >> index & 1:
+                self.current_seat = seat
+                raise IllegalPlay(self._refusal(index))
+            hands[seat] = hand ^ (1 << index)
+            played.append(index)
+            win = index
+            win_suit = led = SUIT_OF[index]
+            led_mask = SUIT_MASK[led]
+            win_seat = seat
+            for _k in range(3):
+                seat = (seat + 1) & 3
+                hand = hands[seat]
+                legal = hand & led_mask
+                if legal:
+                    if must_beat and win_suit == led and legal & ABOVE[win]:
+                        legal &= ABOVE[win]
+                elif not must_trump or not hand & trumps_mask:
+                    legal = hand
+                elif win_suit != trump:
+                    legal = hand & trumps_mask
+                elif hand & ABOVE[win]:
+                    legal = hand & ABOVE[win]
+                else:
+                    legal = hand & trumps_mask if under else hand
+                index = choose_card(seat, legal)
+                if not legal >> index & 1:
+                    self.current_seat, self.led, self.win, self.win_seat = seat, led, win, win_seat
+                    raise IllegalPlay(self._refusal(index))
+                hands[seat] = hand ^ (1 << index)
+                played.append(index)
+                suit = SUIT_OF[index]
+                if (suit == win_suit and index > win) or (suit == trump and win_suit != trump):
+                    win = index
+                    win_suit = suit
+                    win_seat = seat
+            leaders.append(leader)
+            winners.append(win_seat)
+            won[win_seat] += 1
+            leader = self.leader = self.current_seat = win_seat
+        self._legal = -1
+        self._score()
+
+    def _score(self) -> None:
+        self.phase = Phase.OVER
+        rules = self.rules
+        calls = self.calls
+        won = self.tricks_won
+        self.scores = (
+            round_score(rules, calls[0], won[0]),  # type: ignore[arg-type]
+            round_score(rules, calls[1], won[1]),  # type: ignore[arg-type]
+            round_score(rules, calls[2], won[2]),  # type: ignore[arg-type]
+            round_score(rules, calls[3], won[3]),  # type: ignore[arg-type]
+        )
+
+    def _refusal(self, index: int) -> str:
+        text = card_text(index) if 0 <= index < 52 else repr(index)
+        if not 0 <= index < 52 or not self.hands[self.current_seat] >> index & 1:
+            return f"you do not hold {text}: your hand is {Hand(self.hands[self.current_seat])}"
+        return f"{text} is not allowed: {self.legal_reason()}"
+
+
+def _beats(card: int, win: int, trump: int) -> bool:
+    """True when ``card`` takes the lead of a trick now won by ``win``."""
+    suit = SUIT_OF[card]
+    win_suit = SUIT_OF[win]
+    return (suit == win_suit and card > win) or (suit == trump and win_suit != trump)
+
+
+Chooser = Callable[[int, Any], int]
+"""A decision function for :meth:`Round.playout`: (seat, round or legal mask) -> call or card index."""
+
+
+class Game:
+    """A whole game: rounds of one profile with the deal passing on, totals, and places at the end."""
+
+    def __init__(
+        self, rules: Rules, deals: DealSource, *, game_number: int = 1, first_dealer: int = 3,
+        max_redeals: int = MAX_REDEALS,
+    ) -> None:
+        if not 0 <= first_dealer <= 3:
+            raise ValueError(f"first_dealer must be a seat 0-3, not {first_dealer}")
+        self.rules = rules
+        self.deals = deals
+        self.game_number = game_number
+        self.first_dealer = first_dealer
+        self.max_redeals = max_redeals
+        self.totals = [0, 0, 0, 0]
+        self.results: list[RoundResult] = []
+        self.redeals: list[Redeal] = []
+        self.exact8_winner: int | None = None
+        """The seat that won at once by calling 8 and taking exactly 8, if any."""
+        self.over = False
+        self.round = self._deal(1, 0)
+
+    # -- state ---------------------------------------------------------------------------
+
+    @property
+    def phase(self) -> Phase:
+        """Calling, playing, or over (for the whole game)."""
+        return Phase.OVER if self.over else self.round.phase
+
+    @property
+    def current_seat(self) -> int:
+        """The seat to act."""
+        return self.round.current_seat
+
+    @property
+    def round_number(self) -> int:
+        """The current round, from 1."""
+        return self.round.round_number
+
+    def legal_calls(self) -> range:
+        """The calls the current seat may make."""
+        return self.rules.call_range
+
+    def legal_mask(self) -> int:
+        """The mask of the current seat's legal cards."""
+        return self.round.legal_mask()
+
+    def legal_cards(self) -> Hand:
+        """The current seat's legal cards."""
+        return Hand(self.round.legal_mask())
+
+    # -- actions -------------------------------------------------------------------------
+
+    def call(self, value: int) -> None:
+        """The current seat calls; the last call may throw the deal in (``redeal_below``)."""
+        if self.over:
+            raise IllegalCall("the game is over")
+        rnd = self.round
+        rnd.call(value)
+        if rnd.phase is Phase.PLAYING and self.rules.redeal_below and rnd.attempt < self.max_redeals:
+            total = sum(c for c in rnd.calls if c is not None)
+            if total < self.rules.redeal_below:
+                self.redeals.append(Redeal(
+                    rnd.round_number, rnd.attempt,
+                    f"the calls total {total}, less than {self.rules.redeal_below}",
+                ))
+                self.round = self._deal(rnd.round_number, rnd.attempt + 1)
+
+    def play(self, card: Card | str) -> None:
+        """The current seat plays a card."""
+        if isinstance(card, str):
+            card = Card.parse(card)
+        self.play_index(card.index)
+
+    def play_index(self, index: int) -> None:
+        """:meth:`play` by card index (the fast path)."""
+        if self.over:
+            raise IllegalPlay("the game is over")
+        rnd = self.round
+        rnd.play_index(index)
+        if rnd.phase is Phase.OVER:
+            self._finish_round(rnd)
+
+    # -- views ---------------------------------------------------------------------------
+
+    def view(self, seat: int) -> SeatView:
+        """What ``seat`` may know now: its own hand and everything public."""
+        return SeatView(self, seat)
+
+    def places(self) -> tuple[int, int, int, int]:
+        """Places 1-4 by total, exact ties sharing a place; an ``exact8_wins`` winner is first."""
+        return places(self.totals, self.exact8_winner)
+
+    # -- internals -----------------------------------------------------------------------
+
+    def _deal(self, round_number: int, attempt: int) -> Round:
+        dealer = (self.first_dealer + round_number - 1) & 3
+        while True:
+            deal: Deal = self.deals(round_number, attempt)
+            if self.rules.trump_mode is TrumpMode.LAST_CARD:
+                trump = SUIT_OF[deal.deck[51]]
+            else:
+                trump = int(self.rules.trump)
+            if self.rules.redeal_no_trump and attempt < self.max_redeals and deal.has_no_trump_hand(trump):
+                self.redeals.append(Redeal(round_number, attempt, f"a hand holds no {Suit(trump).noun}"))
+                attempt += 1
+                continue
+            masks = deal.masks
+            hands = [0, 0, 0, 0]
+            for position in range(4):
+                hands[(dealer + 1 + position) & 3] = masks[position]
+            return Round(self.rules, hands, dealer, trump, round_number, attempt)
+
+    def _finish_round(self, rnd: Round) -> None:
+        assert rnd.scores is not None
+        for seat in range(4):
+            self.totals[seat] += rnd.scores[seat]
+        calls = _four([c if c is not None else 0 for c in rnd.calls])
+        self.results.append(RoundResult(
+            round_number=rnd.round_number, attempt=rnd.attempt, dealer=rnd.dealer, trump=Suit(rnd.trump),
+            hands=(Hand(rnd.initial[0]), Hand(rnd.initial[1]), Hand(rnd.initial[2]), Hand(rnd.initial[3])),
+            calls=calls, tricks=tuple(rnd.tricks), tricks_won=_four(rnd.tricks_won), scores=rnd.scores,
+            totals=_four(self.totals),
+        ))
+        if self.rules.exact8_wins:
+            for seat in range(4):
+                if calls[seat] == 8 and rnd.tricks_won[seat] == 8:
+                    self.exact8_winner = seat
+        if self.exact8_winner is not None or rnd.round_number >= self.rules.rounds:
+            self.over = True
+        else:
+            self.round = self._deal(rnd.round_number + 1, 0)
+
+
+def places(totals: Sequence[int], first: int | None = None) -> tuple[int, int, int, int]:
+    """Competition places (1, 2, 2, 4) by total, highest first; ``first`` (if given) is placed 1st."""
+    result = [0, 0, 0, 0]
+    for seat in range(4):
+        if seat == first:
+            result[seat] = 1
+            continue
+        better = sum(
+            1 for other in range(4)
+            if other != seat and (other == first or totals[other] > totals[seat])
+        )
+        result[seat] = better + 1
+    return _four(result)
+
+
+class SeatView:
+    """What one seat may know at one moment: its own hand, all calls, all cards played, the scores.
+
+    A view is a snapshot: it keeps answering as of the moment it was made, even after the game
+    moves on. It holds no other seat's unplayed cards.
+    """
+
+    __slots__ = (
+        "_calls",
+        "_game",
+        "_hand",
+        "_legal",
+        "_n_results",
+        "_n_tricks",
+        "_round",
+        "_to_act",
+        "_totals",
+        "_trick",
+        "_won",
+        "dealer",
+        "game_number",
+        "leader",
+        "phase",
+        "round_number",
+        "rules",
+        "seat",
+        "trump",
+    )
+
+    def __init__(self, game: Game, seat: int) -> None:
+        rnd = game.round
+        self._game = game
+        self._round = rnd
+        self.seat = seat
+        """The seat this view belongs to."""
+        self.game_number = game.game_number
+        self.round_number = rnd.round_number
+        self.dealer = rnd.dealer
+        self.trump = Suit(rnd.trump)
+        self.rules = game.rules
+        self.phase = game.phase
+        self._hand = rnd.hands[seat]
+        self._calls = tuple(rnd.calls)
+        self._n_tricks = len(rnd.winners)
+        self._trick = tuple(rnd.played[4 * self._n_tricks:])
+        self.leader = rnd.leader
+        """The seat that led (or will lead) the current trick."""
+        self._won = tuple(rnd.tricks_won)
+        self._totals = tuple(game.totals)
+        self._n_results = len(game.results)
+        self._to_act = not game.over and rnd.current_seat == seat
+        self._legal = rnd.legal_mask() if self._to_act and rnd.phase is Phase.PLAYING else 0
+
+    @property
+    def to_act(self) -> bool:
+        """True when this seat must call or play now."""
+        return self._to_act
+
+    @property
+    def hand(self) -> Hand:
+        """This seat's cards still in hand."""
+        return Hand(self._hand)
+
+    @property
+    def hand_mask(self) -> int:
+        """:attr:`hand` as a mask."""
+        return self._hand
+
+    @property
+    def calls(self) -> tuple[int | None, ...]:
+        """The calls so far by seat (``None`` for a seat yet to call)."""
+        return self._calls
+
+    @property
+    def call_order(self) -> tuple[int, int, int, int]:
+        """The seats in calling (and first-trick) order."""
+        first = (self.dealer + 1) & 3
+        return first, (first + 1) & 3, (first + 2) & 3, (first + 3) & 3
+
+    @property
+    def trick(self) -> tuple[Card, ...]:
+        """The cards played to the current trick, in order, starting with :attr:`leader`'s."""
+        return tuple(CARDS[i] for i in self._trick)
+
+    @property
+    def tricks(self) -> tuple[Trick, ...]:
+        """The finished tricks of this round."""
+        return tuple(self._round.tricks[: self._n_tricks])
+
+    @property
+    def tricks_won(self) -> tuple[int, ...]:
+        """Tricks won this round, by seat."""
+        return self._won
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        """Game totals in tenths by seat, from the rounds finished before this one."""
+        return self._totals
+
+    @property
+    def past_rounds(self) -> tuple[RoundSummary, ...]:
+        """The public outcome of each finished round of this game."""
+        return tuple(r.summary() for r in self._game.results[: self._n_results])
+
+    @property
+    def played(self) -> Hand:
+        """Every card played so far this round, by anyone (public knowledge)."""
+        mask = 0
+        for index in self._round.played[: 4 * self._n_tricks + len(self._trick)]:
+            mask |= 1 << index
+        return Hand(mask)
+
+    @property
+    def legal_calls(self) -> range:
+        """The calls allowed."""
+        return self.rules.call_range
+
+    @property
+    def legal(self) -> Hand:
+        """The cards this seat may play now (empty when it is not its turn to play)."""
+        return Hand(self._legal)
+
+    @property
+    def legal_mask(self) -> int:
+        """:attr:`legal` as a mask."""
+        return self._legal
+
+    def suit_mask(self, suit: Suit) -> int:
+        """The mask of all cards of ``suit`` (a convenience for bots working with masks)."""
+        return SUIT_MASK[suit]

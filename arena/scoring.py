@@ -1,0 +1,42 @@
+"""Round scores in integer tenths of a point, and their display per profile.
+
+Floats never hold a score. Standard and pagat scores are points kept in tenths (4.1 points is
+41); the DY scheme counts its own points, which are already whole numbers (a call of 3 made
+with 5 tricks is 32 points), so there the tenths value *is* the displayed number.
+"""
+
+from __future__ import annotations
+
+from arena.rules import Penalty, Rules, Scoring
+
+__all__ = ["format_score", "round_score"]
+
+
+def round_score(rules: Rules, call: int, tricks: int) -> int:
+    """The round score, in tenths, of a seat that called ``call`` and took ``tricks``."""
+    if rules.scoring is Scoring.STANDARD:
+        if tricks >= call:
+            return 10 * call + (tricks - call) * rules.overtrick
+        if rules.penalty is Penalty.SHORTFALL:
+            return -10 * (call - tricks)
+        return -10 * call
+    if rules.scoring is Scoring.PAGAT:
+        # The call succeeds with exactly the call or one trick more.
+        if call <= tricks <= call + 1:
+            return 10 * rules.pagat_bonus if call >= 8 else 10 * call
+        return -10 * call
+    # DY: exact scores 10 per called trick, overtricks add 1 each until double the call, which fails.
+    if tricks == call:
+        return 10 * call
+    if call < tricks < 2 * call:
+        return 10 * call + (tricks - call)
+    return -10 * call
+
+
+def format_score(rules: Rules, tenths: int) -> str:
+    """The score as people read it: ``4.1``, ``-4``, ``3`` (points), or ``32`` (DY points)."""
+    if rules.scoring is Scoring.DY:
+        return str(tenths)
+    sign = "-" if tenths < 0 else ""
+    whole, tenth = divmod(abs(tenths), 10)
+    return f"{sign}{whole}.{tenth}" if tenth else f"{sign}{whole}"

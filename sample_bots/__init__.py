@@ -1,0 +1,1 @@
+"""Sample bots: small, readable players to play against and to learn from."""
