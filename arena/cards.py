@@ -146,6 +146,8 @@ class Card:
     """The card's number, ``suit * 13 + rank`` (0-51)."""
 
     def __new__(cls, index: int) -> Card:
+        if not 0 <= index < 52:
+            raise CardError(f"{index} is not a card index: card indices run from 0 to 51")
         return _CARDS[index]
 
     @classmethod
@@ -272,6 +274,9 @@ class Hand:
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("hands are immutable")
+
+    def __reduce__(self) -> tuple[type[Hand], tuple[int]]:
+        return (Hand, (self.mask,))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Hand) and other.mask == self.mask

@@ -113,14 +113,14 @@ def shuffled_deck(key: str) -> list[int]:
     deck = list(range(52))
     k = 0
     for i, n, limit in _STEPS:
-        x = draws[k]
-        k += 1
-        while x >= limit:  # rejection keeps every position equally likely
-            if k == len(draws):  # the prefetched draws ran out (rare): extend the stream
+        while True:
+            if k == len(draws):  # rejections used up the prefetched draws (rare): extend the stream
                 blocks *= 2
                 draws = _draws(raw, blocks)
             x = draws[k]
             k += 1
+            if x < limit:  # rejection keeps every position equally likely
+                break
         j = x % n
         deck[i], deck[j] = deck[j], deck[i]
     return deck

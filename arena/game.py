@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from arena.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.dealing import Deal, DealSource
@@ -32,6 +32,7 @@ __all__ = [
     "RoundSummary",
     "SeatView",
     "Trick",
+    "View",
     "places",
 ]
 
@@ -125,6 +126,7 @@ class Round:
     __slots__ = (
         "_legal",
         "_reason",
+        "_tricks",
         "attempt",
         "calls",
         "current_seat",
@@ -180,6 +182,7 @@ class Round:
         self.scores: tuple[int, int, int, int] | None = None
         self._legal = -1
         self._reason = Reason.LEAD
+        self._tricks: list[Trick] = []
 
     @property
     def trick(self) -> list[int]:
@@ -188,12 +191,13 @@ class Round:
 
     @property
     def tricks(self) -> list[Trick]:
-        """The finished tricks."""
+        """The finished tricks (built once each, as they are asked for)."""
+        made = self._tricks
         p = self.played
-        return [
-            Trick(leader, (CARDS[p[4 * t]], CARDS[p[4 * t + 1]], CARDS[p[4 * t + 2]], CARDS[p[4 * t + 3]]), winner)
-            for t, (leader, winner) in enumerate(zip(self.leaders, self.winners, strict=True))
-        ]
+        for t in range(len(made), len(self.winners)):
+            cards = (CARDS[p[4 * t]], CARDS[p[4 * t + 1]], CARDS[p[4 * t + 2]], CARDS[p[4 * t + 3]])
+            made.append(Trick(self.leaders[t], cards, self.winners[t]))
+        return made[:]
 
     # -- calls ---------------------------------------------------------------------------
 
@@ -241,7 +245,7 @@ class Round:
                 raise IllegalPlay("the calls are not finished yet: it is time to call, not to play")
             raise IllegalPlay("the round is over: there is no card to play")
         legal = self._legal if self._legal >= 0 else self.legal_mask()
-        if not legal >> index & 1:
+        if not (0 <= index < 52 and legal >> index & 1):
             raise IllegalPlay(self._refusal(index))
         seat = self.current_seat
         self.hands[seat] ^= 1 << index
@@ -278,6 +282,7 @@ class Round:
         deals under every profile. A choice outside the legal set raises :class:`IllegalPlay`
         and leaves the round as it was before that choice.
         """
+        self._legal = -1
         while self.phase is Phase.CALLING:
             self.call(choose_call(self.current_seat, self))
         while self.phase is Phase.PLAYING and len(self.played) & 3:  # finish a trick begun step by step
@@ -297,7 +302,7 @@ class Round:
             if no_trump_lead and not winners and hand & ~trumps_mask:
                 legal = hand & ~trumps_mask
             index = choose_card(seat, legal)
-            if not legal >> index & 1:
+            if not (0 <= index < 52 and legal >> index & 1):
                 self.current_seat = seat
                 raise IllegalPlay(self._refusal(index))
             hands[seat] = hand ^ (1 << index)
@@ -322,7 +327,7 @@ class Round:
                 else:
                     legal = hand & trumps_mask if under else hand
                 index = choose_card(seat, legal)
-                if not legal >> index & 1:
+                if not (0 <= index < 52 and legal >> index & 1):
                     self.current_seat, self.led, self.win, self.win_seat = seat, led, win, win_seat
                     raise IllegalPlay(self._refusal(index))
                 hands[seat] = hand ^ (1 << index)
@@ -456,6 +461,8 @@ class Game:
 
     def view(self, seat: int) -> SeatView:
         """What ``seat`` may know now: its own hand and everything public."""
+        if not 0 <= seat <= 3:
+            raise ValueError(f"seats are numbered 0 to 3, not {seat}")
         return SeatView(self, seat)
 
     def places(self) -> tuple[int, int, int, int]:
@@ -516,6 +523,54 @@ def places(totals: Sequence[int], first: int | None = None) -> tuple[int, int, i
         )
         result[seat] = better + 1
     return _four(result)
+
+
+class View(Protocol):
+    """What a bot sees when asked to decide: a :class:`SeatView` in-process, a
+    :class:`arena.wire.RemoteView` over the network. Bots should use only these attributes."""
+
+    @property
+    def seat(self) -> int: ...
+    @property
+    def game_number(self) -> int: ...
+    @property
+    def round_number(self) -> int: ...
+    @property
+    def dealer(self) -> int: ...
+    @property
+    def trump(self) -> Suit: ...
+    @property
+    def rules(self) -> Rules: ...
+    @property
+    def hand(self) -> Hand: ...
+    @property
+    def hand_mask(self) -> int: ...
+    @property
+    def calls(self) -> tuple[int | None, ...]: ...
+    @property
+    def call_order(self) -> tuple[int, int, int, int]: ...
+    @property
+    def leader(self) -> int: ...
+    @property
+    def trick(self) -> tuple[Card, ...]: ...
+    @property
+    def tricks(self) -> tuple[Trick, ...]: ...
+    @property
+    def tricks_won(self) -> tuple[int, ...]: ...
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+    @property
+    def past_rounds(self) -> tuple[RoundSummary, ...]: ...
+    @property
+    def played(self) -> Hand: ...
+    @property
+    def legal(self) -> Hand: ...
+    @property
+    def legal_mask(self) -> int: ...
+    @property
+    def legal_calls(self) -> range: ...
+    @property
+    def to_act(self) -> bool: ...
 
 
 class SeatView:
