@@ -226,7 +226,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from sample_bots.random_bot import RandomBot
 
     rules = _rules(args)
-    bots = [RandomBot(seed=args.seed * 4 + seat) for seat in range(4)]
+    bots = [RandomBot(seed=seat) for seat in range(4)]
     names = [f"random-{seat + 1}" for seat in range(4)]
     game = Game(rules, seeded_deals(args.seed, 1))
     print(f"callbreak-arena {__version__}: one game, rules {rules.profile_name}, seed {args.seed}\n")

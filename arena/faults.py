@@ -1,0 +1,107 @@
+"""Bot faults as data: what went wrong, where, and the fallback the arena played instead.
+
+A fault never stops a game or a tournament. The table records it with the seat, the kind, a
+detail a student can read, and where in the game it happened; when a decision cannot be had, the
+arena plays the documented fallback and says so in the record:
+
+- the fallback call is the lowest legal call;
+- the fallback card is the lowest legal card: the lowest rank, and among cards of that rank a
+  non-trump before a trump, then clubs, diamonds, hearts, spades.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import enum
+
+from arena.cards import SUIT_MASK
+
+__all__ = ["Fault", "FaultKind", "FaultLimits", "PlayerFault", "fallback_call", "fallback_card"]
+
+
+class FaultKind(enum.Enum):
+    """The kinds of fault a seat can commit."""
+
+    ILLEGAL_CALL = "illegal_call"
+    """A call outside the legal range (refused, asked again)."""
+    ILLEGAL_CARD = "illegal_card"
+    """A card not held, not legal now, or not a card at all (refused, asked again)."""
+    LATE = "late"
+    """No answer within the deadline (and time bank): the fallback was played."""
+    MALFORMED = "malformed"
+    """A message the arena could not use: empty, or a second hello."""
+    OUT_OF_TURN = "out_of_turn"
+    """An answer of the wrong kind: a card for a call request, or a call for a play request."""
+    UNKNOWN_REQUEST = "unknown_request"
+    """An answer to a request that was never sent to this bot, or is no longer open."""
+    DISCONNECT = "disconnect"
+    """The bot's connection ended mid-game: fallback play until the game ends."""
+    CRASH = "crash"
+    """The bot raised an error (in-process) or its process died."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Fault:
+    """One fault, recorded where it happened."""
+
+    seat: int
+    kind: FaultKind
+    detail: str
+    """What went wrong, in words a student understands."""
+    round_number: int
+    trick: int | None
+    """The trick (0-12) being played, or ``None`` during the calls."""
+    fallback: str | None = None
+    """The call or card the arena played instead, if it had to."""
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form."""
+        return {
+            "seat": self.seat, "kind": self.kind.value, "detail": self.detail,
+            "round": self.round_number, "trick": self.trick, "fallback": self.fallback,
+        }
+
+
+class PlayerFault(Exception):
+    """Raised by a player that could not give a decision (late, disconnected, crashed)."""
+
+    def __init__(self, kind: FaultKind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultLimits:
+    """How many mistakes a bot may make before the arena stops asking."""
+
+    max_retries: int = 3
+    """Times an illegal answer is asked again before the fallback is played."""
+    disqualify_after: int = 0
+    """Faults in one tournament after which a bot is disqualified (0: never)."""
+
+    def __post_init__(self) -> None:
+        if self.max_retries < 0 or self.disqualify_after < 0:
+            raise ValueError("max_retries and disqualify_after must be 0 or more")
+
+
+def fallback_call(legal_calls: range) -> int:
+    """The lowest legal call."""
+    return legal_calls[0]
+
+
+# Suit preference among cards of the lowest rank: clubs, diamonds, hearts, spades.
+_SUIT_ORDER = (3, 2, 1, 0)
+
+
+def fallback_card(legal: int, trump: int) -> int:
+    """The index of the lowest legal card (see the module docstring for the tie-break)."""
+    if not legal:
+        raise ValueError("no legal card to fall back on")
+    best_rank = min(index % 13 for index in range(52) if legal >> index & 1)
+    suits = [s for s in _SUIT_ORDER if s != trump] + [trump]
+    for suit in suits:
+        index = suit * 13 + best_rank
+        if legal & SUIT_MASK[suit] and legal >> index & 1:
+            return index
+    raise AssertionError("unreachable: some suit holds the lowest rank")

@@ -1,0 +1,151 @@
+"""Players behind one interface: the table cannot tell an in-process bot from a remote one.
+
+A :class:`Player` is asked for decisions (:meth:`Player.decide`) and told what happens
+(:meth:`Player.notify`). It answers with the raw value the bot gave, an ``int`` call or card
+text, and the table judges it; a player that cannot answer at all raises
+:class:`~arena.faults.PlayerFault` (late, disconnected, crashed). Only the faults a remote bot
+can produce tell the two kinds apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import enum
+import time
+from typing import Any, Protocol, runtime_checkable
+
+from arena.cards import Card
+from arena.faults import FaultKind, PlayerFault
+from arena.game import SeatView, View
+
+__all__ = [
+    "Decision",
+    "DecisionKind",
+    "InProcessBot",
+    "LocalPlayer",
+    "Player",
+    "TableEvent",
+]
+
+
+class DecisionKind(enum.Enum):
+    """What a seat is asked for."""
+
+    CALL = "call"
+    PLAY = "play"
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Decision:
+    """One request for a decision, with everything the seat may know."""
+
+    kind: DecisionKind
+    table_id: str
+    game_id: str
+    seat: int
+    view: SeatView
+    names: tuple[str, ...]
+    """The players' names by seat."""
+    deadline_ms: int
+    """The time to answer; 0 means no limit."""
+    time_bank_ms: int
+    """What is left of the seat's time bank for this game."""
+    retry_reason: str = ""
+    """Empty for a first request; the broken rule when asking again after an illegal answer."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TableEvent:
+    """Something that happened at a table, for players that follow the game."""
+
+    kind: str
+    """One of ``game_start round_start call card trick round_end game_end redeal``."""
+    table_id: str
+    game_id: str
+    seat: int
+    """The seat the event is addressed to."""
+    data: dict[str, Any]
+    """The event's details (see :mod:`arena.table` for each kind's keys)."""
+
+
+@runtime_checkable
+class Player(Protocol):
+    """A seat at a table: an in-process bot or a remote one."""
+
+    name: str
+    wants_events: bool
+    """Whether :meth:`notify` should be called at all (skipped for stateless bots, for speed)."""
+
+    async def decide(self, decision: Decision) -> tuple[object, float]:
+        """The bot's raw answer (an ``int`` call or card text) and the time it took in ms."""
+        ...
+
+    async def notify(self, event: TableEvent) -> None:
+        """Tells the bot what happened; never fails."""
+        ...
+
+    async def refused(self, decision: Decision, reason: str) -> None:
+        """Tells the bot its answer was refused and why (it will be asked again)."""
+        ...
+
+    async def fallback(self, decision: Decision, detail: str) -> None:
+        """Tells the bot the arena played a fallback in its place."""
+        ...
+
+    def drain_faults(self) -> list[tuple[FaultKind, str]]:
+        """Faults the player saw outside any decision (a stray answer, a malformed message)."""
+        ...
+
+
+class InProcessBot(Protocol):
+    """What an in-process bot implements: ``call(view)`` and ``play(view)``."""
+
+    def call(self, view: View) -> int:
+        """A call in ``view.legal_calls``."""
+        ...
+
+    def play(self, view: View) -> Card | str:
+        """A card of ``view.legal``."""
+        ...
+
+
+class LocalPlayer:
+    """An in-process Python bot. Exceptions from the bot become ``crash`` faults, not crashes."""
+
+    wants_events = False
+
+    def __init__(self, bot: InProcessBot, name: str | None = None) -> None:
+        self.bot = bot
+        self.name = name or str(getattr(bot, "name", type(bot).__name__))
+        on_event = getattr(bot, "on_event", None)
+        self._on_event = on_event if callable(on_event) else None
+        self.wants_events = self._on_event is not None
+
+    async def decide(self, decision: Decision) -> tuple[object, float]:
+        start = time.perf_counter()
+        try:
+            if decision.kind is DecisionKind.CALL:
+                answer: object = self.bot.call(decision.view)
+            else:
+                answer = self.bot.play(decision.view)
+        except Exception as err:  # a bot's bug is a fault of that seat, never of the tournament
+            raise PlayerFault(FaultKind.CRASH, f"the bot raised {type(err).__name__}: {err}") from err
+        if isinstance(answer, Card):
+            answer = str(answer)
+        return answer, (time.perf_counter() - start) * 1000.0
+
+    async def notify(self, event: TableEvent) -> None:
+        if self._on_event is not None:
+            with contextlib.suppress(Exception):  # an event handler's failure must not stop the game
+                self._on_event(event)
+
+    async def refused(self, decision: Decision, reason: str) -> None:
+        return None
+
+    async def fallback(self, decision: Decision, detail: str) -> None:
+        return None
+
+    def drain_faults(self) -> list[tuple[FaultKind, str]]:
+        return []
+

@@ -1,0 +1,275 @@
+"""The table runner: one game of a profile with four players, returned as a record.
+
+The runner asks each seat in turn through the :class:`~arena.players.Player` interface and
+judges the raw answers with the rules core. Faults are data: an illegal answer is refused with
+the rule it broke and asked again up to ``max_retries`` times, then the fallback is played; a
+late, crashed or disconnected seat gets the fallback at once. Every fault lands in the record.
+
+Events sent to players that follow the game (``TableEvent.kind`` and ``data`` keys):
+``game_start`` (seat, names, rules, game_number), ``round_start`` (round, dealer, hand, trump),
+``call`` (seat, call), ``card`` (seat, card), ``trick`` (leader, cards, winner),
+``round_end`` (round, calls, tricks_won, scores, totals), ``game_end`` (totals, places),
+``redeal`` (round, reason).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from arena.cards import Card, Hand, Suit, card_text
+from arena.dealing import DealSource
+from arena.errors import CardError
+from arena.faults import Fault, FaultKind, FaultLimits, PlayerFault, fallback_call, fallback_card
+from arena.game import Game, Phase, Redeal, RoundResult
+from arena.players import Decision, DecisionKind, Player, TableEvent
+from arena.rules import Rules
+
+__all__ = ["GameRecord", "TableSettings", "play_game"]
+
+
+@dataclasses.dataclass(frozen=True)
+class TableSettings:
+    """Time control and fault handling at a table."""
+
+    deadline_ms: int = 1000
+    """Time for one decision (0: no limit)."""
+    time_bank_ms: int = 0
+    """Extra time per seat for the whole game, spent by answers past the deadline."""
+    limits: FaultLimits = dataclasses.field(default_factory=FaultLimits)
+
+
+@dataclasses.dataclass
+class GameRecord:
+    """Everything about one game played at a table."""
+
+    table_id: str
+    game_id: str
+    game_number: int
+    rules: Rules
+    players: tuple[str, ...]
+    """Names by seat."""
+    first_dealer: int
+    rounds: list[RoundResult]
+    redeals: list[Redeal]
+    faults: list[Fault]
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+    think_ms: list[float]
+    """Time each seat took to answer, summed over the game (not part of the deterministic record)."""
+    decisions: list[int]
+    """Decisions asked of each seat."""
+
+    def to_dict(self) -> dict[str, object]:
+        """JSON-ready form; everything but ``timings`` is a pure function of seed, rules and bots."""
+        return {
+            "table": self.table_id,
+            "game_id": self.game_id,
+            "game": self.game_number,
+            "rules": self.rules.to_dict(),
+            "players": list(self.players),
+            "first_dealer": self.first_dealer,
+            "rounds": [round_dict(r) for r in self.rounds],
+            "redeals": [{"round": r.round_number, "attempt": r.attempt, "reason": r.reason} for r in self.redeals],
+            "faults": [f.to_dict() for f in self.faults],
+            "totals": list(self.totals),
+            "places": list(self.places),
+            "timings": {"think_ms": [round(t, 3) for t in self.think_ms], "decisions": self.decisions},
+        }
+
+
+def round_dict(result: RoundResult) -> dict[str, object]:
+    """A finished round as plain data."""
+    return {
+        "round": result.round_number,
+        "attempt": result.attempt,
+        "dealer": result.dealer,
+        "trump": result.trump.letter,
+        "hands": [str(h) for h in result.hands],
+        "calls": list(result.calls),
+        "tricks": [
+            {"leader": t.leader, "cards": [str(c) for c in t.cards], "winner": t.winner} for t in result.tricks
+        ],
+        "tricks_won": list(result.tricks_won),
+        "scores": list(result.scores),
+        "totals": list(result.totals),
+    }
+
+
+class _Table:
+    """The state of one game in progress at a table."""
+
+    def __init__(
+        self, rules: Rules, players: Sequence[Player], deals: DealSource, table_id: str, game_id: str,
+        game_number: int, first_dealer: int, settings: TableSettings,
+    ) -> None:
+        if len(players) != 4:
+            raise ValueError(f"a table needs four players, not {len(players)}")
+        self.rules = rules
+        self.players = list(players)
+        self.names = tuple(p.name for p in players)
+        self.table_id = table_id
+        self.game_id = game_id
+        self.settings = settings
+        self.game = Game(rules, deals, game_number=game_number, first_dealer=first_dealer)
+        self.faults: list[Fault] = []
+        self.bank = [settings.time_bank_ms] * 4
+        self.think_ms = [0.0, 0.0, 0.0, 0.0]
+        self.decisions = [0, 0, 0, 0]
+        self.dead: list[str | None] = [None, None, None, None]
+        """Why a seat gets the fallback for the rest of the game (disconnected), or None."""
+        self.listeners = [seat for seat in range(4) if players[seat].wants_events]
+
+    async def tell(self, kind: str, data: dict[str, object], seats: Sequence[int] | None = None) -> None:
+        for seat in self.listeners if seats is None else seats:
+            if seat in self.listeners and self.dead[seat] is None:
+                await self.players[seat].notify(TableEvent(kind, self.table_id, self.game_id, seat, dict(data)))
+
+    def where(self) -> tuple[int, int | None]:
+        rnd = self.game.round
+        return rnd.round_number, (len(rnd.winners) if rnd.phase is Phase.PLAYING else None)
+
+    def fault(self, seat: int, kind: FaultKind, detail: str, fallback: str | None = None) -> None:
+        round_number, trick = self.where()
+        self.faults.append(Fault(seat, kind, detail, round_number, trick, fallback))
+
+    async def decide(self, kind: DecisionKind) -> object:
+        """Asks the current seat until it gives a legal answer, or plays the fallback; returns the value."""
+        game = self.game
+        seat = game.current_seat
+        player = self.players[seat]
+        view = game.view(seat)
+        for stray_kind, detail in player.drain_faults():
+            self.fault(seat, stray_kind, detail)
+        retries = 0
+        reason = ""
+        while self.dead[seat] is None:
+            deadline = self.settings.deadline_ms
+            decision = Decision(
+                kind, self.table_id, self.game_id, seat, view, self.names, deadline, self.bank[seat], reason
+            )
+            self.decisions[seat] += 1
+            try:
+                answer, elapsed = await player.decide(decision)
+            except PlayerFault as err:
+                if err.kind is FaultKind.DISCONNECT:
+                    self.dead[seat] = err.detail
+                return await self.fall_back(seat, decision, err.kind, err.detail)
+            self.think_ms[seat] += elapsed
+            if deadline and elapsed > deadline:
+                self.bank[seat] = max(0, self.bank[seat] - int(elapsed - deadline))
+            refusal = self.judge(kind, answer)
+            if refusal is None:
+                return answer if kind is DecisionKind.CALL else Card.parse(str(answer)).index
+            self.fault(seat, FaultKind.ILLEGAL_CALL if kind is DecisionKind.CALL else FaultKind.ILLEGAL_CARD, refusal)
+            retries += 1
+            if retries > self.settings.limits.max_retries:
+                return await self.fall_back(
+                    seat, decision, None, f"{retries} illegal answers in a row; the last: {refusal}"
+                )
+            reason = refusal
+            await player.refused(decision, refusal)
+        # A disconnected seat plays the fallback until the game ends; the disconnect was recorded once.
+        return self.fallback_value(kind)
+
+    def judge(self, kind: DecisionKind, answer: object) -> str | None:
+        """``None`` when ``answer`` is legal now, else the rule it breaks, in a student's words."""
+        rnd = self.game.round
+        if kind is DecisionKind.CALL:
+            legal = self.rules.call_range
+            if isinstance(answer, bool) or not isinstance(answer, int) or answer not in legal:
+                return (
+                    f"{answer!r} is not a legal call: call a whole number from {legal[0]} to {legal[-1]} "
+                    f"under the {self.rules.profile_name} rules"
+                )
+            return None
+        if not isinstance(answer, str):
+            return f"{answer!r} is not a card: answer with a card like AS, TH or 2C"
+        try:
+            index = Card.parse(answer).index
+        except CardError as err:
+            return str(err)
+        if not rnd.legal_mask() >> index & 1:
+            hand = rnd.hands[rnd.current_seat]
+            if not hand >> index & 1:
+                return f"you do not hold {card_text(index)}: your hand is {Hand(hand)}"
+            return f"{card_text(index)} is not allowed: {rnd.legal_reason()}"
+        return None
+
+    def fallback_value(self, kind: DecisionKind) -> object:
+        rnd = self.game.round
+        if kind is DecisionKind.CALL:
+            return fallback_call(self.rules.call_range)
+        return fallback_card(rnd.legal_mask(), rnd.trump)
+
+    async def fall_back(self, seat: int, decision: Decision, kind: FaultKind | None, detail: str) -> object:
+        value = self.fallback_value(decision.kind)
+        shown = str(value) if decision.kind is DecisionKind.CALL else card_text(int(value))  # type: ignore[call-overload]
+        if kind is not None:
+            self.fault(seat, kind, detail, shown)
+        else:  # the retries ran out: the illegal answers are recorded; mark the last with the fallback
+            last = self.faults[-1]
+            self.faults[-1] = dataclasses.replace(last, fallback=shown)
+        if self.dead[seat] is None:
+            await self.players[seat].fallback(decision, f"the arena played {shown} for you: {detail}")
+        return value
+
+    async def play(self) -> GameRecord:
+        game = self.game
+        rules = self.rules
+        await self.tell("game_start", {"names": list(self.names), "rules": rules.to_dict(),
+                                       "game_number": game.game_number})
+        started: tuple[int, int] | None = None
+        redeals_seen = 0
+        results_seen = 0
+        while not game.over:
+            rnd = game.round
+            if started != (rnd.round_number, rnd.attempt):
+                started = (rnd.round_number, rnd.attempt)
+                for redeal in game.redeals[redeals_seen:]:
+                    await self.tell("redeal", {"round": redeal.round_number, "reason": redeal.reason})
+                redeals_seen = len(game.redeals)
+                for seat in self.listeners:
+                    await self.tell("round_start", {
+                        "round": rnd.round_number, "dealer": rnd.dealer, "trump": Suit(rnd.trump).letter,
+                        "hand": str(Hand(rnd.hands[seat])),
+                    }, [seat])
+            seat = game.current_seat
+            if rnd.phase is Phase.CALLING:
+                value = await self.decide(DecisionKind.CALL)
+                game.call(int(value))  # type: ignore[call-overload]
+                await self.tell("call", {"seat": seat, "call": value})
+                continue
+            index = int(await self.decide(DecisionKind.PLAY))  # type: ignore[call-overload]
+            tricks_before = len(rnd.winners)
+            game.play_index(index)
+            if self.listeners:
+                await self.tell("card", {"seat": seat, "card": card_text(index)})
+                if len(rnd.winners) > tricks_before:
+                    trick = rnd.tricks[-1]
+                    await self.tell("trick", {"leader": trick.leader, "cards": [str(c) for c in trick.cards],
+                                              "winner": trick.winner})
+                for result in game.results[results_seen:]:
+                    await self.tell("round_end", {
+                        "round": result.round_number, "calls": list(result.calls),
+                        "tricks_won": list(result.tricks_won), "scores": list(result.scores),
+                        "totals": list(result.totals),
+                    })
+            results_seen = len(game.results)
+        places = game.places()
+        await self.tell("game_end", {"totals": list(game.totals), "places": list(places)})
+        return GameRecord(
+            table_id=self.table_id, game_id=self.game_id, game_number=game.game_number, rules=rules,
+            players=self.names, first_dealer=game.first_dealer, rounds=list(game.results),
+            redeals=list(game.redeals), faults=self.faults, totals=tuple(game.totals), places=places,
+            think_ms=self.think_ms, decisions=self.decisions,
+        )
+
+
+async def play_game(
+    rules: Rules, players: Sequence[Player], deals: DealSource, *, table_id: str = "t1", game_id: str = "g1",
+    game_number: int = 1, first_dealer: int = 3, settings: TableSettings | None = None,
+) -> GameRecord:
+    """Plays one whole game with four players (by seat) and returns its record. Never raises for a bot's fault."""
+    table = _Table(rules, players, deals, table_id, game_id, game_number, first_dealer, settings or TableSettings())
+    return await table.play()
