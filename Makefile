@@ -12,8 +12,8 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
-demo: $(STAMP)  ## set up, then play the demo
-	$(BIN)/callbreak-arena demo
+demo: $(STAMP)  ## set up, then run the demo tournament over real gRPC
+	$(BIN)/callbreak-arena run --results results/demo --fresh
 
 test: $(STAMP)  ## set up, then run the whole test suite
 	$(BIN)/python -m pytest -q -n 2
@@ -24,6 +24,9 @@ lint: $(STAMP)  ## ruff and mypy (strict) on the package
 
 bench: $(STAMP)  ## the benchmarks, printed
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/tournament.py
+	$(BIN)/python benchmarks/grpc_table.py
+	$(BIN)/python benchmarks/duplicate_efficiency.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

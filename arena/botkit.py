@@ -147,18 +147,41 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "A Callbrea
     parser.add_argument("--seed", type=int, default=0, help="seed for bots that use randomness (default: 0)")
     parser.add_argument("--tls-ca", type=Path, default=None, metavar="FILE",
                         help="connect with TLS, trusting this PEM root certificate")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
+                        help="an option for the bot's class (repeatable); numbers and true/false are converted")
     parser.add_argument("--once", action="store_true", help="do not reconnect when the connection drops")
     parser.add_argument("--max-backoff", type=float, default=10.0, help="longest wait between reconnects, s")
     return parser.parse_args(argv)
 
 
+def _options(items: Sequence[str]) -> dict[str, object]:
+    options: dict[str, object] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep or not key:
+            raise SystemExit(f"--option {item!r}: write KEY=VALUE, like aggression=0.5")
+        value: object = text
+        if text.lower() in ("true", "false"):
+            value = text.lower() == "true"
+        else:
+            for kind in (int, float):
+                try:
+                    value = kind(text)
+                    break
+                except ValueError:
+                    pass
+        options[key] = value
+    return options
+
+
 def run(factory: Callable[..., Bot], argv: Sequence[str] | None = None) -> int:
     """Runs a bot from the command line until the arena ends the tournament; returns the exit status."""
     args = parse_args(argv, (factory.__doc__ or "A Callbreak bot.").strip().splitlines()[0])
+    options = _options(args.option)
     try:
-        bot = factory(seed=args.seed)
+        bot = factory(seed=args.seed, **options)
     except TypeError:  # a factory that takes no seed
-        bot = factory()
+        bot = factory(**options)
     if args.name:
         bot.name = args.name
     credentials = None

@@ -208,12 +208,16 @@ CARDS = _CARDS
 """The 52 cards, indexed by card index."""
 
 
-def _display_order(mask: int) -> Iterator[int]:
+def _display_order(mask: int) -> list[int]:
     # Spades first, then hearts, diamonds, clubs; high to low within a suit.
-    for suit in range(4):
-        for index in range(suit * 13 + 12, suit * 13 - 1, -1):
-            if mask >> index & 1:
-                yield index
+    out = []
+    for base in (0, 13, 26, 39):
+        bits = mask >> base & 0x1FFF
+        while bits:
+            top = bits.bit_length() - 1
+            out.append(base + top)
+            bits ^= 1 << top
+    return out
 
 
 class Hand:

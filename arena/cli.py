@@ -6,20 +6,28 @@ Exit status: 0 success, 1 failure, 2 bad usage or bad input (with a one-line err
 from __future__ import annotations
 
 import argparse
+import asyncio
+import dataclasses
 import json
 import sys
 from collections.abc import Sequence
+from importlib import resources
 from pathlib import Path
 
 from tabulate import tabulate
 
 from arena import __version__
+from arena.audit import audit
 from arena.cards import Card, Hand, Suit
+from arena.config import TournamentConfig, load_config, parse_config
 from arena.dealing import DealFile, seeded_deal, seeded_deals
-from arena.errors import ArenaError
+from arena.errors import ArenaError, RecordsError
 from arena.game import Game, Phase, RoundResult
+from arena.report import folder_report
 from arena.rules import PROFILES, SWITCHES, Rules, explain, legal_cards
 from arena.scoring import format_score, round_score
+from arena.store import ResultsStore
+from arena.tournament import Tournament
 
 __all__ = ["main"]
 
@@ -62,14 +70,68 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=_Parser)
 
-    demo = sub.add_parser(
-        "demo", help="play one seeded game of four random bots in-process and print it",
+    run = sub.add_parser(
+        "run", help="run a tournament (without CONFIG: the embedded demo over real gRPC)",
+        description="Run a tournament from a TOML configuration (see docs/configuration.md), writing durable "
+        "records to its results folder; run it again on the same folder to resume after an interruption. "
+        "Without CONFIG, run the embedded demo: the sample bots as separate processes, connected over real "
+        "gRPC, in a duplicate round robin. Ends with the standings.",
+    )
+    run.add_argument("config", nargs="?", type=Path, help="the tournament configuration (TOML)")
+    run.add_argument("--results", type=Path, default=None, metavar="DIR",
+                     help="the results folder (default: the configuration's, or results/<name>)")
+    run.add_argument("--fresh", action="store_true",
+                     help="discard any results already in the folder and start again")
+    run.add_argument("--no-progress", action="store_true", help="no progress bar")
+    run.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
+    run.set_defaults(func=_cmd_run)
+
+    serve = sub.add_parser(
+        "serve", help="a long-running arena that waits for remote bots",
+        description="Start the arena of CONFIG and wait, as long as it takes, for its remote bots to connect "
+        "with their tokens; tables start as their seats fill. Records and resume work as with run.",
+    )
+    serve.add_argument("config", type=Path, help="the tournament configuration (TOML)")
+    serve.add_argument("--results", type=Path, default=None, metavar="DIR", help="the results folder")
+    serve.add_argument("--fresh", action="store_true", help="discard any results already in the folder")
+    serve.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
+    serve.set_defaults(func=_cmd_serve)
+
+    standings = sub.add_parser(
+        "standings", help="the standings of a results folder, recomputed from its records",
+        description="Recompute the standings from the records of a results folder alone.",
+    )
+    standings.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    standings.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    standings.set_defaults(func=_cmd_standings)
+
+    replay = sub.add_parser(
+        "replay", help="one recorded game, trick by trick",
+        description="Print a recorded game: for each round the four hands, the calls, every trick in play "
+        "order with its winner, and the scores.",
+    )
+    replay.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    replay.add_argument("game", help="the game id, like r1-g1-d3-p2 (see the 'game' field of the records)")
+    replay.add_argument("--round", type=int, default=None, help="only this round")
+    replay.set_defaults(func=_cmd_replay)
+
+    verify = sub.add_parser(
+        "verify", help="audit a results folder independently",
+        description="Check that every record follows from its rules and seed: legal plays, trick winners, "
+        "tricks won, scores and totals, deals matching the seed, every planned game present once. "
+        "Exit 0 when all holds; otherwise print the first violation with its location and exit 1.",
+    )
+    verify.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    verify.set_defaults(func=_cmd_verify)
+
+    game = sub.add_parser(
+        "game", help="play one seeded game of four random bots in-process and print it",
         description="Play one seeded game of four sample random bots in-process, printed round by round, "
         "then the final standings.",
     )
-    _add_rules_options(demo)
-    demo.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
-    demo.set_defaults(func=_cmd_demo)
+    _add_rules_options(game)
+    game.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
+    game.set_defaults(func=_cmd_game)
 
     rules = sub.add_parser(
         "rules", help="teach and check the rules: legal cards, round scores, profiles",
@@ -222,7 +284,7 @@ def _round_table(rules: Rules, result: RoundResult, names: Sequence[str]) -> str
     return tabulate(rows, headers=["seat", "call", "tricks", "score", "total"], colalign=("left",) + ("right",) * 4)
 
 
-def _cmd_demo(args: argparse.Namespace) -> int:
+def _cmd_game(args: argparse.Namespace) -> int:
     from sample_bots.random_bot import RandomBot
 
     rules = _rules(args)
@@ -252,6 +314,107 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     print("Final standings")
     print(tabulate(rows, headers=["place", "bot", "total"], colalign=("right", "left", "right")))
     return EXIT_OK
+
+
+# -- tournaments ---------------------------------------------------------------------------
+
+FORMATS = ("table", "markdown", "json", "csv")
+
+
+def _load(config_path: Path | None) -> TournamentConfig:
+    if config_path is None:
+        text = resources.files("arena").joinpath("demo.toml").read_text(encoding="utf-8")
+        return parse_config(text)
+    return load_config(config_path)
+
+
+def _run_tournament(args: argparse.Namespace, *, progress: bool, wait: bool) -> int:
+    config = _load(args.config)
+    if wait:
+        config = dataclasses.replace(config, connect_timeout=float("inf"))
+    tournament = Tournament(config, args.results, fresh=args.fresh, progress=progress)
+    print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
+          f"{tournament.schedule.total()} games, results in {tournament.folder}", file=sys.stderr)
+    try:
+        summary = asyncio.run(tournament.run())
+    except RecordsError as err:
+        print(f"callbreak-arena: {err}", file=sys.stderr)
+        return EXIT_FAILURE
+    print(f"{summary.played} games played, {summary.skipped} already recorded, {summary.faults} faults",
+          file=sys.stderr)
+    for bot, reason in summary.disqualified.items():
+        print(f"{bot} was disqualified: {reason}", file=sys.stderr)
+    if summary.stopped_early:
+        print("the sequential test decided: the run stopped early", file=sys.stderr)
+    sys.stdout.write(folder_report(tournament.folder, args.format))
+    return EXIT_OK
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    return _run_tournament(args, progress=not args.no_progress and sys.stderr.isatty(), wait=False)
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    return _run_tournament(args, progress=sys.stderr.isatty(), wait=True)
+
+
+def _results(folder: Path) -> ResultsStore:
+    store = ResultsStore(folder)
+    if store.manifest() is None:
+        raise UsageError(f"{folder} is not a results folder (it has no manifest.json)")
+    return store
+
+
+def _cmd_standings(args: argparse.Namespace) -> int:
+    _results(args.folder)
+    sys.stdout.write(folder_report(args.folder, args.format))
+    return EXIT_OK
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    store = _results(args.folder)
+    rounds = [r for r in store.records() if r["game"] == args.game]
+    if not rounds:
+        raise UsageError(f"no game {args.game!r} in {args.folder}; game ids look like r1-g1-d3-p2")
+    if args.round is not None:
+        rounds = [r for r in rounds if r["round"] == args.round]
+        if not rounds:
+            raise UsageError(f"game {args.game} has no round {args.round}")
+    rules = Rules.from_dict(rounds[0]["rules"])
+    seats = rounds[0]["seats"]
+    print(f"game {args.game}: deal set {rounds[0]['deal_set']}, rotation {rounds[0]['rotation']}, "
+          f"rules {rules.profile_name}")
+    for record in rounds:
+        print(f"\nRound {record['round']} (deal {record['deal']}), dealer: seat {record['dealer']}, "
+              f"trump {Suit.parse(record['trump']).noun}")
+        for seat in range(4):
+            print(f"  seat {seat} {seats[seat]:<20} {Hand.parse(record['hands'][seat]).symbols()}")
+        order = [(record["dealer"] + 1 + k) % 4 for k in range(4)]
+        print("  calls: " + ", ".join(f"seat {s} {record['calls'][s]}" for s in order))
+        for number, trick in enumerate(record["tricks"], start=1):
+            plays = "  ".join(
+                f"{(trick['leader'] + k) % 4}:{Card.parse(c).symbol()}" for k, c in enumerate(trick["cards"])
+            )
+            print(f"  trick {number:2d}  {plays}   -> seat {trick['winner']}")
+        rows = [[seat, seats[seat], record["calls"][seat], record["tricks_won"][seat],
+                 format_score(rules, record["scores"][seat]), format_score(rules, record["totals"][seat])]
+                for seat in range(4)]
+        print(tabulate(rows, headers=["seat", "bot", "call", "tricks", "score", "total"]))
+        for fault in record["faults"]:
+            print(f"  fault: seat {fault['seat']} {fault['kind']}: {fault['detail']}"
+                  + (f" (the arena played {fault['fallback']})" if fault["fallback"] else ""))
+    return EXIT_OK
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    _results(args.folder)
+    violation = audit(args.folder)
+    if violation is None:
+        games = {r["game"] for r in ResultsStore(args.folder).records()}
+        print(f"ok: {len(games)} games in {args.folder} follow from their rules and seeds")
+        return EXIT_OK
+    print(f"violation: {violation}")
+    return EXIT_FAILURE
 
 
 def main(argv: Sequence[str] | None = None) -> int:

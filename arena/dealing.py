@@ -19,6 +19,7 @@ hand its 13 cards in the order dealt, so the line gives back the deck order exac
 from __future__ import annotations
 
 import dataclasses
+import functools
 import hashlib
 import struct
 from collections.abc import Callable, Iterable
@@ -134,6 +135,7 @@ def _check_numbers(seed: int, game: int, round_number: int, attempt: int) -> Non
         )
 
 
+@functools.lru_cache(maxsize=1024)  # the rotations of a deal set replay the same deals
 def seeded_deal(seed: int, game: int, round_number: int, attempt: int = 0) -> Deal:
     """The deal for (seed, game, round, attempt); see the module docstring for the algorithm."""
     _check_numbers(seed, game, round_number, attempt)

@@ -10,6 +10,10 @@
     action out of turn; the message explains the rule in a student's words.
     * ``IllegalCall``
     * ``IllegalPlay``
+  * ``ConfigError`` (also a ``ValueError``) -- a tournament configuration is wrong: the message
+    names the key, what was found and what is allowed.
+  * ``RecordsError`` -- a results folder cannot be resumed or read: it belongs to another
+    configuration, or its records are damaged beyond a torn last line.
 
 Every message is a complete sentence meant for the person who made the mistake, so the command
 line can print it as it is.
@@ -20,10 +24,12 @@ from __future__ import annotations
 __all__ = [
     "ArenaError",
     "CardError",
+    "ConfigError",
     "DealFileError",
     "IllegalAction",
     "IllegalCall",
     "IllegalPlay",
+    "RecordsError",
     "RulesError",
 ]
 
@@ -54,3 +60,11 @@ class IllegalCall(IllegalAction):
 
 class IllegalPlay(IllegalAction):
     """A card the seat does not hold or may not play now."""
+
+
+class ConfigError(ArenaError, ValueError):
+    """A wrong or missing key in a tournament configuration."""
+
+
+class RecordsError(ArenaError):
+    """A results folder that cannot be resumed or read as it is."""

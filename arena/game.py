@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, NamedTuple, Protocol
 
 from arena.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.dealing import Deal, DealSource
@@ -48,9 +48,11 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Trick:
-    """A trick: its leader, the cards in play order starting with the leader, and (once done) the winner."""
+class Trick(NamedTuple):
+    """A trick: its leader, the cards in play order starting with the leader, and (once done) the winner.
+
+    A named tuple rather than a dataclass: thirteen are made for every round played.
+    """
 
     leader: int
     """The seat that led."""
@@ -271,9 +273,10 @@ class Round:
         if len(played) == 52:
             self._score()
 
-    def playout(self, choose_call: Chooser, choose_card: Chooser) -> None:
+    def playout(self, choose_call: Chooser, choose_card: Chooser | Sequence[Chooser]) -> None:
         """Plays the rest of the round, asking ``choose_call(seat, round)`` for each call and
-        ``choose_card(seat, legal_mask)`` for each card index.
+        ``choose_card(seat, legal_mask)`` for each card index (or ``choose_card[seat](seat, legal_mask)``
+        when given one chooser per seat).
 
         The fast path for in-process research runs. It applies the rule of
         :func:`arena.rules.legal_mask` written out inline, with the trick state in local
@@ -285,8 +288,9 @@ class Round:
         self._legal = -1
         while self.phase is Phase.CALLING:
             self.call(choose_call(self.current_seat, self))
+        choosers = list(choose_card) if isinstance(choose_card, Sequence) else [choose_card] * 4
         while self.phase is Phase.PLAYING and len(self.played) & 3:  # finish a trick begun step by step
-            self.play_index(choose_card(self.current_seat, self.legal_mask()))
+            self.play_index(choosers[self.current_seat](self.current_seat, self.legal_mask()))
         if self.phase is not Phase.PLAYING:
             return
         rules, trump, hands, played = self.rules, self.trump, self.hands, self.played
@@ -301,7 +305,7 @@ class Round:
             legal = hand
             if no_trump_lead and not winners and hand & ~trumps_mask:
                 legal = hand & ~trumps_mask
-            index = choose_card(seat, legal)
+            index = choosers[seat](seat, legal)
             if not (0 <= index < 52 and legal >> index & 1):
                 self.current_seat = seat
                 raise IllegalPlay(self._refusal(index))
@@ -326,7 +330,7 @@ class Round:
                     legal = hand & ABOVE[win]
                 else:
                     legal = hand & trumps_mask if under else hand
-                index = choose_card(seat, legal)
+                index = choosers[seat](seat, legal)
                 if not (0 <= index < 52 and legal >> index & 1):
                     self.current_seat, self.led, self.win, self.win_seat = seat, led, win, win_seat
                     raise IllegalPlay(self._refusal(index))
@@ -455,6 +459,22 @@ class Game:
         rnd = self.round
         rnd.play_index(index)
         if rnd.phase is Phase.OVER:
+            self._finish_round(rnd)
+
+    def playout(self, choose_call: Chooser, choose_card: Chooser | Sequence[Chooser]) -> None:
+        """Plays the rest of the game through :meth:`Round.playout` (the in-process fast path).
+
+        ``choose_call(seat, round)`` and ``choose_card(seat, legal_mask)`` decide, as there. Redeals,
+        scores, totals and the game end are handled as on the step-by-step path. A choice the
+        rules forbid raises :class:`IllegalAction` and leaves the game as it was before it.
+        """
+        while not self.over:
+            rnd = self.round
+            while rnd.phase is Phase.CALLING and self.round is rnd:
+                self.call(choose_call(rnd.current_seat, rnd))
+            if self.round is not rnd:  # the calls threw the deal in: a new attempt was dealt
+                continue
+            rnd.playout(choose_call, choose_card)
             self._finish_round(rnd)
 
     # -- views ---------------------------------------------------------------------------

@@ -85,7 +85,8 @@ class Session:
         self._pending[request_id] = pending
         if timeout_ms:
             pending.timer = loop.call_later(timeout_ms / 1000.0, self._expire, request_id)
-        await self.send(encoder.request(decision, request_id, timeout_ms))
+        # The bot is told the deadline and the bank apart; the timer allows for both (``timeout_ms``).
+        await self.send(encoder.request(decision, request_id, decision.deadline_ms))
         try:
             answer = await pending.future
         finally:
@@ -183,10 +184,14 @@ class RemotePlayer:
         await self.session.send(event_message(event))
 
     async def refused(self, decision: Decision, reason: str) -> None:
-        await self.session.notice(pb.NOTICE_KIND_ILLEGAL_ANSWER, 0, decision.table_id, reason)
+        await self.session.notice(
+            pb.NOTICE_KIND_ILLEGAL_ANSWER, self.encoder.last_request_id, decision.table_id, reason
+        )
 
     async def fallback(self, decision: Decision, detail: str) -> None:
-        await self.session.notice(pb.NOTICE_KIND_FALLBACK_PLAYED, 0, decision.table_id, detail)
+        await self.session.notice(
+            pb.NOTICE_KIND_FALLBACK_PLAYED, self.encoder.last_request_id, decision.table_id, detail
+        )
 
     def drain_faults(self) -> list[tuple[FaultKind, str]]:
         return self.session.drain_faults()

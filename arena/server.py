@@ -153,7 +153,8 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
                 session.close("the arena is shutting down")
                 raise
             session.close(session.kicked[1])
-            await context.abort(*session.kicked)
+            if session.kicked[0] is not grpc.StatusCode.OK:  # OK: the arena ended the tournament
+                await context.abort(*session.kicked)
         except grpc.RpcError as err:  # the connection broke
             session.close(f"the connection broke: {err}")
         finally:
@@ -166,6 +167,7 @@ class ArenaServer:
 
     def __init__(self, settings: ServerSettings) -> None:
         self.settings = settings
+        self._tokens = dict(settings.tokens)
         self.rules_msg = rules_to_proto(settings.rules)
         self.lobby = Lobby(settings.table.limits.disqualify_after)
         self.port = 0
@@ -180,7 +182,7 @@ class ArenaServer:
         if not hello.token:
             return "", (pb.REFUSAL_REASON_MISSING_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
                         "no token: set Hello.token to the token the organiser gave your bot")
-        bot = self.settings.tokens.get(hello.token)
+        bot = self._tokens.get(hello.token)
         if bot is None:
             return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
                         "this token is not known to the arena: check the token the organiser gave your bot")
@@ -218,11 +220,23 @@ class ArenaServer:
         return self.port
 
     async def stop(self, grace: float | None = 1.0) -> None:
-        """Stops serving; open streams end."""
+        """Stops serving; open streams end with status OK: the tournament is over."""
         if self._server is not None:
             await self._health.enter_graceful_shutdown()
+            handlers = []
+            for sessions in list(self.lobby.sessions.values()):
+                for session in list(sessions):
+                    session.kick(grpc.StatusCode.OK, "the tournament is over")
+                    if session.handler is not None:
+                        handlers.append(session.handler)
+            if handlers:  # each stream ends with OK at once; the server would cancel what is left
+                await asyncio.wait(handlers, timeout=1.0)
             await self._server.stop(grace)
             self._server = None
+
+    def add_token(self, token: str, bot: str) -> None:
+        """Admits one more token (for a bot process launched during the tournament)."""
+        self._tokens[token] = bot
 
     async def claim(self, bot: str, timeout: float | None = None) -> RemotePlayer:
         """A seat for ``bot`` from one of its sessions, waiting up to ``timeout`` s for it to connect."""
@@ -233,8 +247,10 @@ class ArenaServer:
         game_number: int = 1, first_dealer: int = 3, timeout: float | None = None,
     ) -> GameRecord:
         """Seats four connected bots (by seat) and plays one game; faults count toward disqualification."""
-        players = [await self.claim(bot, timeout) for bot in bots]
+        players: list[RemotePlayer] = []
         try:
+            for bot in bots:
+                players.append(await self.claim(bot, timeout))
             record = await play_game(
                 self.settings.rules, players, deals, table_id=table_id, game_id=game_id,
                 game_number=game_number, first_dealer=first_dealer, settings=self.settings.table,

@@ -15,7 +15,7 @@ Events sent to players that follow the game (``TableEvent.kind`` and ``data`` ke
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from arena.cards import Card, Hand, Suit, card_text
 from arena.dealing import DealSource
@@ -119,6 +119,7 @@ class _Table:
         self.dead: list[str | None] = [None, None, None, None]
         """Why a seat gets the fallback for the rest of the game (disconnected), or None."""
         self.listeners = [seat for seat in range(4) if players[seat].wants_events]
+        self.on_round: Callable[[GameRecord], None] | None = None
 
     async def tell(self, kind: str, data: dict[str, object], seats: Sequence[int] | None = None) -> None:
         for seat in self.listeners if seats is None else seats:
@@ -154,6 +155,8 @@ class _Table:
             except PlayerFault as err:
                 if err.kind is FaultKind.DISCONNECT:
                     self.dead[seat] = err.detail
+                elif err.kind is FaultKind.LATE and deadline:
+                    self.bank[seat] = 0  # the wait ran through the whole bank
                 return await self.fall_back(seat, decision, err.kind, err.detail)
             self.think_ms[seat] += elapsed
             if deadline and elapsed > deadline:
@@ -255,21 +258,40 @@ class _Table:
                         "tricks_won": list(result.tricks_won), "scores": list(result.scores),
                         "totals": list(result.totals),
                     })
+            if len(game.results) > results_seen and not game.over and self.on_round is not None:
+                self.on_round(self.snapshot())  # the game's last round is reported once all is known
             results_seen = len(game.results)
-        places = game.places()
-        await self.tell("game_end", {"totals": list(game.totals), "places": list(places)})
+        for seat, player in enumerate(self.players):  # a stray message after the seat's last decision
+            for stray_kind, detail in player.drain_faults():
+                self.fault(seat, stray_kind, detail)
+        record = self.snapshot()
+        if self.on_round is not None:
+            self.on_round(record)
+        await self.tell("game_end", {"totals": list(game.totals), "places": list(record.places)})
+        return record
+
+    def snapshot(self) -> GameRecord:
+        """The record of the game so far (places only once it is over)."""
+        game = self.game
         return GameRecord(
-            table_id=self.table_id, game_id=self.game_id, game_number=game.game_number, rules=rules,
+            table_id=self.table_id, game_id=self.game_id, game_number=game.game_number, rules=self.rules,
             players=self.names, first_dealer=game.first_dealer, rounds=list(game.results),
-            redeals=list(game.redeals), faults=self.faults, totals=tuple(game.totals), places=places,
-            think_ms=self.think_ms, decisions=self.decisions,
+            redeals=list(game.redeals), faults=list(self.faults), totals=tuple(game.totals),
+            places=game.places() if game.over else (0, 0, 0, 0), think_ms=list(self.think_ms),
+            decisions=list(self.decisions),
         )
 
 
 async def play_game(
     rules: Rules, players: Sequence[Player], deals: DealSource, *, table_id: str = "t1", game_id: str = "g1",
     game_number: int = 1, first_dealer: int = 3, settings: TableSettings | None = None,
+    on_round: Callable[[GameRecord], None] | None = None,
 ) -> GameRecord:
-    """Plays one whole game with four players (by seat) and returns its record. Never raises for a bot's fault."""
+    """Plays one whole game with four players (by seat) and returns its record. Never raises for a bot's fault.
+
+    ``on_round``, if given, receives the record so far each time a round ends (the last time with
+    the whole game), so a caller can store every round as soon as it is played.
+    """
     table = _Table(rules, players, deals, table_id, game_id, game_number, first_dealer, settings or TableSettings())
+    table.on_round = on_round
     return await table.play()

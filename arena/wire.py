@@ -55,7 +55,9 @@ def rules_to_proto(rules: Rules) -> pb.Rules:
         first_lead_no_trump=rules.first_lead_no_trump, scoring=_SCORING[rules.scoring],
         penalty=_PENALTY[rules.penalty], overtrick_tenths=rules.overtrick, pagat_bonus=rules.pagat_bonus,
         redeal_below=rules.redeal_below, redeal_no_trump=rules.redeal_no_trump, exact8_wins=rules.exact8_wins,
-        rounds=rules.rounds, trump_mode=_TRUMP_MODE[rules.trump_mode], trump_suit=suit_to_proto(rules.trump),
+        rounds=rules.rounds, trump_mode=_TRUMP_MODE[rules.trump_mode],
+        # The proto: SUIT_UNSPECIFIED in TRUMP_MODE_LAST_CARD, where each round's trump is in the view.
+        trump_suit=pb.SUIT_UNSPECIFIED if rules.trump_mode is TrumpMode.LAST_CARD else suit_to_proto(rules.trump),
         draw_seating=rules.draw_seating,
     )
 
@@ -69,6 +71,11 @@ def _inverse(table: dict[object, int], value: int, name: str) -> object:
 
 def rules_from_proto(msg: pb.Rules) -> Rules:
     """Reads rules sent by an arena."""
+    trump_mode = _inverse(_TRUMP_MODE, msg.trump_mode, "trump_mode")  # type: ignore[arg-type]
+    if trump_mode is TrumpMode.LAST_CARD and msg.trump_suit == pb.SUIT_UNSPECIFIED:
+        trump = Suit.SPADES  # the switch's default; unused when the last card sets the trump
+    else:
+        trump = suit_from_proto(msg.trump_suit)
     return Rules(
         profile_name=msg.profile, min_call=msg.min_call, max_call=msg.max_call, must_beat=msg.must_beat,
         must_trump=msg.must_trump, lower_trump=_inverse(_LOWER, msg.lower_trump, "lower_trump"),  # type: ignore[arg-type]
@@ -77,8 +84,7 @@ def rules_from_proto(msg: pb.Rules) -> Rules:
         penalty=_inverse(_PENALTY, msg.penalty, "penalty"),  # type: ignore[arg-type]
         overtrick=msg.overtrick_tenths, pagat_bonus=msg.pagat_bonus, redeal_below=msg.redeal_below,
         redeal_no_trump=msg.redeal_no_trump, exact8_wins=msg.exact8_wins, rounds=msg.rounds,
-        trump_mode=_inverse(_TRUMP_MODE, msg.trump_mode, "trump_mode"),  # type: ignore[arg-type]
-        trump=suit_from_proto(msg.trump_suit), draw_seating=msg.draw_seating,
+        trump_mode=trump_mode, trump=trump, draw_seating=msg.draw_seating,  # type: ignore[arg-type]
     )
 
 
@@ -111,6 +117,8 @@ class RequestEncoder:
         self._tricks_bytes = b""
         self._past: list[RoundSummary] = []
         self._past_bytes = b""
+        self.last_request_id = 0
+        """The request_id of the last request built (the request a refusal or fallback is about)."""
 
     def _base_for(self, view: SeatView, names: Sequence[str], game_id: str) -> bytes:
         key = (game_id, view.game_number, tuple(names))
@@ -148,7 +156,7 @@ class RequestEncoder:
         msg.MergeFromString(self._past_bytes)
         return msg
 
-    def request(self, decision: Decision, request_id: int, timeout_ms: int) -> pb.ConnectResponse:
+    def request(self, decision: Decision, request_id: int, deadline_ms: int) -> pb.ConnectResponse:
         """The CallRequest or PlayRequest for a decision."""
         view = decision.view
         response = pb.ConnectResponse()
@@ -159,10 +167,10 @@ class RequestEncoder:
         else:
             request = response.play_request
             request.legal_cards.extend(_cards(view.legal_mask))
-        request.request_id = request_id
+        request.request_id = self.last_request_id = request_id
         request.table_id = decision.table_id
         request.seat = decision.seat
-        request.deadline_ms = timeout_ms
+        request.deadline_ms = deadline_ms
         request.time_bank_ms = decision.time_bank_ms
         if decision.retry_reason:
             request.retry_reason = decision.retry_reason

@@ -4,8 +4,9 @@ In-process use: ``HeuristicBot(seed).call(view)`` / ``.play(view)`` on a :class:
 over the network: ``python sample_bots/heuristic_bot.py --arena HOST:PORT --token T``.
 It reads only the public attributes a remote view also offers (``seat``, ``hand``, ``legal``,
 ``legal_calls``, ``calls``, ``trick``, ``leader``, ``tricks``, ``tricks_won``, ``trump``, ``rules``,
-``played``), so it plays the same behind the gRPC seat. Its only randomness is tie-breaking, from
-its own seeded generator: the same seed and the same game give the same decisions.
+``played``, ``game_number``, ``round_number``), so it plays the same behind the gRPC seat. Its only
+randomness is tie-breaking, drawn from its seed and the position: the same seed on the same cards
+gives the same decisions, however many tables it serves at once.
 
 Calling adds up weighted winners (aces, guarded kings, top trumps, trump length, ruffing chances),
 floors the sum and clamps it to the legal range. Playing estimates, for every legal card, the
@@ -342,6 +343,7 @@ class HeuristicBot(Bot):
                 f"unknown HeuristicBot option(s): {', '.join(unknown)}; "
                 "the options are aggression, duck_after_call and future_weight"
             )
+        self.seed = seed
         self.random = random.Random(seed)
         self.aggression = float(options.get("aggression", 0.0))  # type: ignore[arg-type]
         self.duck_after_call = bool(options.get("duck_after_call", True))
@@ -366,6 +368,11 @@ class HeuristicBot(Bot):
         legal = list(_bits(view.legal.mask))
         if len(legal) == 1:
             return CARDS[legal[0]]
+        # Tie-breaks are drawn from the position itself, so the bot plays the same way on the same
+        # cards however many tables it serves at once and in whatever order they ask.
+        self.random = random.Random(
+            ((self.seed << 32 | view.game_number) << 16 | view.round_number << 2 | view.seat) << 52 | view.hand.mask
+        )
         table = _Table(view)
         if self._ducking(view):
             index = self._duck(table, legal)

@@ -1,0 +1,362 @@
+"""Tournament configuration: a TOML file, checked whole before anything runs.
+
+Every table and key is listed in ``docs/configuration.md``. A wrong or missing key is refused
+with a :class:`~arena.errors.ConfigError` that names the key, what was found and what is allowed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError, RulesError
+from arena.faults import FaultLimits
+from arena.rules import Rules
+from arena.table import TableSettings
+
+__all__ = ["BotConfig", "TournamentConfig", "load_config", "parse_config"]
+
+FORMATS = ("round-robin", "gauntlet", "head-to-head", "swiss", "sprt")
+ROTATIONS = ("cyclic", "full")
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+#-]{0,39}$")
+
+
+@dataclasses.dataclass(frozen=True)
+class BotConfig:
+    """One bot: launched by the arena (``command``), in-process (``python``), or ``remote``."""
+
+    name: str
+    """Display name, unique in the tournament."""
+    command: tuple[str, ...] = ()
+    """Program and arguments; ``{address}``, ``{token}``, ``{name}`` and ``{seed}`` are filled in."""
+    python: str = ""
+    """``module:Class`` or ``path/to/file.py:Class`` of an in-process bot."""
+    remote: bool = False
+    """The bot connects by itself with its token."""
+    token: str = ""
+    options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Keyword arguments for an in-process bot's class."""
+    seed: int = 0
+    """The bot's own seed (``{seed}`` in a command; ``seed=`` for an in-process class)."""
+    house: bool = False
+    """An unranked filler bot added to make the number of bots a multiple of four."""
+
+    @property
+    def kind(self) -> str:
+        """``command``, ``python`` or ``remote``."""
+        return "command" if self.command else "python" if self.python else "remote"
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical form (tokens left out: the manifest must not leak secrets)."""
+        return {
+            "name": self.name, "kind": self.kind, "command": list(self.command), "python": self.python,
+            "options": dict(self.options), "seed": self.seed, "house": self.house,
+        }
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentConfig:
+    """A whole tournament: who plays, under which rules, on which deals, in which format."""
+
+    name: str
+    seed: int
+    deal_sets: int
+    deal_file: Path | None
+    format: str
+    rotation: str
+    concurrency: int
+    fresh_process: bool
+    rules: Rules
+    table: TableSettings
+    bots: tuple[BotConfig, ...]
+    format_options: Mapping[str, Any]
+    host: str = "127.0.0.1"
+    port: int = 0
+    tls_cert: Path | None = None
+    tls_key: Path | None = None
+    connect_timeout: float = 60.0
+    results: Path | None = None
+    source: Path | None = None
+    """The file the configuration came from (not part of its identity)."""
+
+    def bot(self, name: str) -> BotConfig:
+        """The bot of that name."""
+        for bot in self.bots:
+            if bot.name == name:
+                return bot
+        raise KeyError(name)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical form that the manifest stores and the plan hash covers."""
+        return {
+            "name": self.name, "seed": self.seed, "deal_sets": self.deal_sets,
+            "deal_file": str(self.deal_file) if self.deal_file else None,
+            "format": self.format, "rotation": self.rotation, "fresh_process": self.fresh_process,
+            "rules": self.rules.to_dict(),
+            "time": {"deadline_ms": self.table.deadline_ms, "time_bank_ms": self.table.time_bank_ms},
+            "faults": {"max_retries": self.table.limits.max_retries,
+                       "disqualify_after": self.table.limits.disqualify_after},
+            "bots": [b.to_dict() for b in self.bots],
+            "format_options": dict(self.format_options),
+        }
+
+    def digest(self) -> str:
+        """SHA-256 of the canonical form: what resume compares."""
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
+
+
+_TOP = {"tournament", "rules", "time", "faults", "server", "bots", "gauntlet", "head-to-head", "swiss", "sprt"}
+_TOURNAMENT = {"name", "seed", "deal_sets", "deal_file", "format", "rotation", "concurrency", "fresh_process",
+               "results"}
+_TIME = {"deadline_ms", "time_bank_ms", "connect_timeout_s"}
+_FAULTS = {"max_retries", "disqualify_after"}
+_SERVER = {"host", "port", "tls_cert", "tls_key"}
+_BOT = {"name", "command", "python", "remote", "token", "options", "seed"}
+_FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
+                "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in"},
+                "swiss": {"opening_rounds"}}
+
+
+class _Reader:
+    """Typed access to one TOML table, with errors that name the key."""
+
+    def __init__(self, data: Mapping[str, Any], where: str, allowed: set[str]) -> None:
+        if not isinstance(data, Mapping):  # e.g. `time = 5` where a [time] table belongs
+            raise ConfigError(f"{where.rstrip('.')} must be a table ([{where.rstrip('.')}]), not {data!r}")
+        unknown = sorted(set(data) - allowed)
+        if unknown:
+            raise ConfigError(
+                f"unknown key {where}{unknown[0]!r}; the keys allowed there are: {', '.join(sorted(allowed))}"
+            )
+        self.data = data
+        self.where = where
+
+    def _get(self, key: str, default: Any, kinds: tuple[type, ...], what: str) -> Any:
+        if key not in self.data:
+            if default is _REQUIRED:
+                raise ConfigError(f"missing key {self.where}{key!r}: {what} is required")
+            return default
+        value = self.data[key]
+        if isinstance(value, bool) and bool not in kinds:
+            raise ConfigError(f"{self.where}{key} must be {what}, not {value!r}")
+        if not isinstance(value, kinds):
+            raise ConfigError(f"{self.where}{key} must be {what}, not {value!r}")
+        return value
+
+    def integer(self, key: str, default: Any, low: int, high: int) -> int:
+        value = self._get(key, default, (int,), f"a whole number from {low} to {high}")
+        if not low <= value <= high:
+            raise ConfigError(f"{self.where}{key} must be a whole number from {low} to {high}, not {value}")
+        return int(value)
+
+    def string(self, key: str, default: Any, choices: Sequence[str] = ()) -> str:
+        what = "one of: " + ", ".join(choices) if choices else "a string"
+        value = self._get(key, default, (str,), what)
+        if choices and value not in choices:
+            raise ConfigError(f"{self.where}{key} must be one of: {', '.join(choices)}; not {value!r}")
+        return str(value)
+
+    def boolean(self, key: str, default: bool) -> bool:
+        return bool(self._get(key, default, (bool,), "true or false"))
+
+
+_REQUIRED = object()
+
+
+def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
+    """Reads and checks a configuration; raises :class:`ConfigError` on the first problem found."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"the configuration is not valid TOML: {err}") from None
+    top = _Reader(data, "", _TOP)
+    # Absolute, so the manifest locates a deal file whatever folder verify or resume runs from.
+    base = source.resolve().parent if source else Path.cwd()
+    t = _Reader(data.get("tournament", {}), "tournament.", _TOURNAMENT)
+    name = t.string("name", source.stem if source else "tournament")
+    if not _NAME.match(name):
+        raise ConfigError(f"tournament.name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters")
+    deal_file_text = t.string("deal_file", "")
+    deal_file = (base / deal_file_text) if deal_file_text else None
+    if deal_file is not None and "deal_sets" in t.data:
+        raise ConfigError("give tournament.deal_sets or tournament.deal_file, not both: a deal file fixes the deals")
+    fmt = t.string("format", "round-robin", FORMATS)
+    rules = _rules(data.get("rules", {}))
+    time = _Reader(data.get("time", {}), "time.", _TIME)
+    faults = _Reader(data.get("faults", {}), "faults.", _FAULTS)
+    server = _Reader(data.get("server", {}), "server.", _SERVER)
+    table = TableSettings(
+        deadline_ms=time.integer("deadline_ms", 2000, 0, 600_000),
+        time_bank_ms=time.integer("time_bank_ms", 0, 0, 3_600_000),
+        limits=FaultLimits(
+            max_retries=faults.integer("max_retries", 3, 0, 100),
+            disqualify_after=faults.integer("disqualify_after", 0, 0, 1_000_000),
+        ),
+    )
+    bots = _bots(top._get("bots", _REQUIRED, (list,), "a list of [[bots]] tables"))
+    format_options = _format_options(data, fmt, bots)
+    tls_cert = server.string("tls_cert", "")
+    tls_key = server.string("tls_key", "")
+    if bool(tls_cert) != bool(tls_key):
+        raise ConfigError("server.tls_cert and server.tls_key go together: give both for TLS, or neither")
+    results = t.string("results", "")
+    return TournamentConfig(
+        name=name,
+        seed=t.integer("seed", 1, 0, 2**63 - 1),
+        deal_sets=t.integer("deal_sets", 8, 1, 10_000_000),
+        deal_file=deal_file,
+        format=fmt,
+        rotation=t.string("rotation", "cyclic", ROTATIONS),
+        concurrency=t.integer("concurrency", 4, 1, 1024),
+        fresh_process=t.boolean("fresh_process", False),
+        rules=rules,
+        table=table,
+        bots=bots,
+        format_options=format_options,
+        host=server.string("host", "127.0.0.1"),
+        port=server.integer("port", 0, 0, 65535),
+        tls_cert=base / tls_cert if tls_cert else None,
+        tls_key=base / tls_key if tls_key else None,
+        connect_timeout=float(time.integer("connect_timeout_s", 60, 1, 86_400)),
+        results=base / results if results else None,
+        source=source,
+    )
+
+
+def _rules(data: Mapping[str, Any]) -> Rules:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"rules must be a table ([rules]), not {data!r}")
+    data = dict(data)
+    profile = data.pop("profile", "nepali")
+    try:
+        return Rules.profile(str(profile)).with_switches(data)
+    except RulesError as err:
+        raise ConfigError(f"[rules]: {err}") from None
+
+
+def _bots(items: list[Any]) -> tuple[BotConfig, ...]:
+    bots: list[BotConfig] = []
+    seen: set[str] = set()
+    for number, item in enumerate(items, start=1):
+        where = f"bots[{number}]."
+        if not isinstance(item, dict):
+            raise ConfigError(f"bots[{number}] must be a table with at least a name")
+        b = _Reader(item, where, _BOT)
+        name = b.string("name", _REQUIRED)
+        if not _NAME.match(name):
+            raise ConfigError(f"{where}name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters")
+        if name in seen:
+            raise ConfigError(f"{where}name {name!r} is used twice: every bot needs its own name")
+        seen.add(name)
+        command_value = b._get("command", "", (str, list), "a command line (a string or a list of strings)")
+        if isinstance(command_value, str):
+            command = tuple(command_value.split())
+        else:
+            if not all(isinstance(part, str) for part in command_value):
+                raise ConfigError(f"{where}command must list strings only")
+            command = tuple(command_value)
+        python = b.string("python", "")
+        remote = b.boolean("remote", False)
+        kinds = [k for k, on in (("command", bool(command)), ("python", bool(python)), ("remote", remote)) if on]
+        if len(kinds) != 1:
+            raise ConfigError(
+                f"bot {name!r} needs exactly one of command = \"...\" (the arena launches it), "
+                f"python = \"module:Class\" (in-process) or remote = true (it connects by itself); "
+                f"found {', '.join(kinds) or 'none'}"
+            )
+        if python and ":" not in python:
+            raise ConfigError(f"{where}python must look like module:Class or path/to/bot.py:Class, not {python!r}")
+        token = b.string("token", "")
+        if remote and not token:
+            raise ConfigError(f"bot {name!r} is remote: give it a token = \"...\" to connect with")
+        options = b._get("options", {}, (dict,), "a table of keyword arguments")
+        bots.append(BotConfig(
+            name=name, command=command, python=python, remote=remote, token=token, options=options,
+            seed=b.integer("seed", 0, 0, 2**63 - 1),
+        ))
+    if len(bots) < 2:
+        raise ConfigError(f"a tournament needs at least 2 bots, found {len(bots)}")
+    return tuple(bots)
+
+
+def _format_options(data: Mapping[str, Any], fmt: str, bots: Sequence[BotConfig]) -> dict[str, Any]:
+    for other in _FORMAT_KEYS:
+        if other != fmt and other in data:
+            raise ConfigError(f"[{other}] is given but tournament.format is {fmt!r}")
+    names = {b.name for b in bots}
+    if fmt not in _FORMAT_KEYS:
+        if len(bots) < 4 and fmt == "round-robin":
+            raise ConfigError(f"round-robin needs at least 4 bots (a table seats four), found {len(bots)}")
+        return {}
+    r = _Reader(data.get(fmt, {}), f"{fmt}.", _FORMAT_KEYS[fmt])
+
+    def known(key: str, value: str) -> str:
+        if value not in names:
+            raise ConfigError(
+                f"{fmt}.{key} names {value!r}, which is not a bot; the bots are: {', '.join(sorted(names))}"
+            )
+        return value
+
+    if fmt == "gauntlet":
+        champion = known("champion", r.string("champion", _REQUIRED))
+        if len(bots) < 4:
+            raise ConfigError(f"a gauntlet needs the champion and at least 3 other bots, found {len(bots) - 1}")
+        return {"champion": champion}
+    if fmt in ("head-to-head", "sprt"):
+        a = known("a", r.string("a", _REQUIRED))
+        b = known("b", r.string("b", _REQUIRED))
+        if a == b:
+            raise ConfigError(f"{fmt}.a and {fmt}.b must be two different bots")
+        opponents = r._get("opponents", [], (list,), "a list of bot names")
+        for opponent in opponents:
+            known("opponents", str(opponent))
+        if opponents and len(opponents) < 2:
+            raise ConfigError(f"{fmt}.opponents needs at least two bots (or none, to play two copies of each)")
+        if a in opponents or b in opponents:
+            raise ConfigError(f"{fmt}.opponents must not include a or b")
+        twice = sorted({str(o) for o in opponents if opponents.count(o) > 1})
+        if twice:  # a block draws two opponents: the same bot must not take both seats
+            raise ConfigError(f"{fmt}.opponents names {twice[0]!r} twice")
+        options: dict[str, Any] = {"a": a, "b": b, "opponents": [str(o) for o in opponents]}
+        if fmt == "sprt":
+            options.update(_sprt_options(r))
+        return options
+    opening = r.integer("opening_rounds", 2, 1, 10_000)
+    if len(bots) < 4:
+        raise ConfigError(f"swiss needs at least 4 bots, found {len(bots)}")
+    return {"opening_rounds": opening}
+
+
+def _number(r: _Reader, key: str, default: Any, low: float, high: float) -> float:
+    value = r._get(key, default, (int, float), f"a number from {low} to {high}")
+    if not low <= value <= high:
+        raise ConfigError(f"{r.where}{key} must be a number from {low} to {high}, not {value}")
+    return float(value)
+
+
+def _sprt_options(r: _Reader) -> dict[str, Any]:
+    # Deltas are given in points per game (as people read scores) and kept in tenths.
+    delta0 = _number(r, "delta0", 0.0, -1000.0, 1000.0)
+    delta1 = _number(r, "delta1", _REQUIRED, -1000.0, 1000.0)
+    if delta1 == delta0:
+        raise ConfigError("sprt.delta1 must differ from sprt.delta0: the test decides between the two")
+    return {
+        "delta0": delta0, "delta1": delta1,
+        "alpha": _number(r, "alpha", 0.05, 0.0001, 0.5), "beta": _number(r, "beta", 0.05, 0.0001, 0.5),
+        "burn_in": r.integer("burn_in", 10, 2, 100_000),
+    }
+
+
+def load_config(path: Path) -> TournamentConfig:
+    """Reads a configuration file."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read the configuration {path}: {err.strerror}") from None
+    return parse_config(text, path)

@@ -1,0 +1,234 @@
+"""Scheduling: which bots sit at which table, in which seats, on which deals.
+
+A schedule is an iterator of plain, frozen :class:`Assignment` records with stable ids. Each
+schedule round plays one deal set; within a round every group (table) plays the same deal set,
+as every table plays the same boards in bridge, and plays it in every rotation, so each bot of
+the group holds every hand (``cyclic``: 4 rotations; ``full``: all 24 seatings). The rotation
+group, a *block*, is the unit of scheduling, logging, statistics and resume.
+
+Groups per format:
+
+- ``round-robin``: every group of four, for up to 8 bots; above that, a partition of the bots into
+  tables each round, balanced so that every pair meets about equally often: the affine plane
+  AG(2,4) for 16 bots (every pair meets exactly once every 5 rounds), otherwise greedy pair
+  balancing. The field is padded with unranked house bots to a multiple of four.
+- ``gauntlet``: the champion with every group of three from the field.
+- ``head-to-head``: bots A and B with two pool opponents drawn for each block (A and B opposite
+  each other), or with a second copy of each when there is no pool.
+- ``swiss``: balanced opening rounds, then tables of bots with neighbouring standings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import random
+from collections.abc import Callable, Iterator, Mapping, Sequence
+
+from arena.dealing import draw_seating
+
+__all__ = ["Assignment", "Schedule", "affine_plane_16", "balanced_partition"]
+
+Standings = Callable[[], Mapping[str, float]]
+"""Current score per bot, for adaptive (swiss) rounds."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Assignment:
+    """One game to play: a deal set at one table in one rotation."""
+
+    round: int
+    """The schedule round, from 1."""
+    group: int
+    """The table group within the round, from 1."""
+    deal_set: int
+    """The deal set (the game number of the deals)."""
+    rotation: int
+    """Which seating of the group (0-3 cyclic, 0-23 full)."""
+    seats: tuple[str, str, str, str]
+    """The bot in each seat."""
+    first_dealer: int
+    """The seat that deals the first round."""
+
+    @property
+    def block(self) -> str:
+        """The id of the block: one deal set in all its rotations at one table."""
+        return f"r{self.round}-g{self.group}-d{self.deal_set}"
+
+    @property
+    def id(self) -> str:
+        """The stable id of this game."""
+        return f"{self.block}-p{self.rotation}"
+
+
+def seatings(order: Sequence[str], rotation_kind: str) -> list[tuple[str, str, str, str]]:
+    """The seatings of a group: cyclic rotations, or all 24 permutations."""
+    if rotation_kind == "cyclic":
+        return [(order[(0 - r) % 4], order[(1 - r) % 4], order[(2 - r) % 4], order[(3 - r) % 4]) for r in range(4)]
+    return [(order[p[0]], order[p[1]], order[p[2]], order[p[3]]) for p in itertools.permutations(range(4))]
+
+
+def affine_plane_16() -> list[list[tuple[int, int, int, int]]]:
+    """The 5 parallel classes of AG(2,4): 16 points in tables of 4, every pair together exactly once."""
+    # GF(4) = {0, 1, a, a+1} as 0..3 with XOR addition and this multiplication table.
+    mul = [[0, 0, 0, 0], [0, 1, 2, 3], [0, 2, 3, 1], [0, 3, 1, 2]]
+    points = [(x, y) for x in range(4) for y in range(4)]
+    classes: list[list[tuple[int, int, int, int]]] = []
+    for m in range(4):  # lines y = m x + c
+        lines = []
+        for c in range(4):
+            line = [4 * x + (mul[m][x] ^ c) for x in range(4)]
+            lines.append((line[0], line[1], line[2], line[3]))
+        classes.append(lines)
+    classes.append([(4 * x, 4 * x + 1, 4 * x + 2, 4 * x + 3) for x in range(4)])  # lines x = c
+    assert len(points) == 16
+    return classes
+
+
+def balanced_partition(
+    bots: Sequence[str], meetings: dict[frozenset[str], int], rng: random.Random
+) -> list[tuple[str, ...]]:
+    """Tables of four for one round, greedily keeping pair meeting counts even (``meetings`` is updated)."""
+    left = list(bots)
+    rng.shuffle(left)
+    tables: list[tuple[str, ...]] = []
+    while left:
+        table = [left.pop(0)]
+        while len(table) < 4:
+            best = min(
+                range(len(left)),
+                key=lambda i: (sum(meetings.get(frozenset((left[i], t)), 0) ** 2 for t in table), i),
+            )
+            table.append(left.pop(best))
+        for a, b in itertools.combinations(table, 2):
+            meetings[frozenset((a, b))] = meetings.get(frozenset((a, b)), 0) + 1
+        tables.append(tuple(table))
+    return tables
+
+
+def _unused(stem: str, number: int, taken: Sequence[str]) -> str:
+    """``stem`` and the first number from ``number`` on that names no bot in ``taken``."""
+    # A bot of the configuration may already be called "house-1" or "v2#2".
+    while f"{stem}{number}" in taken:
+        number += 1
+    return f"{stem}{number}"
+
+
+class Schedule:
+    """The games of a tournament, in order, with stable ids."""
+
+    def __init__(
+        self, *, bots: Sequence[str], format: str, rotation: str, deal_sets: Sequence[int], seed: int,
+        options: Mapping[str, object] | None = None, draw_seats: bool = False, standings: Standings | None = None,
+    ) -> None:
+        self.bots = list(bots)
+        self.format = format
+        self.rotation = rotation
+        self.deal_sets = list(deal_sets)
+        self.seed = seed
+        self.options = dict(options or {})
+        self.draw_seats = draw_seats
+        self.standings = standings
+        self.house: list[str] = []
+        """Unranked filler bots added to the field."""
+        if (format in ("round-robin", "swiss") and len(self.bots) > 8) or format == "swiss":
+            while len(self.bots) % 4:
+                name = _unused("house-", len(self.house) + 1, self.bots)
+                self.house.append(name)
+                self.bots.append(name)
+        self.copies: dict[str, str] = {}
+        """Second copies of A and B (head-to-head without a pool): copy name -> bot."""
+        if format in ("head-to-head", "sprt") and not self.options.get("opponents"):
+            for original in (str(self.options["a"]), str(self.options["b"])):
+                self.copies[_unused(f"{original}#", 2, [*self.bots, *self.copies])] = original
+        self._meetings: dict[frozenset[str], int] = {}
+        self._planned: dict[int, list[tuple[str, ...]]] = {}
+
+    @property
+    def rotations(self) -> int:
+        """Games per block."""
+        return 4 if self.rotation == "cyclic" else 24
+
+    @property
+    def adaptive(self) -> bool:
+        """True when later rounds depend on results (swiss)."""
+        return self.format == "swiss"
+
+    @property
+    def sequential(self) -> bool:
+        """True when the run may stop before the last round (an SPRT that has decided)."""
+        return self.format == "sprt"
+
+    def groups(self, round_number: int) -> list[tuple[str, ...]]:
+        """The tables of a schedule round (rounds must be asked in order for adaptive formats)."""
+        if round_number in self._planned:
+            return self._planned[round_number]
+        fmt = self.format
+        rng = random.Random(f"{self.seed}/groups/{round_number}")
+        if fmt == "round-robin" and len(self.bots) <= 8:
+            groups = [tuple(g) for g in itertools.combinations(self.bots, 4)]
+        elif fmt in ("round-robin", "swiss") and len(self.bots) == 16 and (
+            fmt == "round-robin" or round_number <= int(str(self.options.get("opening_rounds", 2)))
+        ):
+            plane = affine_plane_16()[(round_number - 1) % 5]
+            groups = [tuple(self.bots[i] for i in line) for line in plane]
+        elif fmt == "round-robin" or (fmt == "swiss" and round_number <= int(str(self.options["opening_rounds"]))):
+            groups = balanced_partition(self.bots, self._meetings, rng)
+        elif fmt == "swiss":
+            scores = self.standings() if self.standings else {}
+            ranked = sorted(self.bots, key=lambda b: (-scores.get(b, 0.0), self.bots.index(b)))
+            groups = [tuple(ranked[i: i + 4]) for i in range(0, len(ranked), 4)]
+        elif fmt == "gauntlet":
+            champion = str(self.options["champion"])
+            field = [b for b in self.bots if b != champion]
+            groups = [(champion, *trio) for trio in itertools.combinations(field, 3)]
+        else:  # head-to-head: A and B opposite each other
+            a, b = str(self.options["a"]), str(self.options["b"])
+            pool = [str(o) for o in self.options.get("opponents", [])]  # type: ignore[attr-defined]
+            o1, o2 = rng.sample(pool, 2) if pool else tuple(self.copies)
+            groups = [(a, o1, b, o2)]
+        self._planned[round_number] = groups
+        return groups
+
+    def _order(self, group: Sequence[str], round_number: int, group_number: int, deal_set: int) -> tuple[
+        list[str], int
+    ]:
+        if self.draw_seats:
+            seating, first_dealer = draw_seating(self.seed, deal_set)
+            return [group[seating[i]] for i in range(4)], first_dealer
+        order = list(group)
+        if self.format not in ("head-to-head", "sprt"):
+            # Vary which bot sits on whose left from block to block (cyclic rotations keep it fixed).
+            random.Random(f"{self.seed}/order/{round_number}/{group_number}").shuffle(order)
+        return order, 3
+
+    def round_assignments(self, round_number: int) -> list[Assignment]:
+        """The games of one schedule round, in order."""
+        deal_set = self.deal_sets[round_number - 1]
+        out = []
+        for group_number, group in enumerate(self.groups(round_number), start=1):
+            order, first_dealer = self._order(group, round_number, group_number, deal_set)
+            for rotation, seats in enumerate(seatings(order, self.rotation)):
+                out.append(Assignment(round_number, group_number, deal_set, rotation, seats, first_dealer))
+        return out
+
+    def __iter__(self) -> Iterator[Assignment]:
+        for round_number in range(1, len(self.deal_sets) + 1):
+            yield from self.round_assignments(round_number)
+
+    @property
+    def rounds(self) -> int:
+        """Schedule rounds (one deal set each)."""
+        return len(self.deal_sets)
+
+    def total(self) -> int:
+        """Games in the whole schedule (for progress bars)."""
+        if self.format == "round-robin" and len(self.bots) <= 8:
+            per_round = len(list(itertools.combinations(self.bots, 4)))
+        elif self.format == "gauntlet":
+            per_round = len(list(itertools.combinations(range(len(self.bots) - 1), 3)))
+        elif self.format in ("head-to-head", "sprt"):
+            per_round = 1
+        else:
+            per_round = len(self.bots) // 4
+        return per_round * self.rotations * self.rounds

@@ -1,0 +1,249 @@
+"""Durable tournament records: an append-only JSON Lines file and a manifest, in one folder.
+
+``results/<tournament>/manifest.json`` holds the configuration, the planned schedule and its
+hash; ``records.jsonl`` holds one record per round played at a table, written, flushed and
+fsynced as games finish. The format is public (``docs/records.md``): load it with pandas or jq.
+
+Resume reads the records back. A torn last line (a power cut in the middle of a write) is
+detected and cut off; the rounds of a game that did not finish are dropped, so the game is
+played again from its start; every game whose last round is recorded is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, TextIO
+
+from arena.errors import RecordsError
+from arena.game import RoundResult
+from arena.schedule import Assignment
+from arena.table import GameRecord
+
+__all__ = ["FORMAT_VERSION", "ResultsStore", "game_lines", "read_records"]
+
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+RECORDS = "records.jsonl"
+
+
+def game_lines(
+    tournament: str, seed: int, deals: str, assignment: Assignment, record: GameRecord, first: int = 0
+) -> list[str]:
+    """The records of a game's rounds from ``first`` on, one JSON line per round, in the public format.
+
+    ``record`` may be a game in progress: its last round is then not marked final.
+    """
+    # The fields shared by every round of the game are encoded once; each line is that prefix
+    # followed by the round's own fields.
+    head = _json({
+        "v": FORMAT_VERSION, "tournament": tournament, "game": assignment.id, "block": assignment.block,
+        "schedule_round": assignment.round, "group": assignment.group, "deal_set": assignment.deal_set,
+        "rotation": assignment.rotation, "seed": seed, "deals": deals, "rules": record.rules.to_dict(),
+        "seats": list(assignment.seats), "first_dealer": assignment.first_dealer,
+    })[:-1]
+    over = any(record.places)
+    lines = []
+    last = len(record.rounds) - 1
+    for index in range(first, len(record.rounds)):
+        result = record.rounds[index]
+        final = over and index == last
+        data: dict[str, Any] = {
+            "faults": [f.to_dict() for f in record.faults if f.round_number == result.round_number],
+            "redeals": [
+                {"attempt": r.attempt, "reason": r.reason}
+                for r in record.redeals if r.round_number == result.round_number
+            ],
+            "final": final,
+        }
+        if final:
+            data["places"] = list(record.places)
+        data["timings"] = {"think_ms": [round(t, 3) for t in record.think_ms]} if final else {}
+        lines.append(
+            f'{head},"deal":"{assignment.deal_set}.{result.round_number}.{result.attempt}",'
+            f"{round_json(result)[1:-1]},{_json(data)[1:]}\n"
+        )
+    return lines
+
+
+def round_json(result: RoundResult) -> str:
+    """``json.dumps(round_dict(result))`` (compact), built directly: records are written for
+    every round of every game, and this is most of their cost."""
+    tricks = ",".join(
+        f'{{"leader":{t.leader},"cards":["{t.cards[0]}","{t.cards[1]}","{t.cards[2]}","{t.cards[3]}"],'
+        f'"winner":{t.winner}}}'
+        for t in result.tricks
+    )
+    c, w, sc, to = result.calls, result.tricks_won, result.scores, result.totals
+    return (
+        f'{{"round":{result.round_number},"attempt":{result.attempt},"dealer":{result.dealer},'
+        f'"trump":"{result.trump.letter}","hands":["{result.hands[0]}","{result.hands[1]}","{result.hands[2]}",'
+        f'"{result.hands[3]}"],"calls":[{c[0]},{c[1]},{c[2]},{c[3]}],"tricks":[{tricks}],'
+        f'"tricks_won":[{w[0]},{w[1]},{w[2]},{w[3]}],"scores":[{sc[0]},{sc[1]},{sc[2]},{sc[3]}],'
+        f'"totals":[{to[0]},{to[1]},{to[2]},{to[3]}]}}'
+    )
+
+
+def _json(data: Mapping[str, Any]) -> str:
+    return json.dumps(data, separators=(",", ":"))
+
+
+def read_records(path: Path, repair: bool = False) -> list[dict[str, Any]]:
+    """Reads a records file. A torn last line (no newline, or not JSON) is an error, unless
+    ``repair`` cuts it off the file; damage anywhere else is always an error, with its line."""
+    if not path.exists():
+        return []
+    raw = path.read_bytes()
+    lines = raw.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    torn = bool(raw) and not raw.endswith(b"\n")
+    records: list[dict[str, Any]] = []
+    for number, line in enumerate(lines, start=1):
+        last = number == len(lines)
+        try:
+            record = json.loads(line) if not (last and torn) else None
+        except ValueError:
+            record = None
+        if not isinstance(record, dict):
+            if not last:
+                raise RecordsError(f"{path}, line {number}: not a JSON record; the file is damaged")
+            if not repair:
+                raise RecordsError(f"{path}, line {number}: the last record is incomplete (a torn write)")
+            with path.open("r+b") as f:
+                f.truncate(len(raw) - len(line) - (0 if torn else 1))
+                f.flush()
+                os.fsync(f.fileno())
+            break
+        records.append(record)
+    return records
+
+
+class ResultsStore:
+    """One tournament's results folder."""
+
+    def __init__(self, folder: Path, sync_interval: float = 0.2) -> None:
+        self.folder = folder
+        self.manifest_path = folder / MANIFEST
+        self.records_path = folder / RECORDS
+        self.sync_interval = sync_interval
+        """Longest time written records may wait for their fsync (0: fsync every append)."""
+        self._file: TextIO | None = None
+        self._synced = 0.0
+
+    def manifest(self) -> dict[str, Any] | None:
+        """The manifest, if the folder has one."""
+        if not self.manifest_path.exists():
+            return None
+        try:
+            data = json.loads(self.manifest_path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as err:
+            raise RecordsError(f"{self.manifest_path} cannot be read: {err}") from None
+        if not isinstance(data, dict):
+            raise RecordsError(f"{self.manifest_path} is not a JSON object")
+        return data
+
+    def start(self, manifest: Mapping[str, Any], fresh: bool = False) -> set[str]:
+        """Opens the folder for a run; returns the ids of the games already complete.
+
+        A folder of another configuration is refused, naming the difference, unless ``fresh``
+        starts it afresh (the old records are removed).
+        """
+        self.folder.mkdir(parents=True, exist_ok=True)
+        old = self.manifest()
+        if old is not None and not fresh and old.get("plan_hash") != manifest["plan_hash"]:
+            raise RecordsError(
+                f"{self.folder} holds another tournament's results: "
+                f"{_difference(old.get('config', {}), manifest['config'])}. "
+                "Use a new results folder, or --fresh to discard these results and start again."
+            )
+        if fresh or old is None:
+            for path in (self.records_path, self.manifest_path):
+                if path.exists():
+                    path.unlink()
+            _write_atomic(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+            return set()
+        records = read_records(self.records_path, repair=True)
+        complete = {r["game"] for r in records if r.get("final")}
+        kept = [r for r in records if r["game"] in complete]
+        if len(kept) != len(records):  # rounds of unfinished games: played again from the start
+            _write_atomic(self.records_path, "".join(_line(r) for r in kept))
+        return complete
+
+    def append(self, lines: Iterable[str]) -> None:
+        """Appends record lines: written and flushed at once, and fsynced as a group commit, at most
+        :attr:`sync_interval` seconds after they were written (and always by :meth:`close`)."""
+        text = "".join(lines)
+        if self._file is None:
+            self._file = self.records_path.open("a", encoding="utf-8")
+        self._file.write(text)
+        self._file.flush()
+        now = time.monotonic()
+        if now - self._synced >= self.sync_interval:
+            os.fsync(self._file.fileno())
+            self._synced = now
+
+    def flush(self) -> None:
+        """Pushes written records to the operating system (readers then see them)."""
+        if self._file is not None:
+            self._file.flush()
+
+    def close(self) -> None:
+        """Makes every record durable and closes the file."""
+        if self._file is not None:
+            self._file.flush()
+            os.fsync(self._file.fileno())
+            self._file.close()
+            self._file = None
+
+    def records(self) -> list[dict[str, Any]]:
+        """Every record (a torn last line is an error here: run the tournament to repair it)."""
+        return read_records(self.records_path)
+
+    def games(self) -> Iterator[list[dict[str, Any]]]:
+        """The records grouped by game, complete games only, in file order."""
+        by_game: dict[str, list[dict[str, Any]]] = {}
+        for record in self.records():
+            by_game.setdefault(record["game"], []).append(record)
+        for rounds in by_game.values():
+            if rounds[-1].get("final"):
+                yield rounds
+
+
+def _line(record: Mapping[str, Any]) -> str:
+    return _json(record) + "\n"
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    temp = path.with_suffix(path.suffix + ".tmp")
+    with temp.open("w", encoding="utf-8") as f:
+        f.write(text)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temp, path)
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
+def _difference(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> str:
+    """The first difference between two configurations, in words."""
+    for key in sorted(set(old) | set(new)):
+        a, b = old.get(key), new.get(key)
+        if a == b:
+            continue
+        if isinstance(a, Mapping) and isinstance(b, Mapping):
+            return _difference(a, b, f"{prefix}{key}.")
+        if isinstance(a, Sequence) and isinstance(b, Sequence) and not isinstance(a, str) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b, strict=True)):
+                if x != y:
+                    if isinstance(x, Mapping) and isinstance(y, Mapping):
+                        return _difference(x, y, f"{prefix}{key}[{i}].")
+                    return f"{prefix}{key}[{i}] was {json.dumps(x)}, now {json.dumps(y)}"
+        return f"{prefix}{key} was {json.dumps(a)}, now {json.dumps(b)}"
+    return "the planned schedule differs"
