@@ -119,7 +119,7 @@ _FAULTS = {"max_retries", "disqualify_after"}
 _SERVER = {"host", "port", "tls_cert", "tls_key"}
 _BOT = {"name", "command", "python", "remote", "token", "options", "seed"}
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
-                "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in"},
+                "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in", "method"},
                 "swiss": {"opening_rounds"}}
 
 
@@ -320,6 +320,10 @@ def _format_options(data: Mapping[str, Any], fmt: str, bots: Sequence[BotConfig]
             raise ConfigError(f"{fmt}.opponents needs at least two bots (or none, to play two copies of each)")
         if a in opponents or b in opponents:
             raise ConfigError(f"{fmt}.opponents must not include a or b")
+        remote = [n for n in (a, b) if not opponents and next(x for x in bots if x.name == n).remote]
+        if remote:  # a copy would need a second connection under the same token
+            raise ConfigError(f"{fmt} without opponents plays two copies of a and b, and {remote[0]!r} is remote: "
+                              f"a remote bot cannot be copied; give {fmt}.opponents")
         twice = sorted({str(o) for o in opponents if opponents.count(o) > 1})
         if twice:  # a block draws two opponents: the same bot must not take both seats
             raise ConfigError(f"{fmt}.opponents names {twice[0]!r} twice")
@@ -350,6 +354,7 @@ def _sprt_options(r: _Reader) -> dict[str, Any]:
         "delta0": delta0, "delta1": delta1,
         "alpha": _number(r, "alpha", 0.05, 0.0001, 0.5), "beta": _number(r, "beta", 0.05, 0.0001, 0.5),
         "burn_in": r.integer("burn_in", 10, 2, 100_000),
+        "method": r.string("method", "alt", ("alt", "alt2")),
     }
 
 

@@ -33,7 +33,7 @@ from openskill.models import PlackettLuce
 from tabulate import tabulate
 
 from arena.rules import Rules
-from arena.stats import MeanCI, los, matchpoints, mean_ci, pentanomial_elo, sprt
+from arena.stats import MeanCI, Method, los, matchpoints, mean_ci, pentanomial_elo, sprt
 
 __all__ = [
     "Comparison",
@@ -231,7 +231,7 @@ def _block_differences(games: Sequence[Sequence[Record]], a: str, b: str) -> tup
 
 def compare(
     records: Iterable[Record], a: str, b: str, *, delta0: float | None = None, delta1: float | None = None,
-    alpha: float = 0.05, beta: float = 0.05, burn_in: int = 10, cap: int | None = None,
+    alpha: float = 0.05, beta: float = 0.05, burn_in: int = 10, cap: int | None = None, method: Method = "alt",
 ) -> Comparison:
     """A against B: mean duplicate difference per game with its interval, LOS, Elo, and the SPRT
     (when ``delta1`` is given; deltas in tenths per game)."""
@@ -239,7 +239,8 @@ def compare(
     result = compare_games(games, a, b)
     if delta1 is not None:
         diffs, _ = _block_differences(games, a, b)
-        result.sprt = sprt(diffs, delta0 or 0.0, delta1, alpha=alpha, beta=beta, burn_in=burn_in, cap=cap)
+        result.sprt = sprt(diffs, delta0 or 0.0, delta1, alpha=alpha, beta=beta, burn_in=burn_in, cap=cap,
+                           method=method)
     return result
 
 
@@ -260,9 +261,8 @@ def compare_games(games: Sequence[Sequence[Record]], a: str, b: str) -> Comparis
     """:func:`compare` on games already grouped, without the SPRT."""
     diffs, pairs = _block_differences(games, a, b)
     ci = mean_ci(diffs)
-    se = ci.sd / math.sqrt(ci.n) if ci.n > 1 else math.nan
     return Comparison(
-        a=a, b=b, blocks=ci.n, diff=ci, los=los(ci.mean, se) if ci.n > 1 else math.nan,
+        a=a, b=b, blocks=ci.n, diff=ci, los=los(ci.mean, ci.se) if ci.n > 1 else math.nan,
         elo=pentanomial_elo(pairs) if pairs else (math.nan, math.nan, math.nan), pairs=len(pairs),
     )
 

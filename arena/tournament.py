@@ -83,7 +83,11 @@ def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any])
     try:
         return factory(seed=seed, **options)
     except TypeError:
-        return factory(**options)
+        try:
+            return factory(**options)
+        except TypeError as err:  # options the class does not take: the configuration's mistake
+            name = getattr(factory, "__qualname__", repr(factory))
+            raise ConfigError(f"cannot create the in-process bot {name} with options {dict(options)}: {err}") from None
 
 
 class _Disqualified:
@@ -214,7 +218,7 @@ class Tournament:
         return sprt(
             per_block, float(options["delta0"]) * scale, float(options["delta1"]) * scale,
             alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
-            cap=self.schedule.rounds,
+            cap=self.schedule.rounds, method=options.get("method", "alt"),
         )
 
     # -- players ---------------------------------------------------------------------------
@@ -350,6 +354,10 @@ class Tournament:
     async def run(self) -> RunSummary:
         """Plays every game not yet recorded; returns what was done."""
         summary = RunSummary(self.folder)
+        for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
+            if bot.kind == "python":
+                self._factories[name] = load_bot_class(bot.python)
+                make_bot(self._factories[name], bot.seed, bot.options)
         done = self.store.start(self.manifest(), fresh=self.fresh)
         for rounds in self.store.games():
             self._note(rounds[-1]["seats"], rounds[-1]["totals"], rounds[-1]["block"], rounds[-1]["schedule_round"])

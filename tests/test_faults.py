@@ -70,8 +70,9 @@ def assert_others_clean(record: GameRecord, seat: int, others: list[BotProcess])
 
 
 def test_a_late_answer_gets_the_fallback_and_a_late_notice(bots: Bots) -> None:
-    table = TableSettings(deadline_ms=400, limits=FaultLimits(max_retries=3))
-    record, slow, others = play_with(bots, "slow", 1, "--at", "3", "--sleep", "1.0", table=table,
+    # Generous for the good bots (a loaded CI machine can stall a process for a few hundred ms).
+    table = TableSettings(deadline_ms=1500, limits=FaultLimits(max_retries=3))
+    record, slow, others = play_with(bots, "slow", 1, "--at", "3", "--sleep", "2.5", table=table,
                                      until=("notice", "NOTICE_KIND_LATE_ANSWER"))
 
     [fault] = record.faults
@@ -92,8 +93,8 @@ def test_a_late_answer_gets_the_fallback_and_a_late_notice(bots: Bots) -> None:
 
 
 def test_a_late_call_gets_the_lowest_call(bots: Bots) -> None:
-    table = TableSettings(deadline_ms=400, limits=FaultLimits(max_retries=3))
-    record, _, _ = play_with(bots, "slow", 2, "--at", "1", "--sleep", "1.0", rules=Rules.profile("strict"),
+    table = TableSettings(deadline_ms=1500, limits=FaultLimits(max_retries=3))
+    record, _, _ = play_with(bots, "slow", 2, "--at", "1", "--sleep", "2.5", rules=Rules.profile("strict"),
                              table=table)
     [fault] = record.faults
     assert (fault.seat, fault.kind, fault.fallback, fault.trick) == (2, FaultKind.LATE, "2", None)
@@ -117,7 +118,7 @@ def test_an_answer_within_the_time_bank_is_accepted_and_spends_it(bots: Bots) ->
 
 def test_a_silent_bot_gets_the_fallback_at_every_card(bots: Bots) -> None:
     rules = Rules.profile("nepali", rounds=1)
-    table = TableSettings(deadline_ms=200, time_bank_ms=400, limits=FaultLimits(max_retries=3))
+    table = TableSettings(deadline_ms=200, time_bank_ms=1000, limits=FaultLimits(max_retries=3))
     record, silent, others = play_with(bots, "silent", 3, rules=rules, table=table)
 
     assert kinds(record.faults) == [FaultKind.LATE] * 13
