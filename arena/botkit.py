@@ -195,7 +195,13 @@ def run(factory: Callable[..., Bot], argv: Sequence[str] | None = None) -> int:
 
 async def _keep_playing(bot: Bot, args: argparse.Namespace, credentials: grpc.ChannelCredentials | None) -> int:
     backoff = 0.25
+    parent = os.getppid()
     while True:
+        if os.getppid() != parent:
+            # Whoever started the bot (an arena that launched it, a shell) is gone: nobody is left
+            # to play for, so stop instead of reconnecting for ever.
+            print(f"[{bot.name}] the process that started this bot has ended; stopping", file=sys.stderr)
+            return 1
         try:
             await play_session(bot, args.arena, args.token, credentials=credentials)
             return 0  # the arena closed the stream normally: the tournament is over

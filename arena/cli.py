@@ -22,7 +22,8 @@ from arena.cards import Card, Hand, Suit
 from arena.config import TournamentConfig, load_config, parse_config
 from arena.dealing import DealFile, seeded_deal, seeded_deals
 from arena.errors import ArenaError, RecordsError
-from arena.game import Game, Phase, RoundResult
+from arena.game import Game, RoundResult
+from arena.players import play_out
 from arena.report import folder_report
 from arena.rules import PROFILES, SWITCHES, Rules, explain, legal_cards
 from arena.scoring import format_score, round_score
@@ -292,20 +293,12 @@ def _cmd_game(args: argparse.Namespace) -> int:
     names = [f"random-{seat + 1}" for seat in range(4)]
     game = Game(rules, seeded_deals(args.seed, 1))
     print(f"callbreak-arena {__version__}: one game, rules {rules.profile_name}, seed {args.seed}\n")
-    shown = 0
-    while not game.over:
-        seat = game.current_seat
-        view = game.view(seat)
-        if game.phase is Phase.CALLING:
-            game.call(bots[seat].call(view))
-        else:
-            game.play(bots[seat].play(view))
-        for result in game.results[shown:]:
-            trump = f", trump {result.trump.noun}" if rules.trump_mode.value != "fixed" else ""
-            print(f"Round {result.round_number}{trump}")
-            print(_round_table(rules, result, names))
-            print()
-            shown += 1
+    play_out(game, bots)
+    for result in game.results:
+        trump = f", trump {result.trump.noun}" if rules.trump_mode.value != "fixed" else ""
+        print(f"Round {result.round_number}{trump}")
+        print(_round_table(rules, result, names))
+        print()
     for redeal in game.redeals:
         print(f"(round {redeal.round_number} was redealt: {redeal.reason})")
     places = game.places()

@@ -13,19 +13,23 @@ import contextlib
 import dataclasses
 import enum
 import time
+from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from arena.cards import Card
 from arena.faults import FaultKind, PlayerFault
-from arena.game import SeatView, View
+from arena.game import Game, Phase, SeatView, View
 
 __all__ = [
+    "AbsentPlayer",
     "Decision",
     "DecisionKind",
     "InProcessBot",
     "LocalPlayer",
     "Player",
+    "QuietPlayer",
     "TableEvent",
+    "play_out",
 ]
 
 
@@ -110,10 +114,39 @@ class InProcessBot(Protocol):
         ...
 
 
-class LocalPlayer:
-    """An in-process Python bot. Exceptions from the bot become ``crash`` faults, not crashes."""
+class QuietPlayer:
+    """Base of the players with nothing to pass on: no events, refusals, fallbacks or stray faults."""
 
+    name: str
     wants_events = False
+
+    async def notify(self, event: TableEvent) -> None:
+        return None
+
+    async def refused(self, decision: Decision, reason: str) -> None:
+        return None
+
+    async def fallback(self, decision: Decision, detail: str) -> None:
+        return None
+
+    def drain_faults(self) -> list[tuple[FaultKind, str]]:
+        return []
+
+
+class AbsentPlayer(QuietPlayer):
+    """A seat whose bot cannot play (disqualified, or its process has ended): every decision
+    falls back, and each is recorded as a ``disconnect`` fault with the reason."""
+
+    def __init__(self, name: str, reason: str) -> None:
+        self.name = name
+        self.reason = reason
+
+    async def decide(self, decision: Decision) -> tuple[object, float]:
+        raise PlayerFault(FaultKind.DISCONNECT, self.reason)
+
+
+class LocalPlayer(QuietPlayer):
+    """An in-process Python bot. Exceptions from the bot become ``crash`` faults, not crashes."""
 
     def __init__(self, bot: InProcessBot, name: str | None = None) -> None:
         self.bot = bot
@@ -140,12 +173,17 @@ class LocalPlayer:
             with contextlib.suppress(Exception):  # an event handler's failure must not stop the game
                 self._on_event(event)
 
-    async def refused(self, decision: Decision, reason: str) -> None:
-        return None
 
-    async def fallback(self, decision: Decision, detail: str) -> None:
-        return None
+def play_out(game: Game, bots: Sequence[InProcessBot]) -> None:
+    """Plays the rest of ``game`` step by step with in-process bots (by seat), through their views.
 
-    def drain_faults(self) -> list[tuple[FaultKind, str]]:
-        return []
+    No fault handling: an illegal call or card raises. Tables use :func:`arena.table.play_game`.
+    """
+    while not game.over:
+        seat = game.current_seat
+        view = game.view(seat)
+        if game.phase is Phase.CALLING:
+            game.call(bots[seat].call(view))
+        else:
+            game.play(bots[seat].play(view))
 

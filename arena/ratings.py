@@ -81,8 +81,9 @@ class Standing:
     faults_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (nan becomes null)."""
-        return {k: (None if isinstance(v, float) and math.isnan(v) else v) for k, v in dataclasses.asdict(self).items()}
+        """JSON-ready form (nan and ±inf, which JSON lacks, become null)."""
+        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
+                for k, v in dataclasses.asdict(self).items()}
 
 
 def _games(records: Iterable[Record]) -> list[list[Record]]:
@@ -150,14 +151,15 @@ def compute_standings(records: Iterable[Record], house: Sequence[str] = ()) -> l
             ratings[bot] = rated[seat][0]
     for results in _hands(games).values():
         scores = [score for _, _, score in results]
-        points = matchpoints(scores) if len(scores) > 1 else [math.nan] * len(scores)
+        # A lone result (a hand no other bot has played yet) is neutral: 0 duplicate, half a matchpoint.
+        points = matchpoints(scores)
         for (bot, block, score), mp in zip(results, points, strict=True):
             row = rows[bot]
+            row.matchpoint_pct += mp
             if len(scores) > 1:
                 datum = (sum(scores) - score) / (len(scores) - 1)
                 row.dup_per_game += score - datum
                 block_dup.setdefault(bot, {}).setdefault(block, []).append(score - datum)
-                row.matchpoint_pct += mp
     for bot, row in rows.items():
         rounds_played = row.rounds
         row.matchpoint_pct = 100.0 * row.matchpoint_pct / rounds_played

@@ -40,6 +40,15 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def _planned_blocks(manifest: dict[str, Any]) -> int | None:
+    """The blocks the plan holds: the sequential test's cap, as the run used it (with a deal file the
+    configuration's ``deal_sets`` is only its unused default)."""
+    games = manifest.get("plan", {}).get("games")
+    if not isinstance(games, list):
+        return None
+    return len({str(game).rsplit("-p", 1)[0] for game in games}) or None
+
+
 def folder_report(folder: Path, fmt: str = "table") -> str:
     """Everything the records of ``folder`` say about the bots."""
     store = ResultsStore(folder)
@@ -61,7 +70,7 @@ def folder_report(folder: Path, fmt: str = "table") -> str:
             delta0=options.get("delta0", 0.0) * scale if sequential else None,
             delta1=options["delta1"] * scale if sequential else None,
             alpha=options.get("alpha", 0.05), beta=options.get("beta", 0.05), burn_in=options.get("burn_in", 10),
-            cap=config.get("deal_sets"), method=options.get("method", "alt"),
+            cap=_planned_blocks(manifest) or config.get("deal_sets"), method=options.get("method", "alt"),
         )
     bots = [r.bot for r in rows]
     matrix = head_to_head(records, bots) if len(bots) <= MATRIX_LIMIT else {}

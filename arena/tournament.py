@@ -22,15 +22,14 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
 
 from arena import __version__
 from arena.config import BotConfig, TournamentConfig
 from arena.dealing import DealFile, DealSource, seeded_deals
 from arena.errors import ConfigError
-from arena.faults import FaultKind, PlayerFault
 from arena.inprocess import has_fast_path, play_fast
-from arena.players import Decision, LocalPlayer, Player, TableEvent
+from arena.players import AbsentPlayer, LocalPlayer, Player
 from arena.ratings import compute_standings, render_standings
 from arena.rules import Rules
 from arena.schedule import Assignment, Schedule
@@ -90,50 +89,17 @@ def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any])
             raise ConfigError(f"cannot create the in-process bot {name} with options {dict(options)}: {err}") from None
 
 
-class _Disqualified:
-    """Stands in for a disqualified bot: every decision falls back, recorded as a fault."""
-
-    wants_events = False
-
-    def __init__(self, name: str, reason: str) -> None:
-        self.name = name
-        self.reason = reason
-
-    async def decide(self, decision: Decision) -> tuple[object, float]:
-        raise PlayerFault(FaultKind.DISCONNECT, f"{self.name} is disqualified: {self.reason}")
-
-    async def notify(self, event: TableEvent) -> None:
-        return None
-
-    async def refused(self, decision: Decision, reason: str) -> None:
-        return None
-
-    async def fallback(self, decision: Decision, detail: str) -> None:
-        return None
-
-    def drain_faults(self) -> list[tuple[FaultKind, str]]:
-        return []
-
-
-class _Gone(_Disqualified):
-    """Stands in for a launched bot whose process has ended: every decision falls back."""
-
-    async def decide(self, decision: Decision) -> tuple[object, float]:
-        raise PlayerFault(FaultKind.DISCONNECT, f"{self.name} is gone: {self.reason}")
-
-
 class Tournament:
     """One tournament run over a results folder."""
 
     def __init__(
         self, config: TournamentConfig, folder: Path | None = None, *, fresh: bool = False,
-        progress: bool = False, log: TextIO | None = None,
+        progress: bool = False,
     ) -> None:
         self.config = config
         self.folder = folder or config.results or Path("results") / config.name
         self.fresh = fresh
         self.progress = progress
-        self.log = log
         self.store = ResultsStore(self.folder)
         self.bots: dict[str, BotConfig] = {b.name: b for b in config.bots}
         self.deal_file = DealFile.read(config.deal_file) if config.deal_file else None
@@ -156,7 +122,6 @@ class Tournament:
         self._processes: list[subprocess.Popen[bytes]] = []
         self._launched: dict[str, subprocess.Popen[bytes]] = {}
         """The process of each bot launched once for the whole run (not ``fresh_process``)."""
-        self._seat_keys: dict[str, str] = {}
         self._faults: dict[str, int] = {}
         self._differences: dict[str, list[int]] = {}
         self._refreshed = 0.0
@@ -274,7 +239,7 @@ class Tournament:
         self, name: str, assignment: Assignment, fresh: list[subprocess.Popen[bytes]]
     ) -> Player:
         if name in self.disqualified:
-            return _Disqualified(name, self.disqualified[name])
+            return AbsentPlayer(name, f"{name} is disqualified: {self.disqualified[name]}")
         bot = self.bots[name]
         if bot.kind == "python":
             if name not in self._factories:
@@ -292,18 +257,22 @@ class Tournament:
         if process is not None and process.poll() is not None and not self._server.lobby.live(name):
             # A launched bot that died is a fault of the bot, played with fallbacks, not a reason
             # to wait for it to connect and then stop the tournament.
-            return _Gone(name, f"its process ended with exit status {process.returncode}")
+            return self._gone(name, process)
         try:
             player = await self._server.claim(key, timeout=self.config.connect_timeout)
         except TimeoutError:
             if process is not None and process.poll() is not None:
-                return _Gone(name, f"its process ended with exit status {process.returncode}")
+                return self._gone(name, process)
             raise ConfigError(
                 f"bot {name!r} did not connect within {self.config.connect_timeout:.0f} s"
                 + (f"; see {self.folder / 'logs' / (name + '.log')}" if bot.kind == "command" else "")
             ) from None
         player.name = name
         return player
+
+    @staticmethod
+    def _gone(name: str, process: subprocess.Popen[bytes]) -> Player:
+        return AbsentPlayer(name, f"{name} is gone: its process ended with exit status {process.returncode}")
 
     # -- running ---------------------------------------------------------------------------
 

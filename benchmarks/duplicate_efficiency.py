@@ -30,7 +30,8 @@ from collections.abc import Callable
 from typing import Any
 
 from arena.dealing import seeded_deals
-from arena.game import Game, Phase
+from arena.game import Game
+from arena.players import play_out
 from arena.rules import Rules
 from sample_bots.heuristic_bot import HeuristicBot
 from sample_bots.random_bot import RandomBot
@@ -43,13 +44,7 @@ Factory = Callable[[int], Any]
 def play(rules: Rules, bots: list[Any], seed: int, deal_set: int) -> list[int]:
     """One game, step by step, in-process; returns the totals by seat."""
     game = Game(rules, seeded_deals(seed, deal_set), game_number=deal_set)
-    while not game.over:
-        seat = game.current_seat
-        view = game.view(seat)
-        if game.phase is Phase.CALLING:
-            game.call(bots[seat].call(view))
-        else:
-            game.play(bots[seat].play(view))
+    play_out(game, bots)
     return list(game.totals)
 
 

@@ -1,0 +1,100 @@
+"""Helpers of the tournament tests: configurations, runs in-process or through the command line,
+and records compared without their timings."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.config import load_config
+from arena.report import folder_report
+from arena.tournament import RunSummary, Tournament
+
+ROOT = Path(__file__).resolve().parents[2]
+BOTS = ROOT / "tests" / "data" / "arena_bots.py"
+RANDOM = "sample_bots.random_bot:RandomBot"
+"""The sample random bot in-process (it has the fast path)."""
+NO_FAST = f"{BOTS}:NoFastRandom"
+SLOW = f"{BOTS}:SlowRandom"
+CRASHER = f"{BOTS}:Crasher"
+STUBBORN = f"{BOTS}:Stubborn"
+COMMAND = "{python} -m sample_bots.random_bot --arena {address} --token {token} --seed {seed}"
+"""The sample random bot as a process of its own, over gRPC."""
+
+
+def bot_tables(names: Sequence[str], kind: str = "python", spec: str = RANDOM, **special: str) -> str:
+    """``[[bots]]`` tables: every bot ``kind = spec`` with seed = its position, unless ``special``
+    gives it a spec of its own (still of ``kind``)."""
+    out = []
+    for seed, name in enumerate(names, start=1):
+        out.append(f'\n[[bots]]\nname = "{name}"\n{kind} = "{special.get(name, spec)}"\nseed = {seed}\n')
+    return "".join(out)
+
+
+def tournament_text(
+    names: Sequence[str] = ("r1", "r2", "r3", "r4"), *, name: str = "t", seed: int = 7, deal_sets: int = 2,
+    concurrency: int = 2, kind: str = "python", spec: str = RANDOM, extra: str = "", tournament: str = "",
+    **special: str,
+) -> str:
+    """A whole configuration; ``extra`` goes after ``[tournament]`` (other tables), ``tournament``
+    inside it (more keys)."""
+    deals = f"deal_sets = {deal_sets}\n" if deal_sets else ""
+    return (f'[tournament]\nname = "{name}"\nseed = {seed}\n{deals}concurrency = {concurrency}\n{tournament}\n'
+            f"[time]\ndeadline_ms = 10000\nconnect_timeout_s = 30\n{extra}\n"
+            + bot_tables(names, kind, spec, **special))
+
+
+def write(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def run(config: Path, folder: Path, *, fresh: bool = False) -> RunSummary:
+    """Runs a tournament in this process."""
+    return asyncio.run(asyncio.wait_for(Tournament(load_config(config), folder, fresh=fresh).run(), 120))
+
+
+def cli(*args: str | Path, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    """``callbreak-arena ARGS`` as a process of its own, from the repository root (or ``cwd``)."""
+    return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], cwd=cwd, capture_output=True,
+                          text=True, timeout=timeout, check=False)
+
+
+def records(folder: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (folder / "records.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def stripped(folder: Path) -> set[str]:
+    """The record lines of a folder as a set, less their timings (the only field that may differ)."""
+    out = set()
+    for record in records(folder):
+        record.pop("timings")
+        out.add(json.dumps(record, sort_keys=True))
+    return out
+
+
+def stripped_list(folder: Path) -> list[str]:
+    """:func:`stripped`, as a sorted list that counts duplicates."""
+    lines = []
+    for record in records(folder):
+        record.pop("timings")
+        lines.append(json.dumps(record, sort_keys=True))
+    return sorted(lines)
+
+
+def standings(folder: Path) -> Any:
+    """The JSON report of a folder, as data."""
+    return json.loads(folder_report(folder, "json"))
+
+
+def games(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """The records by game id, in file order."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for record in records(folder):
+        out.setdefault(record["game"], []).append(record)
+    return out
