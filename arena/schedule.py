@@ -85,25 +85,43 @@ def affine_plane_16() -> list[list[tuple[int, int, int, int]]]:
     return classes
 
 
+BALANCE_TRIES = 32
+"""Greedy partitions tried per round; the one that keeps pair meetings most even is kept."""
+
+
 def balanced_partition(
-    bots: Sequence[str], meetings: dict[frozenset[str], int], rng: random.Random
+    bots: Sequence[str], meetings: dict[frozenset[str], int], rng: random.Random, tries: int = BALANCE_TRIES
 ) -> list[tuple[str, ...]]:
-    """Tables of four for one round, greedily keeping pair meeting counts even (``meetings`` is updated)."""
-    left = list(bots)
-    rng.shuffle(left)
-    tables: list[tuple[str, ...]] = []
-    while left:
-        table = [left.pop(0)]
-        while len(table) < 4:
-            best = min(
-                range(len(left)),
-                key=lambda i: (sum(meetings.get(frozenset((left[i], t)), 0) ** 2 for t in table), i),
-            )
-            table.append(left.pop(best))
-        for a, b in itertools.combinations(table, 2):
+    """Tables of four for one round, keeping pair meeting counts even (``meetings`` is updated).
+
+    Each try seats the bots greedily from a seeded shuffle, each table taking the bots that have
+    met its members least; the try with the smallest sum of squared meeting counts wins.
+    """
+    best: tuple[int, list[tuple[str, ...]]] | None = None
+    for _ in range(tries):
+        left = list(bots)
+        rng.shuffle(left)
+        tables: list[tuple[str, ...]] = []
+        while left:
+            table = [left.pop(0)]
+            while len(table) < 4:
+                pick = min(
+                    range(len(left)),
+                    key=lambda i: (sum(meetings.get(frozenset((left[i], t)), 0) ** 2 for t in table), i),
+                )
+                table.append(left.pop(pick))
+            tables.append(tuple(table))
+        cost = sum(
+            (meetings.get(frozenset(pair), 0) + 1) ** 2
+            for seated in tables for pair in itertools.combinations(seated, 2)
+        )
+        if best is None or cost < best[0]:
+            best = (cost, tables)
+    assert best is not None
+    for seated in best[1]:
+        for a, b in itertools.combinations(seated, 2):
             meetings[frozenset((a, b))] = meetings.get(frozenset((a, b)), 0) + 1
-        tables.append(tuple(table))
-    return tables
+    return best[1]
 
 
 def _unused(stem: str, number: int, taken: Sequence[str]) -> str:
