@@ -353,8 +353,8 @@ def _sprt_options(r: _Reader) -> dict[str, Any]:
     return {
         "delta0": delta0, "delta1": delta1,
         "alpha": _number(r, "alpha", 0.05, 0.0001, 0.5), "beta": _number(r, "beta", 0.05, 0.0001, 0.5),
-        "burn_in": r.integer("burn_in", 10, 2, 100_000),
-        "method": r.string("method", "alt", ("alt", "alt2")),
+        "burn_in": r.integer("burn_in", 30, 10, 100_000),
+        "method": r.string("method", "alt2", ("alt", "alt2")),
     }
 
 

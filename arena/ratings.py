@@ -233,7 +233,7 @@ def _block_differences(games: Sequence[Sequence[Record]], a: str, b: str) -> tup
 
 def compare(
     records: Iterable[Record], a: str, b: str, *, delta0: float | None = None, delta1: float | None = None,
-    alpha: float = 0.05, beta: float = 0.05, burn_in: int = 10, cap: int | None = None, method: Method = "alt",
+    alpha: float = 0.05, beta: float = 0.05, burn_in: int = 30, cap: int | None = None, method: Method = "alt2",
 ) -> Comparison:
     """A against B: mean duplicate difference per game with its interval, LOS, Elo, and the SPRT
     (when ``delta1`` is given; deltas in tenths per game)."""

@@ -69,8 +69,8 @@ def folder_report(folder: Path, fmt: str = "table") -> str:
             records, options["a"], options["b"],
             delta0=options.get("delta0", 0.0) * scale if sequential else None,
             delta1=options["delta1"] * scale if sequential else None,
-            alpha=options.get("alpha", 0.05), beta=options.get("beta", 0.05), burn_in=options.get("burn_in", 10),
-            cap=_planned_blocks(manifest) or config.get("deal_sets"), method=options.get("method", "alt"),
+            alpha=options.get("alpha", 0.05), beta=options.get("beta", 0.05), burn_in=options.get("burn_in", 30),
+            cap=_planned_blocks(manifest) or config.get("deal_sets"), method=options.get("method", "alt2"),
         )
     bots = [r.bot for r in rows]
     matrix = head_to_head(records, bots) if len(bots) <= MATRIX_LIMIT else {}

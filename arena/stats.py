@@ -38,22 +38,25 @@ Sequential test (``sprt``), fishtest's GSPRT on the mean of the block difference
     when H1 holds about 5 % of the time (β).
     The variance of the blocks is unknown and must be estimated; the two forms differ only there.
     With d̄ the mean and v = Σ(d − d̄)²/n (divided by n, not n − 1, as fishtest does):
-    - ``method="alt"`` (default; fishtest ``LLR_alt``): each hypothesis gets its own best-fitting
+    - ``method="alt"`` (fishtest ``LLR_alt``): each hypothesis gets its own best-fitting
       spread, the mean square distance of the blocks from its mean, r₀ = v + (d̄ − Δ0)² and
       r₁ = v + (d̄ − Δ1)², and LLR = (n/2)·ln(r₀/r₁). This is exactly the log ratio of the two
       normal likelihoods, each with its mean fixed at its hypothesis and its variance fitted.
-    - ``method="alt2"`` (fishtest ``LLR_alt2``, its Brownian approximation): one variance for both,
+    - ``method="alt2"`` (default; fishtest ``LLR_alt2``, its Brownian approximation): one variance for both,
       LLR = n·(Δ1 − Δ0)·(2·d̄ − Δ0 − Δ1)/(2·v). For a small Δ1 − Δ0 the two agree: expanding the
       logarithm gives the alt2 formula with v replaced by (r₀ + r₁)/2.
-    Why "alt" is the default: with about a hundred blocks per test, the sampling noise in v makes
-    alt2's LLR wobble, and a wobbling LLR crosses the wrong bound more often. In simulated Callbreak
-    blocks (the lumpy model of tests/test_stats.py; Δ0 = 0, Δ1 = 0.2 standard deviations, α = β = 0.05,
-    burn-in 10, 10,000 tests under each hypothesis), alt2 wrongly accepted H1 in 7.1 % of the tests
-    and had 93.8 % power; alt gave 5.3 % and 95.0 %, close to a test that knew the true variance
-    (4.6 % and 95.5 %; a little conservative, because the LLR overshoots the bound at the block
-    where it crosses). All needed about 130-140 blocks on average. A longer burn-in does not cure
-    alt2: with 30 blocks it still gave 5.8 % and 94.4 %. With the many thousands of games of a
-    fishtest run, the two agree.
+    Which to use. With about a hundred blocks per test, the sampling noise in v makes alt2's LLR
+    wobble, and a wobbling LLR crosses the wrong bound more often. In simulated Callbreak blocks (the
+    lumpy model of tests/test_stats.py; Δ0 = 0, Δ1 = 0.2 standard deviations, α = β = 0.05, 10,000
+    tests under each hypothesis) with a burn-in of 10 blocks, alt2 wrongly accepted H1 in 7.1 % of
+    the tests with 93.8 % power; alt gave 5.3 % and 95.0 %, close to a test that knew the true
+    variance (4.6 % and 95.5 %). A burn-in of 30 blocks brings alt2 to 5.8 % and 94.4 %. But alt
+    has a flaw of its own: when the true difference is far above Δ1, both r₀ and r₁ grow with it
+    and their ratio tends to 1, so the LLR climbs slowly and a much stronger bot takes longer to be
+    accepted than one just at Δ1 (in a run with a difference eight times Δ1, 23-25 blocks instead
+    of 10). alt2's LLR grows with the difference. The default is therefore alt2, the formula
+    fishtest's normal approximation is known by, and tournaments use a burn-in of 30 blocks unless
+    told otherwise; alt stays available for short tests of small differences.
     The blocks are read in order and the test stops at the first bound it crosses; blocks after that
     are ignored, so asking after every block and asking once at the end give the same answer.
     No decision is taken before ``burn_in`` blocks, because a variance estimated from a handful of
@@ -313,7 +316,7 @@ def _llr(method: Method, n: int, mean: float, var: float, delta0: float, delta1:
 
 def sprt(
     values: Sequence[float], delta0: float, delta1: float, alpha: float = 0.05, beta: float = 0.05,
-    burn_in: int = 10, cap: int | None = None, method: Method = "alt",
+    burn_in: int = 10, cap: int | None = None, method: Method = "alt2",
 ) -> SprtResult:
     """Fishtest's normal GSPRT on block differences: H0 mean Δ0 against H1 mean Δ1, stopping at the first bound."""
     if delta1 == delta0:

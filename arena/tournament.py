@@ -183,7 +183,7 @@ class Tournament:
         return sprt(
             per_block, float(options["delta0"]) * scale, float(options["delta1"]) * scale,
             alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
-            cap=self.schedule.rounds, method=options.get("method", "alt"),
+            cap=self.schedule.rounds, method=options.get("method", "alt2"),
         )
 
     # -- players ---------------------------------------------------------------------------

@@ -179,7 +179,7 @@ def test_sprt_llr_alt_is_the_normal_likelihood_ratio() -> None:
     # Each hypothesis gets the mean square distance of the blocks from its own mean as the variance.
     r0 = sum((x - 0.0) ** 2 for x in values) / n
     r1 = sum((x - 1.0) ** 2 for x in values) / n
-    result = sprt(values, 0.0, 1.0, burn_in=100)
+    result = sprt(values, 0.0, 1.0, burn_in=100, method="alt")
     assert result.llr == pytest.approx(n / 2 * math.log(r0 / r1), rel=1e-12)
     # ... which is the log of the ratio of the two maximised normal likelihoods.
     def log_likelihood(mu: float, var: float) -> float:
@@ -202,10 +202,10 @@ def test_sprt_llr_alt2_is_the_fishtest_brownian_formula() -> None:
     # For a small Δ1 − Δ0, alt is alt2 with the variance (r0 + r1)/2; both agree near the mean.
     d0, d1 = 1.0, 1.01
     r0, r1 = (sum((x - d) ** 2 for x in values) / n for d in (d0, d1))
-    alt = sprt(values, d0, d1, burn_in=100).llr
+    alt = sprt(values, d0, d1, burn_in=100, method="alt").llr
     assert alt == pytest.approx(n * (d1 - d0) * (2 * mean - d0 - d1) / (r0 + r1), rel=1e-5)
     around = (mean - 0.005, mean + 0.005)
-    assert sprt(values, *around, burn_in=100).llr == pytest.approx(
+    assert sprt(values, *around, burn_in=100, method="alt").llr == pytest.approx(
         sprt(values, *around, burn_in=100, method="alt2").llr, rel=1e-5)
 
 
@@ -537,21 +537,23 @@ def test_block_difference_model() -> None:
     assert abs(skew) > 0.1 or abs(kurt) > 0.1
 
 
-def _run_sprt(rng: random.Random, true_mean: float, method: Method, cap: int = 2000) -> SprtResult:
+def _run_sprt(rng: random.Random, true_mean: float, method: Method, cap: int = 2000, burn_in: int = 10) -> SprtResult:
     # Blocks arrive in chunks; sprt() reads them in order and stops at the first crossing, so this
     # is the same as asking after every block.
     values: list[float] = []
     while True:
         values += _block_differences(rng, 64, true_mean)
-        result = sprt(values, 0.0, DELTA1, burn_in=10, cap=cap, method=method)
+        result = sprt(values, 0.0, DELTA1, burn_in=burn_in, cap=cap, method=method)
         if result.verdict != "continue":
             return result
 
 
-def _calibration(true_mean: float, runs: int, seed: int, method: Method = "alt") -> tuple[float, float, int]:
+def _calibration(
+    true_mean: float, runs: int, seed: int, method: Method = "alt", burn_in: int = 10
+) -> tuple[float, float, int]:
     """Share of tests accepting H1, mean length in blocks, and how many tests hit the cap."""
     rng = random.Random(seed)
-    results = [_run_sprt(rng, true_mean, method) for _ in range(runs)]
+    results = [_run_sprt(rng, true_mean, method, burn_in=burn_in) for _ in range(runs)]
     accepted = sum(r.verdict.startswith("H1") for r in results) / runs
     return accepted, sum(r.n for r in results) / runs, sum(r.verdict.endswith("(cap)") for r in results)
 
@@ -575,3 +577,26 @@ def test_sprt_power_under_h1() -> None:
     assert 100 <= length <= 200
     assert capped == 0
     assert (accepted, length) == pytest.approx(CALIBRATION["H1"], abs=1e-9)
+
+
+# The default method (alt2) with the tournaments' default burn-in of 30 blocks, same model and seeds.
+CALIBRATION_ALT2 = {"H0": (0.06, 131.143), "H1": (0.939, 129.41)}
+
+
+def test_sprt_alt2_with_a_burn_in_of_30_is_calibrated() -> None:
+    false_accepts, length0, capped0 = _calibration(0.0, runs=1000, seed=1, method="alt2", burn_in=30)
+    power, length1, capped1 = _calibration(DELTA1, runs=1000, seed=2, method="alt2", burn_in=30)
+    assert 0.03 <= false_accepts <= 0.07, false_accepts
+    assert 0.93 <= power <= 0.97, power
+    assert capped0 == capped1 == 0
+    assert (false_accepts, length0) == pytest.approx(CALIBRATION_ALT2["H0"], abs=1e-9)
+    assert (power, length1) == pytest.approx(CALIBRATION_ALT2["H1"], abs=1e-9)
+
+
+def test_alt_is_slow_for_differences_far_above_delta1() -> None:
+    # The documented reason alt2 is the default: with alt, r0 and r1 both grow with a large
+    # difference, so the LLR per block shrinks; alt2's grows.
+    values = [40.0 + (i % 5) for i in range(40)]
+    alt, alt2 = sprt(values, 0.0, 5.0, method="alt"), sprt(values, 0.0, 5.0, method="alt2")
+    assert alt2.verdict == "H1" and alt2.n == 10
+    assert alt.verdict == "H1" and alt.n > alt2.n
