@@ -209,7 +209,8 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
     return TournamentConfig(
         name=name,
         seed=t.integer("seed", 1, 0, 2**63 - 1),
-        deal_sets=t.integer("deal_sets", 8, 1, 10_000_000),
+        # With a deal file, the file decides how many deal sets there are (0 here: not set).
+        deal_sets=0 if deal_file is not None else t.integer("deal_sets", 8, 1, 10_000_000),
         deal_file=deal_file,
         format=fmt,
         rotation=t.string("rotation", "cyclic", ROTATIONS),

@@ -328,6 +328,7 @@ class Tournament:
                 self._factories[name] = load_bot_class(bot.python)
                 make_bot(self._factories[name], bot.seed, bot.options)
         done = self.store.start(self.manifest(), fresh=self.fresh)
+        summary.skipped = len(done)
         for rounds in self.store.games():
             self._note(rounds[-1]["seats"], rounds[-1]["totals"], rounds[-1]["block"], rounds[-1]["schedule_round"])
             self._count_faults(rounds[-1]["seats"], [f["seat"] for r in rounds for f in r["faults"]])
@@ -364,7 +365,6 @@ class Tournament:
                 self._planning = round_number
                 for assignment in self.schedule.round_assignments(round_number):
                     if assignment.id in done:
-                        summary.skipped += 1
                         bar.update(1, summary.faults)
                     else:
                         todo.append(assignment)
