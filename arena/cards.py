@@ -234,6 +234,13 @@ class Hand:
         object.__setattr__(self, "mask", mask)
 
     @classmethod
+    def of_mask(cls, mask: int) -> Hand:
+        """The hand of a mask known to be valid (no range check: for the engine's own masks)."""
+        hand = object.__new__(cls)
+        object.__setattr__(hand, "mask", mask)
+        return hand
+
+    @classmethod
     def parse(cls, text: str) -> Hand:
         """Reads cards separated by spaces or commas; a repeated card is an error."""
         mask = 0

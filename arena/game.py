@@ -67,6 +67,9 @@ class Trick(NamedTuple):
         )
 
 
+_new_trick = tuple.__new__  # builds a Trick without the keyword handling of its generated __new__
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class Redeal:
     """A deal thrown in and dealt again."""
@@ -198,7 +201,7 @@ class Round:
         p = self.played
         for t in range(len(made), len(self.winners)):
             cards = (CARDS[p[4 * t]], CARDS[p[4 * t + 1]], CARDS[p[4 * t + 2]], CARDS[p[4 * t + 3]])
-            made.append(Trick(self.leaders[t], cards, self.winners[t]))
+            made.append(_new_trick(Trick, (self.leaders[t], cards, self.winners[t])))
         return made[:]
 
     # -- calls ---------------------------------------------------------------------------
@@ -516,7 +519,8 @@ class Game:
         calls = _four([c if c is not None else 0 for c in rnd.calls])
         self.results.append(RoundResult(
             round_number=rnd.round_number, attempt=rnd.attempt, dealer=rnd.dealer, trump=Suit(rnd.trump),
-            hands=(Hand(rnd.initial[0]), Hand(rnd.initial[1]), Hand(rnd.initial[2]), Hand(rnd.initial[3])),
+            hands=(Hand.of_mask(rnd.initial[0]), Hand.of_mask(rnd.initial[1]), Hand.of_mask(rnd.initial[2]),
+                   Hand.of_mask(rnd.initial[3])),
             calls=calls, tricks=tuple(rnd.tricks), tricks_won=_four(rnd.tricks_won), scores=rnd.scores,
             totals=_four(self.totals),
         ))

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.cards import card_text
 from arena.errors import RecordsError
 from arena.game import RoundResult
 from arena.schedule import Assignment
@@ -26,6 +27,7 @@ from arena.table import GameRecord
 __all__ = ["FORMAT_VERSION", "ResultsStore", "game_lines", "read_records"]
 
 FORMAT_VERSION = 1
+_TEXT = tuple(card_text(i) for i in range(52))
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
 
@@ -73,8 +75,8 @@ def round_json(result: RoundResult) -> str:
     """``json.dumps(round_dict(result))`` (compact), built directly: records are written for
     every round of every game, and this is most of their cost."""
     tricks = ",".join(
-        f'{{"leader":{t.leader},"cards":["{t.cards[0]}","{t.cards[1]}","{t.cards[2]}","{t.cards[3]}"],'
-        f'"winner":{t.winner}}}'
+        f'{{"leader":{t.leader},"cards":["{_TEXT[t.cards[0].index]}","{_TEXT[t.cards[1].index]}",'
+        f'"{_TEXT[t.cards[2].index]}","{_TEXT[t.cards[3].index]}"],"winner":{t.winner}}}'
         for t in result.tricks
     )
     c, w, sc, to = result.calls, result.tricks_won, result.scores, result.totals
