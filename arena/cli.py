@@ -58,6 +58,14 @@ def _add_rules_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--results", type=Path, default=None, metavar="DIR",
+                        help="the results folder (default: the configuration's, or results/<name>)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="discard any results already in the folder and start again")
+    parser.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
+
+
 def _rules(args: argparse.Namespace) -> Rules:
     return Rules.profile(args.profile).with_text_switches(args.switches)
 
@@ -79,12 +87,8 @@ def build_parser() -> argparse.ArgumentParser:
         "gRPC, in a duplicate round robin. Ends with the standings.",
     )
     run.add_argument("config", nargs="?", type=Path, help="the tournament configuration (TOML)")
-    run.add_argument("--results", type=Path, default=None, metavar="DIR",
-                     help="the results folder (default: the configuration's, or results/<name>)")
-    run.add_argument("--fresh", action="store_true",
-                     help="discard any results already in the folder and start again")
+    _add_run_options(run)
     run.add_argument("--no-progress", action="store_true", help="no progress bar")
-    run.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
     run.set_defaults(func=_cmd_run)
 
     serve = sub.add_parser(
@@ -93,9 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         "with their tokens; tables start as their seats fill. Records and resume work as with run.",
     )
     serve.add_argument("config", type=Path, help="the tournament configuration (TOML)")
-    serve.add_argument("--results", type=Path, default=None, metavar="DIR", help="the results folder")
-    serve.add_argument("--fresh", action="store_true", help="discard any results already in the folder")
-    serve.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
+    _add_run_options(serve)
     serve.set_defaults(func=_cmd_serve)
 
     standings = sub.add_parser(
