@@ -333,7 +333,7 @@ class Tournament:
             self._note(rounds[-1]["seats"], rounds[-1]["totals"], rounds[-1]["block"], rounds[-1]["schedule_round"])
             self._count_faults(rounds[-1]["seats"], [f["seat"] for r in rounds for f in r["faults"]])
             summary.faults += sum(len(r["faults"]) for r in rounds)
-        bar = _progress(self.schedule.total(), self.progress)
+        bar = _progress(self.schedule.total(), self.schedule.rotations, self.progress)
         try:
             if self._needs_server():
                 await self._start_server()
@@ -358,14 +358,14 @@ class Tournament:
                 summary.played += 1
                 summary.faults += len(record.faults)
                 self._count_faults(record.players, [fault.seat for fault in record.faults])
-                bar.update(1, summary.faults)
+                bar.update(assignment, summary.faults)
 
             for round_number in range(1, self.schedule.rounds + 1):
                 todo = []
                 self._planning = round_number
                 for assignment in self.schedule.round_assignments(round_number):
                     if assignment.id in done:
-                        bar.update(1, summary.faults)
+                        bar.update(assignment, summary.faults)
                     else:
                         todo.append(assignment)
                 await asyncio.gather(*(one(a) for a in todo))
@@ -424,19 +424,27 @@ class Tournament:
 
 
 class _progress:
-    """A progress bar of games done, with the fault count (quiet when not wanted)."""
+    """A progress bar of games done with its ETA, the deal sets (blocks) completed and the faults so
+    far (quiet when not wanted)."""
 
-    def __init__(self, total: int, enabled: bool) -> None:
+    def __init__(self, total: int, rotations: int, enabled: bool) -> None:
         self.bar: Any = None
+        self.rotations = rotations
+        self.blocks_total = total // rotations
+        self.games: dict[str, int] = {}
+        self.blocks = 0
         if enabled:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, unit="game", dynamic_ncols=True, leave=False)
 
-    def update(self, n: int, faults: int) -> None:
+    def update(self, assignment: Assignment, faults: int) -> None:
+        self.games[assignment.block] = self.games.get(assignment.block, 0) + 1
+        if self.games[assignment.block] == self.rotations:
+            self.blocks += 1
         if self.bar is not None:
-            self.bar.update(n)
-            self.bar.set_postfix(faults=faults, refresh=False)
+            self.bar.update(1)
+            self.bar.set_postfix_str(f"deal sets {self.blocks}/{self.blocks_total}, faults {faults}", refresh=False)
 
     def close(self) -> None:
         if self.bar is not None:
