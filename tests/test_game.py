@@ -16,25 +16,22 @@ from arena.errors import IllegalCall, IllegalPlay
 from arena.game import Game, Phase, Redeal, Round, RoundSummary, SeatView, Trick, places
 from arena.rules import PROFILES, Rules, legal_cards, trick_winner
 from arena.scoring import round_score
+from tests.test_rules import (
+    ASHMA_1,
+    ASHMA_2,
+    BIMAL_1,
+    BIMAL_2,
+    FIRST_3,
+    FOURTH_3,
+    SECOND_3,
+    THIRD_3,
+    TULSI_1,
+    TULSI_2,
+    YOU_1,
+    YOU_2,
+)
 
 FULL = (1 << 52) - 1
-
-# Seed 001's first trick as one consistent deal (see test_rules.py): seat 0 Bimal leads 7H.
-BIMAL_1 = "TS 6S 4S 2S AH KH JH 9H 8H 7H 6H 5H 3H"
-ASHMA_1 = "AS 9S 5S TH 4H KD QD 8D 3D AC JC 7C 2C"
-TULSI_1 = "KS 8S QH 2H AD JD 9D 6D 5D KC QC 9C 3C"
-YOU_1 = "QS JS 7S 3S TD 7D 4D 2D TC 8C 6C 5C 4C"
-# Seed 001's second trick: seat 0 (you) leads AH.
-YOU_2 = "AH KH QH JH TH 9H 8H 7H 6H 5H 4H 3H 2H"
-ASHMA_2 = "AS KS QS TS 9S 8S 7S 6S 4S 3S 2S AD AC"
-TULSI_2 = "JS 5S KD QD JD TD 9D KC QC JC TC 9C 8C"
-BIMAL_2 = "8D 7D 6D 5D 4D 3D 2D 7C 6C 5C 4C 3C 2C"
-# Seed 003's trick: AH, 6H, 4S, then 2S (strict).
-FIRST_3 = "8S 7S AH KH QH JH TH 9H 5D 4D 5C 4C 3C"
-SECOND_3 = "6S 5S 3S 8H 7H 6H 5H 4H 3H 2H 3D 2D 2C"
-THIRD_3 = "AS KS QS JS TS 9S 4S AD 7D 6D AC 7C 6C"
-FOURTH_3 = "2S KD QD JD TD 9D 8D KC QC JC TC 9C 8C"
-
 
 # --- helpers -------------------------------------------------------------------------------------
 
