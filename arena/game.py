@@ -723,7 +723,3 @@ class SeatView:
     def legal_mask(self) -> int:
         """:attr:`legal` as a mask."""
         return self._legal
-
-    def suit_mask(self, suit: Suit) -> int:
-        """The mask of all cards of ``suit`` (a convenience for bots working with masks)."""
-        return SUIT_MASK[suit]

@@ -24,7 +24,7 @@ from arena.game import RoundResult
 from arena.schedule import Assignment
 from arena.table import GameRecord
 
-__all__ = ["FORMAT_VERSION", "ResultsStore", "game_lines", "read_records"]
+__all__ = ["FORMAT_VERSION", "ResultsStore", "game_lines", "read_records", "round_json"]
 
 FORMAT_VERSION = 1
 _TEXT = tuple(card_text(i) for i in range(52))

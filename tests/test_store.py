@@ -11,9 +11,15 @@ from typing import Any
 import pytest
 
 from arena.config import load_config
+from arena.dealing import seeded_deals
 from arena.errors import RecordsError
-from arena.store import ResultsStore, _difference, read_records
+from arena.inprocess import play_fast
+from arena.rules import Rules
+from arena.schedule import Assignment
+from arena.store import ResultsStore, _difference, game_lines, read_records, round_json
+from arena.table import round_dict
 from arena.tournament import Tournament
+from sample_bots.random_bot import RandomBot
 from tests.data.runs import games, records, run, tournament_text, write
 
 FIELDS = {
@@ -220,3 +226,25 @@ def test_difference_names_the_first_changed_key(change: Any, words: str) -> None
     new = json.loads(json.dumps(CONFIG))
     change(new)
     assert words in _difference(CONFIG, new)
+
+
+# --- the hand-built record line -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("profile", ["nepali", "dy", "pagat"])
+def test_record_lines_are_the_json_of_the_round_dicts(profile: str) -> None:
+    # round_json builds each line's round fields by string formatting, for speed; it must stay
+    # exactly json.dumps of round_dict, the readable definition of the format.
+    rules = Rules.profile(profile)
+    assignment = Assignment(1, 1, 3, 0, ("a", "b", "c", "d"), 3)
+    for game in range(1, 40):
+        record = play_fast(rules, [RandomBot(s) for s in range(4)], assignment.seats, seeded_deals(9, game),
+                           table_id="t1", game_id=assignment.id, game_number=game, first_dealer=3)
+        assert record is not None
+        for result in record.rounds:
+            assert round_json(result) == json.dumps(round_dict(result), separators=(",", ":"))
+        lines = game_lines("t", 9, "seed", assignment, record)
+        parsed = [json.loads(line) for line in lines]
+        assert [p["final"] for p in parsed] == [False] * (len(parsed) - 1) + [True]
+        assert parsed[-1]["places"] == list(record.places)
+        assert [p["scores"] for p in parsed] == [list(r.scores) for r in record.rounds]
