@@ -1,8 +1,9 @@
 """Durable tournament records: an append-only JSON Lines file and a manifest, in one folder.
 
 ``results/<tournament>/manifest.json`` holds the configuration, the planned schedule and its
-hash; ``records.jsonl`` holds one record per round played at a table, written, flushed and
-fsynced as games finish. The format is public (``docs/records.md``): load it with pandas or jq.
+hash; ``records.jsonl`` holds one record per round played at a table, written and flushed as
+each round ends, fsynced as a group commit at most :attr:`ResultsStore.sync_interval` later. The
+format is public (``docs/records.md``): load it with pandas or jq.
 
 Resume reads the records back. A torn last line (a power cut in the middle of a write) is
 detected and cut off; the rounds of a game that did not finish are dropped, so the game is
