@@ -33,6 +33,7 @@ from openskill.models import PlackettLuce
 from tabulate import tabulate
 
 from arena.rules import Rules
+from arena.scoring import tenths_per_point
 from arena.stats import MeanCI, Method, los, matchpoints, mean_ci, pentanomial_elo, sprt
 
 __all__ = [
@@ -308,7 +309,7 @@ def _points(rules: Rules, tenths: float, sign: bool = True) -> str:
         return "-"
     if math.isinf(tenths):
         return "inf" if tenths > 0 else "-inf"
-    value = tenths if rules.scoring.value == "dy" else tenths / 10  # DY points are whole already
+    value = tenths / tenths_per_point(rules)
     return f"{value:+.2f}" if sign else f"{value:.2f}"
 
 

@@ -20,6 +20,7 @@ from arena.ratings import (
     seat_report,
 )
 from arena.rules import Rules
+from arena.scoring import tenths_per_point
 from arena.store import ResultsStore
 
 __all__ = ["folder_report"]
@@ -63,7 +64,7 @@ def folder_report(folder: Path, fmt: str = "table") -> str:
     options = config.get("format_options", {})
     comparison = None
     if config.get("format") in ("head-to-head", "sprt"):
-        scale = 1.0 if rules.scoring.value == "dy" else 10.0
+        scale = tenths_per_point(rules)
         sequential = config.get("format") == "sprt"
         comparison = compare(
             records, options["a"], options["b"],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from arena.rules import Penalty, Rules, Scoring
 
-__all__ = ["format_score", "round_score"]
+__all__ = ["format_score", "round_score", "tenths_per_point"]
 
 
 def round_score(rules: Rules, call: int, tricks: int) -> int:
@@ -31,6 +31,11 @@ def round_score(rules: Rules, call: int, tricks: int) -> int:
     if call < tricks < 2 * call:
         return 10 * call + (tricks - call)
     return -10 * call
+
+
+def tenths_per_point(rules: Rules) -> int:
+    """How many score units make one displayed point: 10 (tenths), or 1 for DY points."""
+    return 1 if rules.scoring is Scoring.DY else 10
 
 
 def format_score(rules: Rules, tenths: int) -> str:

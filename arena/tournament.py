@@ -34,6 +34,7 @@ from arena.players import AbsentPlayer, LocalPlayer, Player
 from arena.ratings import compute_standings, render_standings
 from arena.rules import Rules
 from arena.schedule import Assignment, Schedule
+from arena.scoring import tenths_per_point
 from arena.server import ArenaServer, ServerSettings
 from arena.stats import SprtResult, sprt
 from arena.store import ResultsStore, game_lines
@@ -179,7 +180,7 @@ class Tournament:
     def sprt_state(self) -> SprtResult:
         """The sequential test on the blocks finished so far (``sprt`` format)."""
         options = self.config.format_options
-        scale = 1.0 if self.config.rules.scoring.value == "dy" else 10.0  # points per game -> tenths
+        scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
         per_block = [sum(d) / len(d) for d in self._differences.values() if len(d) == self.schedule.rotations]
         return sprt(
             per_block, float(options["delta0"]) * scale, float(options["delta1"]) * scale,
