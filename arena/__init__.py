@@ -5,8 +5,11 @@ The rules core (cards, rules, scoring, dealing, game) is pure: no I/O, no clock,
 
 from __future__ import annotations
 
-from arena.cards import Card, Hand, Rank, Suit
-from arena.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
+from arena.core.cards import Card, Hand, Rank, Suit
+from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
+from arena.core.game import Game, Phase, Round, RoundResult, RoundSummary, SeatView, Trick, places
+from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
+from arena.core.scoring import format_score, round_score
 from arena.errors import (
     ArenaError,
     CardError,
@@ -16,9 +19,6 @@ from arena.errors import (
     IllegalPlay,
     RulesError,
 )
-from arena.game import Game, Phase, Round, RoundResult, RoundSummary, SeatView, Trick, places
-from arena.rules import PROFILES, Rules, legal_cards, trick_winner
-from arena.scoring import format_score, round_score
 
 __version__ = "0.1.0"
 

@@ -17,18 +17,18 @@ from pathlib import Path
 from tabulate import tabulate
 
 from arena import __version__
-from arena.audit import audit
-from arena.cards import Card, Hand, Suit
-from arena.config import TournamentConfig, load_config, parse_config
-from arena.dealing import DealFile, seeded_deal, seeded_deals
+from arena.core.cards import Card, Hand, Suit
+from arena.core.dealing import DealFile, seeded_deal, seeded_deals
+from arena.core.game import Game, RoundResult
+from arena.core.rules import PROFILES, SWITCHES, Rules, explain, legal_cards
+from arena.core.scoring import format_score, round_score
 from arena.errors import ArenaError, RecordsError
-from arena.game import Game, RoundResult
-from arena.players import play_out
-from arena.report import folder_report
-from arena.rules import PROFILES, SWITCHES, Rules, explain, legal_cards
-from arena.scoring import format_score, round_score
-from arena.store import ResultsStore
-from arena.tournament import Tournament
+from arena.event.audit import audit
+from arena.event.config import TournamentConfig, load_config, parse_config
+from arena.event.store import ResultsStore
+from arena.event.tournament import Tournament
+from arena.players.base import play_out
+from arena.rating.report import folder_report
 
 __all__ = ["main"]
 

@@ -29,10 +29,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from arena.dealing import seeded_deals
-from arena.game import Game
-from arena.players import play_out
-from arena.rules import Rules
+from arena.core.dealing import seeded_deals
+from arena.core.game import Game
+from arena.core.rules import Rules
+from arena.players.base import play_out
 from sample_bots.heuristic_bot import HeuristicBot
 from sample_bots.random_bot import RandomBot
 

@@ -16,10 +16,10 @@ import random
 import statistics
 import time
 
-from arena.cards import ABOVE, SUIT_MASK, SUIT_OF
-from arena.dealing import seeded_deal
-from arena.game import Round
-from arena.rules import Rules
+from arena.core.cards import ABOVE, SUIT_MASK, SUIT_OF
+from arena.core.dealing import seeded_deal
+from arena.core.game import Round
+from arena.core.rules import Rules
 
 TARGET = 30_000
 

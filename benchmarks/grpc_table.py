@@ -30,11 +30,11 @@ from collections.abc import Awaitable, Callable
 import grpc
 
 from arena.botkit import Bot, play_session
-from arena.dealing import seeded_deals
-from arena.game import View
-from arena.rules import Rules
-from arena.server import ArenaServer, ServerSettings
-from arena.table import TableSettings
+from arena.core.dealing import seeded_deals
+from arena.core.game import View
+from arena.core.rules import Rules
+from arena.net.server import ArenaServer, ServerSettings
+from arena.players.table import TableSettings
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.config import parse_config
-from arena.tournament import Tournament, write_standings
+from arena.event.config import parse_config
+from arena.event.tournament import Tournament, write_standings
 
 TARGET = 10_000
 

@@ -23,9 +23,9 @@ import random
 from collections.abc import Iterable, Sequence
 
 from arena.botkit import Bot, run
-from arena.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
-from arena.game import View
-from arena.rules import LowerTrump, Rules, Scoring
+from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
+from arena.core.game import View
+from arena.core.rules import LowerTrump, Rules, Scoring
 
 __all__ = ["HeuristicBot", "estimate_tricks"]
 

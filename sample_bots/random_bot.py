@@ -15,8 +15,8 @@ import random
 from collections.abc import Sequence
 
 from arena.botkit import Bot, run
-from arena.cards import CARDS, Card
-from arena.game import View
+from arena.core.cards import CARDS, Card
+from arena.core.game import View
 
 __all__ = ["RandomBot"]
 

@@ -19,9 +19,9 @@ from typing import Any, TypeVar
 
 import pytest
 
-from arena.rules import Rules
-from arena.server import ArenaServer, ServerSettings
-from arena.table import GameRecord, TableSettings
+from arena.core.rules import Rules
+from arena.net.server import ArenaServer, ServerSettings
+from arena.players.table import GameRecord, TableSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"

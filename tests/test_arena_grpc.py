@@ -10,12 +10,12 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from arena.dealing import seeded_deals
-from arena.faults import FaultKind, FaultLimits
-from arena.players import LocalPlayer
-from arena.rules import PROFILES, Rules
-from arena.server import ArenaServer
-from arena.table import GameRecord, TableSettings, play_game
+from arena.core.dealing import seeded_deals
+from arena.core.faults import FaultKind, FaultLimits
+from arena.core.rules import PROFILES, Rules
+from arena.net.server import ArenaServer
+from arena.players.base import LocalPlayer
+from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot

@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from arena.audit import audit
 from arena.cli import main
+from arena.event.audit import audit
 from tests.data.runs import CRASHER, NO_FAST, run, tournament_text, write
 
 Record = dict[str, Any]

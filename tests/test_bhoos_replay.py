@@ -14,10 +14,10 @@ from typing import Any
 
 import pytest
 
-from arena.cards import Card, Hand
+from arena.core.cards import Card, Hand
+from arena.core.game import Phase, Round
+from arena.core.rules import Rules, legal_cards
 from arena.errors import IllegalPlay
-from arena.game import Phase, Round
-from arena.rules import Rules, legal_cards
 
 LOG_NAME = Path("data") / "bhoos-logs" / "sample-game.json"
 

@@ -7,7 +7,7 @@ import pickle
 
 import pytest
 
-from arena.cards import CARDS, RANKS, SUITS, Card, Hand, Rank, Suit
+from arena.core.cards import CARDS, RANKS, SUITS, Card, Hand, Rank, Suit
 from arena.errors import ArenaError, CardError
 
 ALL_TEXTS = [rank + suit for suit in SUITS for rank in RANKS]

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.dealing import DealFile, seeded_deal
+from arena.core.dealing import DealFile, seeded_deal
 from tests.data.runs import cli, run, standings, tournament_text, write
 
 DEMO_BOTS = {"heuristic", "heuristic-bold", "random-a", "random-b"}

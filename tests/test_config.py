@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.config import load_config, parse_config
 from arena.errors import ConfigError
+from arena.event.config import load_config, parse_config
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-import arena.dealing as dealing
-from arena.cards import SUIT_MASK, Card, Hand
-from arena.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
+import arena.core.dealing as dealing
+from arena.core.cards import SUIT_MASK, Card, Hand
+from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
 from arena.errors import CardError, DealFileError
 
 TEST_VECTOR = (

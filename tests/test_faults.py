@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from arena.cards import Card, Hand, card_text
-from arena.dealing import seeded_deals
-from arena.faults import Fault, FaultKind, FaultLimits, fallback_card
-from arena.game import Round
-from arena.rules import Rules
-from arena.table import GameRecord, TableSettings
+from arena.core.cards import Card, Hand, card_text
+from arena.core.dealing import seeded_deals
+from arena.core.faults import Fault, FaultKind, FaultLimits, fallback_card
+from arena.core.game import Round
+from arena.core.rules import Rules
+from arena.players.table import GameRecord, TableSettings
 from tests.conftest import BotProcess, Bots, arena, check_record, run
 
 NAMES = ["s0", "s1", "s2", "s3"]

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from arena.cards import SUIT_OF, Card, Hand, Suit
-from arena.dealing import Deal, DealSource, seeded_deal, seeded_deals
+from arena.core.cards import SUIT_OF, Card, Hand, Suit
+from arena.core.dealing import Deal, DealSource, seeded_deal, seeded_deals
+from arena.core.game import Game, Phase, Redeal, Round, RoundSummary, SeatView, Trick, places
+from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
+from arena.core.scoring import round_score
 from arena.errors import IllegalCall, IllegalPlay
-from arena.game import Game, Phase, Redeal, Round, RoundSummary, SeatView, Trick, places
-from arena.rules import PROFILES, Rules, legal_cards, trick_winner
-from arena.scoring import round_score
 from tests.test_rules import (
     ASHMA_1,
     ASHMA_2,

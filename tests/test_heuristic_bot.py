@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from arena.cards import Card, Hand
-from arena.dealing import Deal, seeded_deals
-from arena.game import Game, Phase, SeatView
-from arena.rules import PROFILES, Rules
+from arena.core.cards import Card, Hand
+from arena.core.dealing import Deal, seeded_deals
+from arena.core.game import Game, Phase, SeatView
+from arena.core.rules import PROFILES, Rules
 from sample_bots.heuristic_bot import HeuristicBot, estimate_tricks
 from sample_bots.random_bot import RandomBot
 

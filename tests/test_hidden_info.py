@@ -15,9 +15,9 @@ from collections.abc import Iterator
 import pytest
 from google.protobuf.message import Message
 
-from arena.dealing import seeded_deals
-from arena.rules import Rules
-from arena.table import GameRecord
+from arena.core.dealing import seeded_deals
+from arena.core.rules import Rules
+from arena.players.table import GameRecord
 from protocol import callbreak_pb2 as pb
 from tests.conftest import BotProcess, Bots, arena, run
 

@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.cards import Card, Suit
-from arena.dealing import Deal, seeded_deal, seeded_deals
-from arena.game import Game, Phase, Round
-from arena.rules import PROFILES, LowerTrump, Rules, legal_cards, trick_winner
-from arena.scoring import round_score
+from arena.core.cards import Card, Suit
+from arena.core.dealing import Deal, seeded_deal, seeded_deals
+from arena.core.game import Game, Phase, Round
+from arena.core.rules import PROFILES, LowerTrump, Rules, legal_cards, trick_winner
+from arena.core.scoring import round_score
 
 FULL = (1 << 52) - 1
 DEALS_PER_PROFILE = 10_000

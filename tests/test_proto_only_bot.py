@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.dealing import seeded_deals
-from arena.rules import Rules
-from arena.table import GameRecord
+from arena.core.dealing import seeded_deals
+from arena.core.rules import Rules
+from arena.players.table import GameRecord
 from tests.conftest import ROOT, Bots, arena, check_record, run, token
 
 BOT = ROOT / "tests" / "proto_only_bot.py"

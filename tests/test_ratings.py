@@ -1,4 +1,4 @@
-"""The standings, head-to-head comparisons and seat report of ``arena.ratings``, checked against
+"""The standings, head-to-head comparisons and seat report of ``arena.rating.ratings``, checked against
 hand computations on crafted records and against independent recomputations on the records of
 small in-process tournaments."""
 
@@ -16,8 +16,11 @@ from typing import Any
 import pytest
 from openskill.models import PlackettLuce
 
-from arena.config import parse_config
-from arena.ratings import (
+from arena.core.rules import Rules
+from arena.event.config import parse_config
+from arena.event.store import ResultsStore
+from arena.event.tournament import Tournament
+from arena.rating.ratings import (
     Standing,
     compare,
     compute_standings,
@@ -28,10 +31,7 @@ from arena.ratings import (
     render_standings,
     seat_report,
 )
-from arena.rules import Rules
-from arena.stats import pentanomial_elo, sprt, t_quantile
-from arena.store import ResultsStore
-from arena.tournament import Tournament
+from arena.rating.stats import pentanomial_elo, sprt, t_quantile
 
 Record = dict[str, Any]
 

@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from arena.game import places
-from arena.ratings import compute_standings, render_standings
-from arena.rules import Rules
+from arena.core.game import places
+from arena.core.rules import Rules
+from arena.rating.ratings import compute_standings, render_standings
 
 Record = dict[str, Any]
 

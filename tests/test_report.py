@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.config import parse_config
-from arena.ratings import Standing
-from arena.report import folder_report
-from arena.store import ResultsStore
-from arena.tournament import Tournament
+from arena.event.config import parse_config
+from arena.event.store import ResultsStore
+from arena.event.tournament import Tournament
+from arena.rating.ratings import Standing
+from arena.rating.report import folder_report
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "sample_bots.random_bot:RandomBot"

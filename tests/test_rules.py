@@ -11,9 +11,8 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from arena.cards import Card, Hand, Suit
-from arena.errors import RulesError
-from arena.rules import (
+from arena.core.cards import Card, Hand, Suit
+from arena.core.rules import (
     PROFILES,
     SWITCHES,
     LowerTrump,
@@ -26,6 +25,7 @@ from arena.rules import (
     legal_cards,
     trick_winner,
 )
+from arena.errors import RulesError
 
 S, H, D, C = 0, 1, 2, 3
 

@@ -9,7 +9,7 @@ from math import comb
 
 import pytest
 
-from arena.schedule import Assignment, Schedule, affine_plane_16, seatings
+from arena.event.schedule import Assignment, Schedule, affine_plane_16, seatings
 
 
 def names(n: int) -> list[str]:

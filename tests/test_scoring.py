@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.rules import Rules
-from arena.scoring import format_score, round_score
+from arena.core.rules import Rules
+from arena.core.scoring import format_score, round_score
 
 NEPALI = Rules.profile("nepali")
 STRICT = Rules.profile("strict")

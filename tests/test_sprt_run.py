@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from arena.audit import audit
-from arena.config import parse_config
-from arena.ratings import compare
-from arena.report import folder_report
-from arena.stats import sprt
-from arena.store import ResultsStore
-from arena.tournament import RunSummary, Tournament
+from arena.event.audit import audit
+from arena.event.config import parse_config
+from arena.event.store import ResultsStore
+from arena.event.tournament import RunSummary, Tournament
+from arena.rating.ratings import compare
+from arena.rating.report import folder_report
+from arena.rating.stats import sprt
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.stats import (
+from arena.rating.stats import (
     Method,
     SprtResult,
     loo_datum_diffs,

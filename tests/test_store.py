@@ -10,15 +10,15 @@ from typing import Any
 
 import pytest
 
-from arena.config import load_config
-from arena.dealing import seeded_deals
+from arena.core.dealing import seeded_deals
+from arena.core.rules import Rules
 from arena.errors import RecordsError
-from arena.inprocess import play_fast
-from arena.rules import Rules
-from arena.schedule import Assignment
-from arena.store import ResultsStore, _difference, game_lines, read_records, round_json
-from arena.table import round_dict
-from arena.tournament import Tournament
+from arena.event.config import load_config
+from arena.event.schedule import Assignment
+from arena.event.store import ResultsStore, _difference, game_lines, read_records, round_json
+from arena.event.tournament import Tournament
+from arena.players.fast import play_fast
+from arena.players.table import round_dict
 from sample_bots.random_bot import RandomBot
 from tests.data.runs import games, records, run, tournament_text, write
 

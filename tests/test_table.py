@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 
-from arena.cards import SUIT_MASK, Card, Hand, Suit, card_text
-from arena.dealing import seeded_deals
-from arena.faults import Fault, FaultKind, FaultLimits, fallback_call, fallback_card
-from arena.game import View
-from arena.players import LocalPlayer, TableEvent
-from arena.rules import Rules
-from arena.table import GameRecord, TableSettings, play_game
+from arena.core.cards import SUIT_MASK, Card, Hand, Suit, card_text
+from arena.core.dealing import seeded_deals
+from arena.core.faults import Fault, FaultKind, FaultLimits, fallback_call, fallback_card
+from arena.core.game import View
+from arena.core.rules import Rules
+from arena.players.base import LocalPlayer, TableEvent
+from arena.players.table import GameRecord, TableSettings, play_game
 from sample_bots.random_bot import RandomBot
 from tests.conftest import check_record, without_timings
 

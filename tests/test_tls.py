@@ -8,9 +8,9 @@ import grpc
 import pytest
 import trustme
 
-from arena.dealing import seeded_deals
-from arena.rules import Rules
-from arena.table import GameRecord
+from arena.core.dealing import seeded_deals
+from arena.core.rules import Rules
+from arena.players.table import GameRecord
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, run, token

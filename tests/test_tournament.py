@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
-from arena.cards import Hand
-from arena.config import load_config
-from arena.dealing import DealFile, seeded_deal
-from arena.tournament import Tournament
+from arena.core.cards import Hand
+from arena.core.dealing import DealFile, seeded_deal
+from arena.event.config import load_config
+from arena.event.tournament import Tournament
 from tests.data.runs import (
     BOTS,
     COMMAND,

@@ -7,12 +7,12 @@ from collections.abc import Iterator
 
 import pytest
 
-from arena.cards import Suit
-from arena.dealing import seeded_deals
-from arena.game import Game, Phase, SeatView
-from arena.players import Decision, DecisionKind
-from arena.rules import PROFILES, Rules
-from arena.wire import RemoteView, RequestEncoder, rules_from_proto, rules_to_proto, view_from_proto, view_to_proto
+from arena.core.cards import Suit
+from arena.core.dealing import seeded_deals
+from arena.core.game import Game, Phase, SeatView
+from arena.core.rules import PROFILES, Rules
+from arena.net.wire import RemoteView, RequestEncoder, rules_from_proto, rules_to_proto, view_from_proto, view_to_proto
+from arena.players.base import Decision, DecisionKind
 from protocol import callbreak_pb2 as pb
 
 # --- rules ----------------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ import os
 import sys
 import time
 
-from arena.cards import Card
-from arena.game import View
+from arena.core.cards import Card
+from arena.core.game import View
 from sample_bots.random_bot import RandomBot
 
 

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.config import load_config
-from arena.report import folder_report
-from arena.tournament import RunSummary, Tournament
+from arena.event.config import load_config
+from arena.event.tournament import RunSummary, Tournament
+from arena.rating.report import folder_report
 
 ROOT = Path(__file__).resolve().parents[2]
 BOTS = ROOT / "tests" / "data" / "arena_bots.py"

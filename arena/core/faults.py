@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 
-from arena.cards import SUIT_MASK
+from arena.core.cards import SUIT_MASK
 
 __all__ = ["Fault", "FaultKind", "FaultLimits", "PlayerFault", "fallback_call", "fallback_card"]
 

@@ -9,7 +9,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-from arena.ratings import (
+from arena.core.rules import Rules
+from arena.core.scoring import tenths_per_point
+from arena.event.store import ResultsStore
+from arena.rating.ratings import (
     compare,
     compute_standings,
     head_to_head,
@@ -19,9 +22,6 @@ from arena.ratings import (
     render_standings,
     seat_report,
 )
-from arena.rules import Rules
-from arena.scoring import tenths_per_point
-from arena.store import ResultsStore
 
 __all__ = ["folder_report"]
 

@@ -17,13 +17,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from arena.cards import Card, Hand, Suit, card_text
-from arena.dealing import DealSource
+from arena.core.cards import Card, Hand, Suit, card_text
+from arena.core.dealing import DealSource
+from arena.core.faults import Fault, FaultKind, FaultLimits, PlayerFault, fallback_call, fallback_card
+from arena.core.game import Game, Phase, Redeal, RoundResult
+from arena.core.rules import Rules
 from arena.errors import CardError
-from arena.faults import Fault, FaultKind, FaultLimits, PlayerFault, fallback_call, fallback_card
-from arena.game import Game, Phase, Redeal, RoundResult
-from arena.players import Decision, DecisionKind, Player, TableEvent
-from arena.rules import Rules
+from arena.players.base import Decision, DecisionKind, Player, TableEvent
 
 __all__ = ["GameRecord", "TableSettings", "play_game"]
 

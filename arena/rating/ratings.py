@@ -32,9 +32,9 @@ from typing import Any
 from openskill.models import PlackettLuce
 from tabulate import tabulate
 
-from arena.rules import Rules
-from arena.scoring import tenths_per_point
-from arena.stats import MeanCI, Method, los, matchpoints, mean_ci, pentanomial_elo, sprt
+from arena.core.rules import Rules
+from arena.core.scoring import tenths_per_point
+from arena.rating.stats import MeanCI, Method, los, matchpoints, mean_ci, pentanomial_elo, sprt
 
 __all__ = [
     "Comparison",

@@ -4,7 +4,7 @@ Everything here is a pure function of values: no I/O, no clock. The legal-card a
 one of ``RULES.md`` with its switches; :func:`legal_cards` returns the mask of legal cards and a
 :class:`Reason` saying which part of the rule decided, and :func:`explain` turns that into the
 sentence a student reads (``7H was led and you hold TH, which beats the winning 7H: you must play
-TH``). Hands and tricks are passed as card indices and masks (see :mod:`arena.cards`).
+TH``). Hands and tricks are passed as card indices and masks (see :mod:`arena.core.cards`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import enum
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.cards import ABOVE, SUIT_MASK, SUIT_OF, Suit, card_text
+from arena.core.cards import ABOVE, SUIT_MASK, SUIT_OF, Suit, card_text
 from arena.errors import RulesError
 
 __all__ = [
@@ -43,7 +43,7 @@ class LowerTrump(enum.Enum):
 
 
 class Scoring(enum.Enum):
-    """How a round is scored (see :mod:`arena.scoring`)."""
+    """How a round is scored (see :mod:`arena.core.scoring`)."""
 
     STANDARD = "standard"
     PAGAT = "pagat"

@@ -16,11 +16,11 @@ import enum
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from arena.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
-from arena.dealing import Deal, DealSource
+from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
+from arena.core.dealing import Deal, DealSource
+from arena.core.rules import LowerTrump, Reason, Rules, TrumpMode, explain, legal_mask
+from arena.core.scoring import round_score
 from arena.errors import IllegalCall, IllegalPlay
-from arena.rules import LowerTrump, Reason, Rules, TrumpMode, explain, legal_mask
-from arena.scoring import round_score
 
 __all__ = [
     "MAX_REDEALS",

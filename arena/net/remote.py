@@ -16,9 +16,9 @@ from collections.abc import Awaitable, Callable
 
 import grpc
 
-from arena.faults import FaultKind, PlayerFault
-from arena.players import Decision, DecisionKind, TableEvent
-from arena.wire import RequestEncoder, event_message
+from arena.core.faults import FaultKind, PlayerFault
+from arena.net.wire import RequestEncoder, event_message
+from arena.players.base import Decision, DecisionKind, TableEvent
 from protocol import callbreak_pb2 as pb
 
 __all__ = ["RemotePlayer", "Session"]

@@ -16,9 +16,9 @@ import time
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from arena.cards import Card
-from arena.faults import FaultKind, PlayerFault
-from arena.game import Game, Phase, SeatView, View
+from arena.core.cards import Card
+from arena.core.faults import FaultKind, PlayerFault
+from arena.core.game import Game, Phase, SeatView, View
 
 __all__ = [
     "AbsentPlayer",
@@ -70,7 +70,7 @@ class TableEvent:
     seat: int
     """The seat the event is addressed to."""
     data: dict[str, Any]
-    """The event's details (see :mod:`arena.table` for each kind's keys)."""
+    """The event's details (see :mod:`arena.players.table` for each kind's keys)."""
 
 
 @runtime_checkable

@@ -19,11 +19,11 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.cards import card_text
+from arena.core.cards import card_text
+from arena.core.game import RoundResult
 from arena.errors import RecordsError
-from arena.game import RoundResult
-from arena.schedule import Assignment
-from arena.table import GameRecord
+from arena.event.schedule import Assignment
+from arena.players.table import GameRecord
 
 __all__ = ["FORMAT_VERSION", "ResultsStore", "game_lines", "read_records", "round_json"]
 

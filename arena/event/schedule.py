@@ -25,7 +25,7 @@ import itertools
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
 
-from arena.dealing import draw_seating
+from arena.core.dealing import draw_seating
 
 __all__ = ["Assignment", "Schedule", "affine_plane_16", "balanced_partition"]
 

@@ -26,19 +26,19 @@ from pathlib import Path
 from typing import Any
 
 from arena import __version__
-from arena.config import BotConfig, TournamentConfig
-from arena.dealing import DealFile, DealSource, seeded_deals
+from arena.core.dealing import DealFile, DealSource, seeded_deals
+from arena.core.rules import Rules
+from arena.core.scoring import tenths_per_point
 from arena.errors import ConfigError
-from arena.inprocess import has_fast_path, play_fast
-from arena.players import AbsentPlayer, LocalPlayer, Player
-from arena.ratings import compute_standings, render_standings
-from arena.rules import Rules
-from arena.schedule import Assignment, Schedule
-from arena.scoring import tenths_per_point
-from arena.server import ArenaServer, ServerSettings
-from arena.stats import SprtResult, sprt
-from arena.store import ResultsStore, game_lines
-from arena.table import GameRecord, play_game
+from arena.event.config import BotConfig, TournamentConfig
+from arena.event.schedule import Assignment, Schedule
+from arena.event.store import ResultsStore, game_lines
+from arena.net.server import ArenaServer, ServerSettings
+from arena.players.base import AbsentPlayer, LocalPlayer, Player
+from arena.players.fast import has_fast_path, play_fast
+from arena.players.table import GameRecord, play_game
+from arena.rating.ratings import compute_standings, render_standings
+from arena.rating.stats import SprtResult, sprt
 
 __all__ = ["RunSummary", "Tournament", "load_bot_class"]
 

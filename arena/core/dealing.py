@@ -6,7 +6,7 @@ algorithm step by step so another language can reproduce it byte for byte:
 1. key = UTF-8 of ``callbreak-arena/deal/v1/{seed}/{game}/{round}/{attempt}`` (decimal numbers);
 2. a stream of bytes: ``SHA-256(key || counter)`` for counter = 0, 1, 2, ... as 4-byte big-endian,
    the digests concatenated; read as 32-bit big-endian unsigned integers;
-3. Fisher-Yates on the deck ``[0, 1, ..., 51]`` (card indices of :mod:`arena.cards`): for i from
+3. Fisher-Yates on the deck ``[0, 1, ..., 51]`` (card indices of :mod:`arena.core.cards`): for i from
    51 down to 1, draw x from the stream until ``x < 2**32 - 2**32 % (i + 1)``, then swap
    positions i and ``x % (i + 1)``;
 4. dealt one at a time: deck position k goes to hand ``k % 4``, where hand 0 is the seat after
@@ -25,7 +25,7 @@ import struct
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from arena.cards import SUIT_MASK, Card, Hand, card_text
+from arena.core.cards import SUIT_MASK, Card, Hand, card_text
 from arena.errors import CardError, DealFileError
 
 __all__ = [

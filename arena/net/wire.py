@@ -1,6 +1,6 @@
 """Conversion between the rules core and the ``callbreak.v1`` protocol messages.
 
-The only module (with :mod:`arena.remote`, :mod:`arena.server` and :mod:`arena.botkit`) that
+The only module (with :mod:`arena.net.remote`, :mod:`arena.net.server` and :mod:`arena.botkit`) that
 touches the generated code. Requests are built from a :class:`~arena.game.SeatView`, never from
 the game, so no other seat's unplayed card can reach a bot. The bot side reads a request back
 into a :class:`RemoteView`, which offers the same attributes as a ``SeatView``, so one bot class
@@ -13,10 +13,10 @@ import functools
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from arena.cards import CARDS, Card, Hand, Suit, card_text
-from arena.game import Phase, RoundSummary, SeatView, Trick
-from arena.players import Decision, DecisionKind, TableEvent
-from arena.rules import LowerTrump, Penalty, Rules, Scoring, TrumpMode
+from arena.core.cards import CARDS, Card, Hand, Suit, card_text
+from arena.core.game import Phase, RoundSummary, SeatView, Trick
+from arena.core.rules import LowerTrump, Penalty, Rules, Scoring, TrumpMode
+from arena.players.base import Decision, DecisionKind, TableEvent
 from protocol import callbreak_pb2 as pb
 
 __all__ = [

@@ -21,11 +21,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena import __version__
-from arena.dealing import DealSource
-from arena.remote import RemotePlayer, Session
-from arena.rules import Rules
-from arena.table import GameRecord, TableSettings, play_game
-from arena.wire import rules_to_proto
+from arena.core.dealing import DealSource
+from arena.core.rules import Rules
+from arena.net.remote import RemotePlayer, Session
+from arena.net.wire import rules_to_proto
+from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 

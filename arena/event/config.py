@@ -15,10 +15,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.core.faults import FaultLimits
+from arena.core.rules import Rules
 from arena.errors import ConfigError, RulesError
-from arena.faults import FaultLimits
-from arena.rules import Rules
-from arena.table import TableSettings
+from arena.players.table import TableSettings
 
 __all__ = ["BotConfig", "TournamentConfig", "load_config", "parse_config"]
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from arena.dealing import DealSource
-from arena.game import Game, Round
-from arena.rules import Rules
-from arena.table import GameRecord
+from arena.core.dealing import DealSource
+from arena.core.game import Game, Round
+from arena.core.rules import Rules
+from arena.players.table import GameRecord
 
 __all__ = ["has_fast_path", "play_fast"]
 

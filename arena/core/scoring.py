@@ -7,7 +7,7 @@ with 5 tricks is 32 points), so there the tenths value *is* the displayed number
 
 from __future__ import annotations
 
-from arena.rules import Penalty, Rules, Scoring
+from arena.core.rules import Penalty, Rules, Scoring
 
 __all__ = ["format_score", "round_score", "tenths_per_point"]
 

@@ -14,12 +14,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.cards import SUIT_OF, Card, Hand, Suit
-from arena.dealing import DealFile, seeded_deal
+from arena.core.cards import SUIT_OF, Card, Hand, Suit
+from arena.core.dealing import DealFile, seeded_deal
+from arena.core.game import Phase, Round, places
+from arena.core.rules import Rules, TrumpMode
 from arena.errors import ArenaError, IllegalAction, RecordsError
-from arena.game import Phase, Round, places
-from arena.rules import Rules, TrumpMode
-from arena.store import ResultsStore, read_records
+from arena.event.store import ResultsStore, read_records
 
 __all__ = ["Violation", "audit"]
 

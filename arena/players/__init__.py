@@ -1,0 +1,1 @@
+"""Players behind one interface, and the table runner that seats four of them for a game."""

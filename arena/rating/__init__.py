@@ -1,0 +1,1 @@
+"""From records to standings: statistics, ratings, comparisons and reports."""
