@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from arena.core.cards import Card, Hand, Rank, Suit
 from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
-from arena.core.game import Game, Phase, Round, RoundResult, RoundSummary, SeatView, Trick, places
+from arena.core.game import Game, Phase, Round, RoundResult, RoundSummary, Trick, places
 from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
 from arena.core.scoring import format_score, round_score
+from arena.core.views import SeatView
 from arena.errors import (
     ArenaError,
     CardError,

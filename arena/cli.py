@@ -27,7 +27,7 @@ from arena.event.audit import audit
 from arena.event.config import TournamentConfig, load_config, parse_config
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
-from arena.players.base import play_out
+from arena.players.local import play_out
 from arena.rating.report import folder_report
 
 __all__ = ["main"]

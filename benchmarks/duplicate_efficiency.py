@@ -32,7 +32,7 @@ from typing import Any
 from arena.core.dealing import seeded_deals
 from arena.core.game import Game
 from arena.core.rules import Rules
-from arena.players.base import play_out
+from arena.players.local import play_out
 from sample_bots.heuristic_bot import HeuristicBot
 from sample_bots.random_bot import RandomBot
 

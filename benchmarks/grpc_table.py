@@ -31,8 +31,8 @@ import grpc
 
 from arena.botkit import Bot, play_session
 from arena.core.dealing import seeded_deals
-from arena.core.game import View
 from arena.core.rules import Rules
+from arena.core.views import View
 from arena.net.server import ArenaServer, ServerSettings
 from arena.players.table import TableSettings
 from protocol import callbreak_pb2 as pb

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Sequence
 
 from arena.botkit import Bot, run
 from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
-from arena.core.game import View
 from arena.core.rules import LowerTrump, Rules, Scoring
+from arena.core.views import View
 
 __all__ = ["HeuristicBot", "estimate_tricks"]
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from arena.botkit import Bot, run
 from arena.core.cards import CARDS, Card
-from arena.core.game import View
+from arena.core.views import View
 
 __all__ = ["RandomBot"]
 

@@ -14,7 +14,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.faults import FaultKind, FaultLimits
 from arena.core.rules import PROFILES, Rules
 from arena.net.server import ArenaServer
-from arena.players.base import LocalPlayer
+from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

@@ -12,9 +12,10 @@ import pytest
 
 from arena.core.cards import SUIT_OF, Card, Hand, Suit
 from arena.core.dealing import Deal, DealSource, seeded_deal, seeded_deals
-from arena.core.game import Game, Phase, Redeal, Round, RoundSummary, SeatView, Trick, places
+from arena.core.game import Game, Phase, Redeal, Round, RoundSummary, Trick, places
 from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
 from arena.core.scoring import round_score
+from arena.core.views import SeatView
 from arena.errors import IllegalCall, IllegalPlay
 from tests.test_rules import (
     ASHMA_1,

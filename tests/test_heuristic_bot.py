@@ -10,8 +10,9 @@ import pytest
 
 from arena.core.cards import Card, Hand
 from arena.core.dealing import Deal, seeded_deals
-from arena.core.game import Game, Phase, SeatView
+from arena.core.game import Game, Phase
 from arena.core.rules import PROFILES, Rules
+from arena.core.views import SeatView
 from sample_bots.heuristic_bot import HeuristicBot, estimate_tricks
 from sample_bots.random_bot import RandomBot
 

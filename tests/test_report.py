@@ -1,4 +1,4 @@
-"""The report of a results folder (``arena.report.folder_report`` and ``callbreak-arena standings``)
+"""The report of a results folder (``arena.rating.report.folder_report`` and ``callbreak-arena standings``)
 on the folders of small in-process tournaments, in every format."""
 
 from __future__ import annotations

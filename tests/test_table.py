@@ -12,9 +12,10 @@ import pytest
 from arena.core.cards import SUIT_MASK, Card, Hand, Suit, card_text
 from arena.core.dealing import seeded_deals
 from arena.core.faults import Fault, FaultKind, FaultLimits, fallback_call, fallback_card
-from arena.core.game import View
 from arena.core.rules import Rules
-from arena.players.base import LocalPlayer, TableEvent
+from arena.core.views import View
+from arena.players.base import TableEvent
+from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, TableSettings, play_game
 from sample_bots.random_bot import RandomBot
 from tests.conftest import check_record, without_timings

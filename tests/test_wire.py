@@ -9,8 +9,9 @@ import pytest
 
 from arena.core.cards import Suit
 from arena.core.dealing import seeded_deals
-from arena.core.game import Game, Phase, SeatView
+from arena.core.game import Game, Phase
 from arena.core.rules import PROFILES, Rules
+from arena.core.views import SeatView
 from arena.net.wire import RemoteView, RequestEncoder, rules_from_proto, rules_to_proto, view_from_proto, view_to_proto
 from arena.players.base import Decision, DecisionKind
 from protocol import callbreak_pb2 as pb

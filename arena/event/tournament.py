@@ -34,8 +34,9 @@ from arena.event.config import BotConfig, TournamentConfig
 from arena.event.schedule import Assignment, Schedule
 from arena.event.store import ResultsStore, game_lines
 from arena.net.server import ArenaServer, ServerSettings
-from arena.players.base import AbsentPlayer, LocalPlayer, Player
+from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path, play_fast
+from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, play_game
 from arena.rating.ratings import compute_standings, render_standings
 from arena.rating.stats import SprtResult, sprt

@@ -19,8 +19,9 @@ A whole bot::
 ``run()`` reads ``--arena HOST:PORT --token T`` (see ``--help``), connects, answers every request
 on the stream (several tables at once are fine: each request carries its own view), reconnects
 with backoff when the connection drops, and stops when the arena ends the tournament or refuses
-the bot. The ``view`` is a :class:`~arena.wire.RemoteView` (a :class:`~arena.game.View`) with the same attributes as the
-in-process :class:`~arena.game.SeatView`, so the same class plays both ways.
+the bot. The ``view`` is a :class:`~arena.net.wire.RemoteView` (a :class:`~arena.core.views.View`)
+with the same attributes as the in-process :class:`~arena.core.views.SeatView`, so the same class
+plays both ways.
 """
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ from pathlib import Path
 import grpc
 
 from arena.core.cards import Card
-from arena.core.game import View
+from arena.core.views import View
 from arena.net.wire import view_from_proto
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

@@ -3,9 +3,9 @@
 :class:`ArenaServer` runs a ``grpc.aio`` server with the ``callbreak.v1.Arena`` service, the
 standard health service and server reflection (so ``grpcurl`` can list the API). The servicer is
 thin: it checks the ``Hello`` (token, protocol version, disqualification), opens a
-:class:`~arena.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
+:class:`~arena.net.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
 which sessions are connected; a table claims a seat from it with :meth:`ArenaServer.claim` and
-gets a :class:`~arena.remote.RemotePlayer`. Many tables can play at once on one event loop.
+gets a :class:`~arena.net.remote.RemotePlayer`. Many tables can play at once on one event loop.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Conversion between the rules core and the ``callbreak.v1`` protocol messages.
 
 The only module (with :mod:`arena.net.remote`, :mod:`arena.net.server` and :mod:`arena.botkit`) that
-touches the generated code. Requests are built from a :class:`~arena.game.SeatView`, never from
+touches the generated code. Requests are built from a :class:`~arena.core.views.SeatView`, never from
 the game, so no other seat's unplayed card can reach a bot. The bot side reads a request back
 into a :class:`RemoteView`, which offers the same attributes as a ``SeatView``, so one bot class
 plays in-process and over the network alike.
@@ -14,8 +14,9 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from arena.core.cards import CARDS, Card, Hand, Suit, card_text
-from arena.core.game import Phase, RoundSummary, SeatView, Trick
+from arena.core.game import Phase, RoundSummary, Trick
 from arena.core.rules import LowerTrump, Penalty, Rules, Scoring, TrumpMode
+from arena.core.views import SeatView
 from arena.players.base import Decision, DecisionKind, TableEvent
 from protocol import callbreak_pb2 as pb
 

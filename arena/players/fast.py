@@ -1,8 +1,8 @@
 """In-process tables without a network: the fast path for research runs of millions of deals.
 
 When all four seats are in-process Python bots that offer the fast interface below, a game is
-played through :meth:`arena.game.Game.playout`, with no views, no events and no asyncio, and
-gives the same :class:`~arena.table.GameRecord` a normal table would (timings aside). A bot
+played through :meth:`arena.core.game.Game.playout`, with no views, no events and no asyncio, and
+gives the same :class:`~arena.players.table.GameRecord` a normal table would (timings aside). A bot
 offers the fast path with two methods:
 
 - ``fast_call(seat, game, round, hand, calls) -> int``: ``hand`` is the mask of the cards dealt

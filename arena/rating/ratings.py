@@ -199,7 +199,7 @@ class Comparison:
     """Pentanomial head-to-head Elo and its 95 % interval."""
     pairs: int
     sprt: Any = None
-    """The sequential test, when one was asked for (:class:`arena.stats.SprtResult`)."""
+    """The sequential test, when one was asked for (:class:`arena.rating.stats.SprtResult`)."""
 
 
 def _block_differences(games: Sequence[Sequence[Record]], a: str, b: str) -> tuple[list[float], list[float]]:

@@ -18,7 +18,7 @@ import sys
 import time
 
 from arena.core.cards import Card
-from arena.core.game import View
+from arena.core.views import View
 from sample_bots.random_bot import RandomBot
 
 
