@@ -18,6 +18,7 @@ from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
 from arena.event.config import parse_config
+from arena.event.records import RoundRecord, parse_record
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.rating.ratings import (
@@ -34,6 +35,7 @@ from arena.rating.ratings import (
 from arena.rating.stats import pentanomial_elo, sprt, t_quantile
 
 Record = dict[str, Any]
+RULES = Rules.profile().to_dict()
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
@@ -49,15 +51,25 @@ def places_of(totals: Sequence[int]) -> list[int]:
     return [1 + sum(1 for other in totals if other > total) for total in totals]
 
 
+def typed(record: Record, line: int) -> RoundRecord:
+    """A record as the store reads it, from the fields a test cares about and plain defaults."""
+    faults = [{"detail": "", "round": record["round"], "trick": None, **fault} for fault in record["faults"]]
+    return parse_record({
+        "v": 2, "tournament": "t", "seed": 1, "deals": "seed", "rules": RULES, "attempt": 0, "trump": "S",
+        "hands": ["", "", "", ""], "tricks": [], "redeals": [], "fallbacks": [0, 0, 0, 0],
+        "versions": ["", "", "", ""], **record, "faults": faults,
+    }, line)
+
+
 def game(
     game_id: str, seats: Sequence[str], scores: Sequence[Sequence[int]], *,
     calls: Sequence[Sequence[int]] | None = None, tricks: Sequence[Sequence[int]] | None = None,
     faults: Sequence[Sequence[Record]] | None = None, final: bool = True, first_dealer: int = 3,
-) -> list[Record]:
+) -> list[RoundRecord]:
     """The round records of one game ``r<R>-g<G>-d<D>-p<P>``: ``scores[round][seat]``."""
     round_text, group_text, deal_text, rotation_text = (part[1:] for part in game_id.split("-"))
     deal_set = int(deal_text)
-    out: list[Record] = []
+    out: list[RoundRecord] = []
     totals = [0, 0, 0, 0]
     for index, round_scores in enumerate(scores):
         totals = [t + s for t, s in zip(totals, round_scores, strict=True)]
@@ -65,8 +77,8 @@ def game(
         record: Record = {
             "game": game_id, "block": game_id.rsplit("-p", 1)[0], "schedule_round": int(round_text),
             "group": int(group_text), "deal_set": deal_set, "rotation": int(rotation_text),
-            "seats": list(seats), "deal": f"{deal_set}.{index + 1}.0", "round": index + 1,
-            "dealer": (first_dealer + index) % 4,
+            "seats": list(seats), "first_dealer": first_dealer, "deal": f"{deal_set}.{index + 1}.0",
+            "round": index + 1, "dealer": (first_dealer + index) % 4,
             "calls": list(calls[index]) if calls else [3, 3, 3, 3],
             "tricks_won": list(tricks[index]) if tricks else [4, 3, 3, 3],
             "scores": list(round_scores), "totals": list(totals),
@@ -74,12 +86,12 @@ def game(
         }
         if last:
             record["places"] = places_of(totals)
-        out.append(record)
+        out.append(typed(record, index + 1))
     return out
 
 
 def cyclic_block(order: Sequence[str], matrix: Sequence[Sequence[int]], *, schedule_round: int = 1,
-                 deal_set: int = 1, group: int = 1) -> list[Record]:
+                 deal_set: int = 1, group: int = 1) -> list[RoundRecord]:
     """One deal set at one table in its 4 cyclic rotations, one round per game;
     ``matrix[seat][k]`` is the score of ``order[k]`` when it holds that seat's hand."""
     out = []
@@ -105,7 +117,7 @@ BLOCK2 = [
 ]
 
 
-def example() -> list[Record]:
+def example() -> list[RoundRecord]:
     """Two blocks of known scores (deal sets 1 and 2)."""
     return cyclic_block(BOTS, BLOCK1) + cyclic_block(BOTS, BLOCK2, schedule_round=2, deal_set=2)
 
@@ -117,21 +129,21 @@ def by_bot(rows: Iterable[Standing]) -> dict[str, Standing]:
 # -- independent recomputations -------------------------------------------------------------------
 
 
-def complete_games(records: Iterable[Record]) -> list[list[Record]]:
-    games: dict[str, list[Record]] = {}
+def complete_games(records: Iterable[RoundRecord]) -> list[list[RoundRecord]]:
+    games: dict[str, list[RoundRecord]] = {}
     for record in records:
-        games.setdefault(record["game"], []).append(record)
-    done = [rounds for rounds in games.values() if rounds[-1]["final"]]
-    return sorted(done, key=lambda g: (g[0]["schedule_round"], g[0]["group"], g[0]["deal_set"], g[0]["rotation"]))
+        games.setdefault(record.game, []).append(record)
+    done = [rounds for rounds in games.values() if rounds[-1].final]
+    return sorted(done, key=lambda g: (g[0].schedule_round, g[0].group, g[0].deal_set, g[0].rotation))
 
 
-def loo_by_bot(records: Iterable[Record]) -> tuple[dict[str, float], dict[str, dict[str, list[float]]]]:
+def loo_by_bot(records: Iterable[RoundRecord]) -> tuple[dict[str, float], dict[str, dict[str, list[float]]]]:
     """Duplicate score per bot (sum over hands of own - mean of the others), and per block the diffs."""
     hands: dict[tuple[str, int], list[tuple[str, str, int]]] = {}
     for rounds in complete_games(records):
         for record in rounds:
-            for seat, bot in enumerate(record["seats"]):
-                hands.setdefault((record["deal"], seat), []).append((bot, record["block"], record["scores"][seat]))
+            for seat, bot in enumerate(record.seats):
+                hands.setdefault((record.deal, seat), []).append((bot, record.block, record.scores[seat]))
     total: dict[str, float] = {}
     blocks: dict[str, dict[str, list[float]]] = {}
     for results in hands.values():
@@ -143,14 +155,14 @@ def loo_by_bot(records: Iterable[Record]) -> tuple[dict[str, float], dict[str, d
     return total, blocks
 
 
-def openskill_reference(records: Iterable[Record]) -> dict[str, Any]:
+def openskill_reference(records: Iterable[RoundRecord]) -> dict[str, Any]:
     model = PlackettLuce(tau=0.0)
     ratings: dict[str, Any] = {}
     for rounds in complete_games(records):
         final = rounds[-1]
-        teams = [[ratings.get(bot) or model.rating(name=bot)] for bot in final["seats"]]
-        rated = model.rate(teams, ranks=list(final["places"]))
-        for seat, bot in enumerate(final["seats"]):
+        teams = [[ratings.get(bot) or model.rating(name=bot)] for bot in final.seats]
+        rated = model.rate(teams, ranks=list(final.places))
+        for seat, bot in enumerate(final.seats):
             ratings[bot] = rated[seat][0]
     return ratings
 
@@ -158,7 +170,7 @@ def openskill_reference(records: Iterable[Record]) -> dict[str, Any]:
 # -- real tournaments -----------------------------------------------------------------------------
 
 
-def run_tournament(text: str, folder: Path) -> list[Record]:
+def run_tournament(text: str, folder: Path) -> list[RoundRecord]:
     asyncio.run(asyncio.wait_for(Tournament(parse_config(text), folder).run(), 120))
     return ResultsStore(folder).records()
 
@@ -183,13 +195,13 @@ HEAD_TO_HEAD = (
 
 
 @pytest.fixture(scope="module")
-def round_robin(tmp_path_factory: pytest.TempPathFactory) -> list[Record]:
+def round_robin(tmp_path_factory: pytest.TempPathFactory) -> list[RoundRecord]:
     """5 bots, every group of four, 2 deal sets: 5 tables x 4 rotations x 2 = 40 games."""
     return run_tournament(ROUND_ROBIN, tmp_path_factory.mktemp("rr"))
 
 
 @pytest.fixture(scope="module")
-def h2h(tmp_path_factory: pytest.TempPathFactory) -> list[Record]:
+def h2h(tmp_path_factory: pytest.TempPathFactory) -> list[RoundRecord]:
     """heur against rand1, opposite each other, 6 blocks with opponents drawn from a pool of 3."""
     return run_tournament(HEAD_TO_HEAD, tmp_path_factory.mktemp("h2h"))
 
@@ -235,7 +247,9 @@ def test_example_against_an_independent_recomputation() -> None:
     assert sum(row.matchpoint_pct for row in rows.values()) == pytest.approx(200.0)  # 50 % on average
 
 
-def test_real_round_robin_duplicate_scores_sum_to_zero_and_rank_like_mean_totals(round_robin: list[Record]) -> None:
+def test_real_round_robin_duplicate_scores_sum_to_zero_and_rank_like_mean_totals(
+    round_robin: list[RoundRecord],
+) -> None:
     rows = compute_standings(round_robin)
     assert {row.bot for row in rows} == {"heur", "bold", "rand1", "rand2", "rand3"}
     assert all(row.games == 32 and row.rounds == 160 and row.blocks == 8 for row in rows)
@@ -273,13 +287,13 @@ def test_openskill_matches_plackett_luce_fed_in_schedule_order(source: str, requ
         assert row.ordinal == pytest.approx(rating.ordinal()) and row.ordinal == pytest.approx(row.mu - 3 * row.sigma)
 
 
-def test_openskill_uses_schedule_order_not_file_order(round_robin: list[Record]) -> None:
+def test_openskill_uses_schedule_order_not_file_order(round_robin: list[RoundRecord]) -> None:
     # Records are appended as games finish; shuffled lines must rate the same.
     shuffled = list(reversed(round_robin))
-    by_game: dict[str, list[Record]] = {}
+    by_game: dict[str, list[RoundRecord]] = {}
     for record in shuffled:
-        by_game.setdefault(record["game"], []).append(record)
-    regrouped = [r for rounds in by_game.values() for r in sorted(rounds, key=lambda r: r["round"])]
+        by_game.setdefault(record.game, []).append(record)
+    regrouped = [r for rounds in by_game.values() for r in sorted(rounds, key=lambda r: r.round)]
     assert [(r.bot, r.mu, r.sigma) for r in compute_standings(regrouped)] == \
         [(r.bot, r.mu, r.sigma) for r in compute_standings(round_robin)]
 
@@ -287,7 +301,7 @@ def test_openskill_uses_schedule_order_not_file_order(round_robin: list[Record])
 def test_openskill_with_tied_places() -> None:
     records = game("r1-g1-d1-p0", BOTS, [[50, 50, 10, 10]]) + game("r2-g1-d2-p0", BOTS, [[0, 20, 20, 20]])
     reference = openskill_reference(records)
-    assert records[-1]["places"] == [4, 1, 1, 1]
+    assert records[-1].places == (4, 1, 1, 1)
     for row in compute_standings(records):
         assert (row.mu, row.sigma) == pytest.approx((reference[row.bot].mu, reference[row.bot].sigma))
 
@@ -362,7 +376,8 @@ def test_a_bot_without_finished_games_is_absent() -> None:
     matrix = head_to_head(records, [*BOTS, "ghost"])
     assert len(matrix) == 12 and not any("ghost" in pair for pair in matrix)
     c = compare(records, "A", "ghost", delta1=10.0)
-    assert c.blocks == 0 and c.pairs == 0 and math.isnan(c.diff.mean) and c.sprt.verdict == "continue"
+    assert c.sprt is not None and c.sprt.verdict == "continue"
+    assert c.blocks == 0 and c.pairs == 0 and math.isnan(c.diff.mean)
     assert "A vs ghost: 0 blocks" in render_comparison(c, Rules.profile())
     assert compute_standings([]) == []
     assert compute_standings(records[-1:]) == []
@@ -409,7 +424,7 @@ def test_house_bots_are_last_and_unranked() -> None:
 # -- head to head -----------------------------------------------------------------------------------
 
 
-def h2h_block(number: int, a_minus_b: Sequence[int]) -> list[Record]:
+def h2h_block(number: int, a_minus_b: Sequence[int]) -> list[RoundRecord]:
     """A and B opposite each other (seats 0 and 2 of the order) with opponents O1 and O2; one round
     per game; ``a_minus_b[rotation]`` is A's score minus B's (A scores it, B 0)."""
     order = ["A", "O1", "B", "O2"]
@@ -460,15 +475,15 @@ def test_compare_sprt_is_stats_sprt_on_the_block_differences(method: Any) -> Non
     assert f"verdict: {c.sprt.verdict}" in render_comparison(c, Rules.profile())
 
 
-def test_head_to_head_tournament(h2h: list[Record]) -> None:
+def test_head_to_head_tournament(h2h: list[RoundRecord]) -> None:
     games = complete_games(h2h)
     blocks: dict[str, list[int]] = {}
     for rounds in games:
         final = rounds[-1]
-        seats = final["seats"]
+        seats = final.seats
         assert seats.index("rand1") == (seats.index("heur") + 2) % 4  # opposite each other
-        blocks.setdefault(final["block"], []).append(final["totals"][seats.index("heur")]
-                                                     - final["totals"][seats.index("rand1")])
+        blocks.setdefault(final.block, []).append(final.totals[seats.index("heur")]
+                                                  - final.totals[seats.index("rand1")])
     diffs = [sum(d) / len(d) for d in blocks.values()]
     assert len(diffs) == 6 and all(len(d) == 4 for d in blocks.values())
     c = compare(h2h, "heur", "rand1", delta1=50.0, burn_in=3)
@@ -479,16 +494,16 @@ def test_head_to_head_tournament(h2h: list[Record]) -> None:
     assert c.pairs == 2 * 6
     pairs = []
     for block in blocks:
-        by_rotation = {g[-1]["rotation"]: g[-1] for g in games if g[-1]["block"] == block}
+        by_rotation = {g[-1].rotation: g[-1] for g in games if g[-1].block == block}
         for first in (0, 1):
             score = 0.0
             for final in (by_rotation[first], by_rotation[first + 2]):
-                seats = final["seats"]
-                d = final["totals"][seats.index("heur")] - final["totals"][seats.index("rand1")]
+                seats = final.seats
+                d = final.totals[seats.index("heur")] - final.totals[seats.index("rand1")]
                 score += 1.0 if d > 0 else 0.5 if d == 0 else 0.0
             pairs.append(score)
-            a_seat = by_rotation[first]["seats"].index("heur")
-            assert by_rotation[first + 2]["seats"][a_seat] == "rand1"
+            a_seat = by_rotation[first].seats.index("heur")
+            assert by_rotation[first + 2].seats[a_seat] == "rand1"
     assert c.elo == pytest.approx(pentanomial_elo(pairs))
     text = render_comparison(c, Rules.profile())
     assert "12 game pairs" in text and "likelihood of superiority" in text and "SPRT" in text
@@ -513,7 +528,7 @@ def test_seat_report_on_a_crafted_game() -> None:
     assert "[-inf, inf]" in render_seat_report(rows, Rules.profile())
 
 
-def test_seat_report_on_a_real_tournament(round_robin: list[Record]) -> None:
+def test_seat_report_on_a_real_tournament(round_robin: list[RoundRecord]) -> None:
     rows = seat_report(round_robin)
     assert len(rows) == 8
     rounds = len(round_robin)
@@ -522,9 +537,9 @@ def test_seat_report_on_a_real_tournament(round_robin: list[Record]) -> None:
     per_block: dict[str, dict[str, list[int]]] = {}
     for record in round_robin:
         for seat in range(4):
-            distance = (seat - record["dealer"]) % 4
+            distance = (seat - record.dealer) % 4
             for key in (f"seat {seat}", f"dealer +{distance}" if distance else "dealer"):
-                per_block.setdefault(key, {}).setdefault(record["block"], []).append(record["scores"][seat])
+                per_block.setdefault(key, {}).setdefault(record.block, []).append(record.scores[seat])
     for row in rows:
         values = [mean(v) for v in per_block[row.position].values()]
         assert row.mean.n == 10 and row.mean.mean == pytest.approx(mean(values))  # 5 tables x 2 deal sets

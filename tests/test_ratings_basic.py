@@ -11,16 +11,28 @@ import pytest
 
 from arena.core.game import places
 from arena.core.rules import Rules
+from arena.event.records import RoundRecord, parse_record
 from arena.rating.ratings import compute_standings, render_standings
 
 Record = dict[str, Any]
+RULES = Rules.profile().to_dict()
+
+
+def typed(record: Record, line: int) -> RoundRecord:
+    """A record as the store reads it, from the fields a test cares about and plain defaults."""
+    faults = [{"detail": "", "round": record["round"], "trick": None, **fault} for fault in record["faults"]]
+    return parse_record({
+        "v": 2, "tournament": "t", "seed": 1, "deals": "seed", "rules": RULES, "first_dealer": 3, "attempt": 0,
+        "trump": "S", "hands": ["", "", "", ""], "tricks": [], "redeals": [], "fallbacks": [0, 0, 0, 0],
+        "versions": ["", "", "", ""], **record, "faults": faults,
+    }, line)
 
 HAND_VALUE = (30, -20, 10, -5)
 """What each seat's cards are worth on the crafted deal: the luck that duplicate scoring cancels."""
 
 
 def game(game_id: str, seats: Sequence[str], scores: Sequence[Sequence[int]], *, deal_set: int = 1,
-         faults: Sequence[Record] = (), final: bool = True) -> list[Record]:
+         faults: Sequence[Record] = (), final: bool = True) -> list[RoundRecord]:
     """The records of one game: one line per round, ``scores[round][seat]``."""
     match = re.fullmatch(r"r(\d+)-g(\d+)-d(\d+)-p(\d+)", game_id)
     assert match is not None
@@ -39,12 +51,12 @@ def game(game_id: str, seats: Sequence[str], scores: Sequence[Sequence[int]], *,
         }
         if last and final:
             record["places"] = list(places(totals))
-        lines.append(record)
+        lines.append(typed(record, index + 1))
     return lines
 
 
 def duplicate_block(bots: Sequence[str], skill: dict[str, int], round_number: int = 1,
-                    deal_set: int = 1) -> list[Record]:
+                    deal_set: int = 1) -> list[RoundRecord]:
     """One deal set in its four cyclic rotations: every bot holds every seat's hand once."""
     out = []
     for rotation in range(4):

@@ -17,8 +17,10 @@ import pytest
 
 from arena.cli import main
 from arena.event.config import parse_config
+from arena.event.plan import Manifest, Plan
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
+from arena.rating.live import LiveJudge
 from arena.rating.ratings import Standing
 from arena.rating.report import folder_report
 
@@ -27,7 +29,7 @@ RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
 FORMATS = ("table", "markdown", "json", "csv")
 COLUMNS = ("dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu", "sigma", "ordinal",
-           "made%", "|err|", "over", "high/low%", "faults")
+           "made%", "|err|", "over", "high/low%", "fallback%", "faults", "status")
 """The columns ``docs/standings.md`` explains."""
 
 
@@ -39,7 +41,8 @@ FIELD = (("heur", HEURISTIC, 1), ("rand1", RANDOM, 2), ("rand2", RANDOM, 3), ("r
 
 
 def play(text: str, folder: Path) -> Path:
-    asyncio.run(asyncio.wait_for(Tournament(parse_config(text), folder).run(), 120))
+    config = parse_config(text)
+    asyncio.run(asyncio.wait_for(Tournament(config, folder, judge=LiveJudge(folder, config)).run(), 120))
     return folder
 
 
@@ -145,8 +148,9 @@ def test_the_command_line_prints_the_folder_report(fmt: str, round_robin: Path, 
 def test_standings_of_a_folder_without_records(tmp_path: Path) -> None:
     # A run that planned its games and was stopped before the first one finished.
     store = ResultsStore(tmp_path / "empty")
-    store.start({"format_version": 1, "tournament": "empty", "config": {}, "plan": {}, "house_bots": [],
-                 "plan_hash": "0"}, fresh=False)
+    store.write_manifest(Manifest(tournament="empty", config={}, identity="0",
+                                  plan=Plan("cyclic", 0, False, False, []), house=[]).to_dict())
+    store.open()
     store.close()
     for fmt in FORMATS:
         folder_report(tmp_path / "empty", fmt)
@@ -162,6 +166,6 @@ def test_an_sprt_on_a_deal_file_is_capped_by_the_file_in_the_report(tmp_path: Pa
     text = (f'[tournament]\nname = "df"\nseed = 1\ndeal_file = "{deals}"\nformat = "sprt"\n'
             '[sprt]\na = "heur"\nb = "rand1"\ndelta1 = 0.01\n' + bots(FIELD[0], FIELD[1]))
     folder = play(text, tmp_path / "df")
-    assert len({r["block"] for r in ResultsStore(folder).records()}) == 12
+    assert len({r.block for r in ResultsStore(folder).records()}) == 12
     sprt = json.loads(folder_report(folder, "json"))["comparison"]["sprt"]
     assert sprt["n"] == 12 and sprt["verdict"] == "H1 (cap)"

@@ -16,7 +16,11 @@ Anyone with a results folder gets the same tables: nothing here reads anything b
   ``ordinal = mu - 3 sigma``.
 - calling: ``made%`` (rounds with tricks >= call), ``|err|`` (mean |tricks - call|), ``over``
   (overtricks per round), ``high%``/``low%`` (rounds called too high / too low).
-- ``faults``, by kind.
+- ``fallback%``: the share of its decisions the arena made for it (fallback calls and cards,
+  including whole games the fallback player sat in for it); ``faults``, by kind.
+- ``status``: ``playing``, ``absent`` (a run stopped waiting for it), ``withdrawn`` or
+  ``disqualified``, with the reason. Withdrawn and disqualified bots get no rank: they are listed
+  after the ranking, apart. House bots (fillers) are listed last in the ranking, unranked.
 """
 
 from __future__ import annotations
@@ -34,13 +38,20 @@ from tabulate import tabulate
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
-from arena.rating.stats import MeanCI, Method, los, matchpoints, mean_ci, pentanomial_elo, sprt
+from arena.event.plan import BotStatus
+from arena.event.records import GameRecords, RoundRecord, group_games
+from arena.rating.stats import MeanCI, Method, SprtResult, los, matchpoints, mean_ci, pentanomial_elo, sprt
 
 __all__ = [
+    "NOT_RANKED",
+    "NOT_RANKED_TITLE",
+    "BlockDifferences",
     "Comparison",
+    "Results",
     "SeatRow",
     "Standing",
     "compare",
+    "compare_games",
     "compute_standings",
     "head_to_head",
     "render_comparison",
@@ -48,10 +59,17 @@ __all__ = [
     "render_seat_report",
     "render_standings",
     "seat_report",
+    "sorted_games",
 ]
 
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
-Record = Mapping[str, Any]
+NOT_RANKED = ("withdrawn", "disqualified")
+"""The statuses that take a bot out of the ranking (it is listed apart)."""
+NOT_RANKED_TITLE = "Not ranked: withdrawn or disqualified"
+
+Results = Iterable[RoundRecord] | Iterable[GameRecords]
+"""What the functions here read: the rounds of a results folder (games not finished are left
+out), or its complete games."""
 
 
 @dataclasses.dataclass
@@ -59,7 +77,13 @@ class Standing:
     """One bot's line of the standings (scores in tenths, or DY points)."""
 
     bot: str
+    rank: int | None = None
+    """Its place in the ranking; none for house bots and for withdrawn or disqualified bots."""
     house: bool = False
+    status: str = "playing"
+    """``playing``, ``absent``, ``withdrawn`` or ``disqualified`` (the manifest's word for the bot)."""
+    reason: str = ""
+    """Why the bot is absent, withdrawn or disqualified, in words."""
     games: int = 0
     rounds: int = 0
     dup_per_game: float = 0.0
@@ -78,6 +102,11 @@ class Standing:
     overtricks: float = 0.0
     too_high_pct: float = 0.0
     too_low_pct: float = 0.0
+    decisions: int = 0
+    """Decisions its seats had to make: a call per deal and 13 cards per round."""
+    fallbacks: int = 0
+    """Of those, the decisions the arena made for it by fallback."""
+    fallback_pct: float = 0.0
     faults: int = 0
     faults_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)
 
@@ -87,14 +116,13 @@ class Standing:
                 for k, v in dataclasses.asdict(self).items()}
 
 
-def _games(records: Iterable[Record]) -> list[list[Record]]:
-    """Complete games, each its rounds in order, sorted by game id (a stable order for ratings)."""
-    by_game: dict[str, list[Record]] = {}
-    for record in records:
-        by_game.setdefault(str(record["game"]), []).append(record)
-    games = [rounds for rounds in by_game.values() if rounds[-1].get("final")]
-    games.sort(key=lambda rounds: (rounds[0]["schedule_round"], rounds[0]["group"], rounds[0]["deal_set"],
-                                   rounds[0]["rotation"]))
+def sorted_games(results: Results) -> list[GameRecords]:
+    """The complete games of ``results``, sorted by game id parts (a stable order for ratings,
+    whatever order the games finished in)."""
+    items: list[RoundRecord | GameRecords] = list(results)
+    games = [item for item in items if isinstance(item, GameRecords)]
+    games += group_games([item for item in items if isinstance(item, RoundRecord)])
+    games.sort(key=lambda g: (g.first.schedule_round, g.first.group, g.first.deal_set, g.first.rotation))
     return games
 
 
@@ -105,49 +133,66 @@ def _place_points(places: Sequence[int], seat: int) -> float:
     return sum(PLACE_POINTS[place - 1: place - 1 + tied]) / tied
 
 
-def _hands(games: Sequence[Sequence[Record]]) -> dict[tuple[str, int], list[tuple[str, str, int]]]:
+def _hands(games: Sequence[GameRecords]) -> dict[tuple[str, int], list[tuple[str, str, int]]]:
     """Every result on every hand: (deal, seat) -> [(bot, block, score)]."""
     hands: dict[tuple[str, int], list[tuple[str, str, int]]] = {}
-    for rounds in games:
-        for record in rounds:
-            for seat, bot in enumerate(record["seats"]):
-                hands.setdefault((str(record["deal"]), seat), []).append((bot, record["block"], record["scores"][seat]))
+    for game in games:
+        for record in game.rounds:
+            for seat, bot in enumerate(record.seats):
+                hands.setdefault((record.deal, seat), []).append((bot, record.block, record.scores[seat]))
     return hands
 
 
-def compute_standings(records: Iterable[Record], house: Sequence[str] = ()) -> list[Standing]:
-    """The standings of the complete games in ``records``, best first (house bots last)."""
-    games = _games(records)
+def _without_games(bot: str, house: bool) -> Standing:
+    """The line of a bot that has no complete game (only shown when it was withdrawn or disqualified)."""
+    nan = math.nan
+    return Standing(
+        bot, house=house, dup_per_game=nan, mean_round=nan, mean_total=nan, place_points=nan, matchpoint_pct=nan,
+        mu=nan, sigma=nan, ordinal=nan, made_pct=nan, abs_error=nan, overtricks=nan, too_high_pct=nan,
+        too_low_pct=nan, fallback_pct=nan,
+    )
+
+
+def compute_standings(
+    records: Results, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None,
+) -> list[Standing]:
+    """The standings of the complete games in ``records``: the ranked bots best first, then the house
+    bots, then the withdrawn and disqualified bots (``statuses``, from the manifest), unranked."""
+    house_bots = set(house)
+    statuses = statuses or {}
+    games = sorted_games(records)
     rows: dict[str, Standing] = {}
     model = PlackettLuce(tau=0.0)
     ratings: dict[str, Any] = {}
     block_dup: dict[str, dict[str, list[float]]] = {}
     block_games: dict[str, dict[str, int]] = {}
-    for rounds in games:
-        final = rounds[-1]
-        seats = final["seats"]
+    for game in games:
+        final = game.final
+        seats = final.seats
         for seat, bot in enumerate(seats):
-            row = rows.setdefault(bot, Standing(bot, house=bot in house))
+            row = rows.setdefault(bot, Standing(bot, house=bot in house_bots))
             row.games += 1
-            row.rounds += len(rounds)
-            row.mean_total += final["totals"][seat]
-            row.place_points += _place_points(final["places"], seat)
-            block_games.setdefault(bot, {})[final["block"]] = block_games.get(bot, {}).get(final["block"], 0) + 1
-            for record in rounds:
-                call, won = record["calls"][seat], record["tricks_won"][seat]
-                row.mean_round += record["scores"][seat]
+            row.rounds += len(game.rounds)
+            row.mean_total += final.totals[seat]
+            row.place_points += _place_points(final.places, seat)
+            block_games.setdefault(bot, {})[final.block] = block_games.get(bot, {}).get(final.block, 0) + 1
+            for record in game.rounds:
+                call, won = record.calls[seat], record.tricks_won[seat]
+                row.mean_round += record.scores[seat]
                 row.made_pct += won >= call
                 row.abs_error += abs(won - call)
                 row.overtricks += max(0, won - call)
                 row.too_high_pct += won < call
                 row.too_low_pct += won > call
-        for record in rounds:
-            for fault in record["faults"]:
-                row = rows[seats[fault["seat"]]]
+                row.decisions += record.decisions
+                row.fallbacks += record.fallbacks[seat]
+        for record in game.rounds:
+            for fault in record.faults:
+                row = rows[seats[fault.seat]]
                 row.faults += 1
-                row.faults_by_kind[fault["kind"]] = row.faults_by_kind.get(fault["kind"], 0) + 1
+                row.faults_by_kind[fault.kind.value] = row.faults_by_kind.get(fault.kind.value, 0) + 1
         teams = [[ratings.setdefault(bot, model.rating(name=bot))] for bot in seats]
-        rated = model.rate(teams, ranks=list(final["places"]))
+        rated = model.rate(teams, ranks=list(final.places))
         for seat, bot in enumerate(seats):
             ratings[bot] = rated[seat][0]
     for results in _hands(games).values():
@@ -173,12 +218,29 @@ def compute_standings(records: Iterable[Record], house: Sequence[str] = ()) -> l
         row.overtricks /= rounds_played
         row.too_high_pct = 100.0 * row.too_high_pct / rounds_played
         row.too_low_pct = 100.0 * row.too_low_pct / rounds_played
+        row.fallback_pct = 100.0 * row.fallbacks / row.decisions
         per_block = [sum(diffs) / block_games[bot][block] for block, diffs in block_dup.get(bot, {}).items()]
         ci = mean_ci(per_block)
         row.dup_low, row.dup_high, row.blocks = ci.low, ci.high, ci.n
         rating = ratings[bot]
         row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal()
-    return sorted(rows.values(), key=lambda r: (r.house, -r.dup_per_game, -r.mean_total, r.bot))
+    for bot, status in statuses.items():
+        # A bot taken out before it finished a game still gets its line: the reason is news.
+        if bot not in rows and status.status in NOT_RANKED:
+            rows[bot] = _without_games(bot, bot in house_bots)
+        if bot in rows:
+            rows[bot].status, rows[bot].reason = status.status, status.reason
+
+    def order(row: Standing) -> tuple[int, bool, float, float, str]:
+        section = 2 if row.status in NOT_RANKED else 1 if row.house else 0
+        if not row.games:
+            return section, True, 0.0, 0.0, row.bot
+        return section, False, -row.dup_per_game, -row.mean_total, row.bot
+
+    ordered = sorted(rows.values(), key=order)
+    for rank, row in enumerate((r for r in ordered if not r.house and r.status not in NOT_RANKED), start=1):
+        row.rank = rank
+    return ordered
 
 
 # -- head to head ------------------------------------------------------------------------------
@@ -198,21 +260,55 @@ class Comparison:
     elo: tuple[float, float, float]
     """Pentanomial head-to-head Elo and its 95 % interval."""
     pairs: int
-    sprt: Any = None
-    """The sequential test, when one was asked for (:class:`arena.rating.stats.SprtResult`)."""
+    sprt: SprtResult | None = None
+    """The sequential test, when one was asked for."""
 
 
-def _block_differences(games: Sequence[Sequence[Record]], a: str, b: str) -> tuple[list[float], list[float]]:
+class BlockDifferences:
+    """A's game total minus B's, game by game, gathered by block: what the sequential test reads.
+
+    The test takes the blocks in plan order, complete ones only, up to the first block that is not
+    complete, so its verdict does not depend on which games happened to finish first.
+    """
+
+    def __init__(self, a: str, b: str) -> None:
+        self.a = a
+        self.b = b
+        self._blocks: dict[str, dict[str, int]] = {}
+        """Block id -> game id -> A's total minus B's (keyed by game, so a game counts once)."""
+
+    def add(self, block: str, game: str, seats: Sequence[str], totals: Sequence[int]) -> None:
+        """One finished game (ignored unless A and B both sat at it)."""
+        if self.a in seats and self.b in seats:
+            self._blocks.setdefault(block, {})[game] = totals[seats.index(self.a)] - totals[seats.index(self.b)]
+
+    def add_game(self, game: GameRecords) -> None:
+        """One recorded game."""
+        self.add(game.block, game.game, game.seats, game.final.totals)
+
+    def complete_prefix(self, order: Sequence[str], rotations: int) -> list[float]:
+        """Per block of ``order``, A's total minus B's per game (tenths), up to the first block that
+        does not yet hold all its ``rotations`` games."""
+        out: list[float] = []
+        for block in order:
+            games = self._blocks.get(block, {})
+            if len(games) < rotations:
+                break
+            out.append(sum(games.values()) / len(games))
+        return out
+
+
+def _block_differences(games: Sequence[GameRecords], a: str, b: str) -> tuple[list[float], list[float]]:
     """Per block where A and B met: A's total minus B's, per game (tenths); and the scores of game
     pairs, two games of a block in which A and B hold each other's hands (1 per game A finished
     ahead of B, 1/2 for an exact tie), as chess testing pairs games with colours reversed."""
     blocks: dict[str, list[tuple[tuple[str, ...], int, float]]] = {}
-    for rounds in games:
-        final = rounds[-1]
-        seats = tuple(final["seats"])
+    for game in games:
+        final = game.final
+        seats = final.seats
         if a in seats and b in seats:
-            diff = final["totals"][seats.index(a)] - final["totals"][seats.index(b)]
-            blocks.setdefault(final["block"], []).append((seats, diff, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0))
+            diff = final.totals[seats.index(a)] - final.totals[seats.index(b)]
+            blocks.setdefault(final.block, []).append((seats, diff, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0))
     diffs: list[float] = []
     pairs: list[float] = []
     for entries in blocks.values():
@@ -233,23 +329,35 @@ def _block_differences(games: Sequence[Sequence[Record]], a: str, b: str) -> tup
 
 
 def compare(
-    records: Iterable[Record], a: str, b: str, *, delta0: float | None = None, delta1: float | None = None,
+    records: Results, a: str, b: str, *, delta0: float | None = None, delta1: float | None = None,
     alpha: float = 0.05, beta: float = 0.05, burn_in: int = 30, cap: int | None = None, method: Method = "alt2",
+    order: Sequence[str] | None = None, rotations: int = 4,
 ) -> Comparison:
     """A against B: mean duplicate difference per game with its interval, LOS, Elo, and the SPRT
-    (when ``delta1`` is given; deltas in tenths per game)."""
-    games = _games(records)
+    (when ``delta1`` is given; deltas in tenths per game).
+
+    The SPRT reads every block where A and B met, in schedule order; given ``order`` (the block ids
+    in plan order) and ``rotations`` (games per block), it reads them as a run does: the complete
+    blocks of the plan, up to the first that is not complete (:class:`BlockDifferences`).
+    """
+    games = sorted_games(records)
     result = compare_games(games, a, b)
     if delta1 is not None:
-        diffs, _ = _block_differences(games, a, b)
+        if order is None:
+            diffs, _ = _block_differences(games, a, b)
+        else:
+            gathered = BlockDifferences(a, b)
+            for game in games:
+                gathered.add_game(game)
+            diffs = gathered.complete_prefix(order, rotations)
         result.sprt = sprt(diffs, delta0 or 0.0, delta1, alpha=alpha, beta=beta, burn_in=burn_in, cap=cap,
                            method=method)
     return result
 
 
-def head_to_head(records: Iterable[Record], bots: Sequence[str]) -> dict[tuple[str, str], Comparison]:
+def head_to_head(records: Results, bots: Sequence[str]) -> dict[tuple[str, str], Comparison]:
     """Every ordered pair of ``bots`` that met at a table."""
-    games = _games(records)
+    games = sorted_games(records)
     out: dict[tuple[str, str], Comparison] = {}
     for a in bots:
         for b in bots:
@@ -260,8 +368,8 @@ def head_to_head(records: Iterable[Record], bots: Sequence[str]) -> dict[tuple[s
     return out
 
 
-def compare_games(games: Sequence[Sequence[Record]], a: str, b: str) -> Comparison:
-    """:func:`compare` on games already grouped, without the SPRT."""
+def compare_games(games: Sequence[GameRecords], a: str, b: str) -> Comparison:
+    """:func:`compare` on complete games already sorted (:func:`sorted_games`), without the SPRT."""
     diffs, pairs = _block_differences(games, a, b)
     ci = mean_ci(diffs)
     return Comparison(
@@ -282,16 +390,16 @@ class SeatRow:
     mean: MeanCI
 
 
-def seat_report(records: Iterable[Record]) -> list[SeatRow]:
+def seat_report(records: Results) -> list[SeatRow]:
     """Mean round score by seat and by distance from the dealer, with intervals over blocks."""
-    games = _games(records)
+    games = sorted_games(records)
     by_key: dict[str, dict[str, list[int]]] = {}
-    for rounds in games:
-        for record in rounds:
+    for game in games:
+        for record in game.rounds:
             for seat in range(4):
-                distance = (seat - record["dealer"]) % 4
+                distance = (seat - record.dealer) % 4
                 for key in (f"seat {seat}", f"dealer +{distance}" if distance else "dealer"):
-                    by_key.setdefault(key, {}).setdefault(record["block"], []).append(record["scores"][seat])
+                    by_key.setdefault(key, {}).setdefault(record.block, []).append(record.scores[seat])
     out = []
     order = [f"seat {s}" for s in range(4)] + ["dealer +1", "dealer +2", "dealer +3", "dealer"]
     for key in order:
@@ -321,8 +429,36 @@ def _faults_text(kinds: Mapping[str, int]) -> str:
     return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "0"
 
 
+def _number(value: float, spec: str) -> str:
+    return "-" if math.isnan(value) else format(value, spec)
+
+
+STANDINGS_HEADERS = ["#", "bot", "dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu",
+                     "sigma", "ordinal", "made%", "|err|", "over", "high/low%", "games", "fallback%", "faults",
+                     "status"]
+
+
+def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str) -> str:
+    table = []
+    for row in rows:
+        table.append([
+            row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
+            _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
+            _points(rules, row.mean_round), _points(rules, row.mean_total), _number(row.place_points, ".2f"),
+            _number(row.matchpoint_pct, ".1f"), _number(row.mu, ".1f"), _number(row.sigma, ".2f"),
+            _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
+            _number(row.overtricks, ".2f"),
+            f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
+            _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind),
+            f"{row.status}: {row.reason}" if row.reason else row.status,
+        ])
+    return tabulate(table, headers=STANDINGS_HEADERS, tablefmt="github" if fmt == "markdown" else "simple",
+                    disable_numparse=True) + "\n"
+
+
 def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table") -> str:
-    """The standings as text (``table``, ``markdown``), ``json`` or ``csv``."""
+    """The standings as text (``table``, ``markdown``), ``json`` or ``csv``. In text, withdrawn and
+    disqualified bots follow the ranking in a section of their own."""
     if fmt == "json":
         return json.dumps([r.to_dict() for r in rows], indent=2) + "\n"
     if fmt == "csv":
@@ -335,23 +471,12 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table")
             data.pop("faults_by_kind")
             writer.writerow(data)
         return out.getvalue()
-    table = []
-    rank = 0
-    for row in rows:
-        if not row.house:
-            rank += 1
-        table.append([
-            rank if not row.house else "-", row.bot + (" (house)" if row.house else ""),
-            _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
-            _points(rules, row.mean_round), _points(rules, row.mean_total), f"{row.place_points:.2f}",
-            f"{row.matchpoint_pct:.1f}", f"{row.mu:.1f}", f"{row.sigma:.2f}", f"{row.ordinal:.1f}",
-            f"{row.made_pct:.0f}", f"{row.abs_error:.2f}", f"{row.overtricks:.2f}",
-            f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}", row.games, _faults_text(row.faults_by_kind),
-        ])
-    headers = ["#", "bot", "dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu", "sigma",
-               "ordinal", "made%", "|err|", "over", "high/low%", "games", "faults"]
-    return tabulate(table, headers=headers, tablefmt="github" if fmt == "markdown" else "simple",
-                    disable_numparse=True) + "\n"
+    apart = [row for row in rows if row.status in NOT_RANKED]
+    text = _standings_table([row for row in rows if row.status not in NOT_RANKED], rules, fmt)
+    if apart:
+        gap = "\n" if fmt == "markdown" else ""
+        text += f"\n{NOT_RANKED_TITLE}\n{gap}" + _standings_table(apart, rules, fmt)
+    return text
 
 
 def render_head_to_head(matrix: Mapping[tuple[str, str], Comparison], bots: Sequence[str], rules: Rules,

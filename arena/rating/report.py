@@ -11,8 +11,12 @@ from typing import Any
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
+from arena.event.plan import Manifest
+from arena.event.records import GameRecords
 from arena.event.store import ResultsStore
 from arena.rating.ratings import (
+    Comparison,
+    Standing,
     compare,
     compute_standings,
     head_to_head,
@@ -23,7 +27,7 @@ from arena.rating.ratings import (
     seat_report,
 )
 
-__all__ = ["folder_report"]
+__all__ = ["folder_report", "folder_standings"]
 
 MATRIX_LIMIT = 12
 """The head-to-head matrix is shown for fields up to this size."""
@@ -41,41 +45,77 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def _planned_blocks(manifest: dict[str, Any]) -> int | None:
+@dataclasses.dataclass
+class _Folder:
+    """What a results folder holds, read once."""
+
+    manifest: Manifest | None
+    games: list[GameRecords]
+    rules: Rules
+
+    @classmethod
+    def read(cls, folder: Path) -> _Folder:
+        store = ResultsStore(folder)
+        raw = store.manifest()
+        manifest = Manifest.from_dict(raw, str(store.manifest_path)) if raw is not None else None
+        games = store.games()
+        if games:
+            rules = games[0].first.rules
+        else:  # scores of bots without a complete game are not shown, but the rules still name the unit
+            data = manifest.config.get("rules") if manifest is not None else None
+            rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
+        return cls(manifest, games, rules)
+
+    def standings(self) -> list[Standing]:
+        manifest = self.manifest
+        if manifest is None:
+            return compute_standings(self.games)
+        return compute_standings(self.games, manifest.house, manifest.statuses)
+
+
+def folder_standings(folder: Path) -> tuple[list[Standing], Rules]:
+    """The standings of a results folder, and the rules its scores are counted under."""
+    read = _Folder.read(folder)
+    return read.standings(), read.rules
+
+
+def _planned_blocks(manifest: Manifest) -> int | None:
     """The blocks the plan holds: the sequential test's cap, as the run used it (with a deal file the
     configuration's ``deal_sets`` is only its unused default)."""
-    games = manifest.get("plan", {}).get("games")
-    if not isinstance(games, list):
+    return len(manifest.plan.blocks) or None
+
+
+def _comparison(read: _Folder) -> Comparison | None:
+    """A against B, for the formats that compare two bots (with the SPRT under ``sprt``)."""
+    manifest = read.manifest
+    if manifest is None or manifest.config.get("format") not in ("head-to-head", "sprt"):
         return None
-    return len({str(game).rsplit("-p", 1)[0] for game in games}) or None
+    config = manifest.config
+    options = config.get("format_options", {})
+    if config.get("format") != "sprt":
+        return compare(read.games, options["a"], options["b"])
+    scale = tenths_per_point(read.rules)  # deltas are given in points per game
+    plan = manifest.plan
+    return compare(
+        read.games, options["a"], options["b"],
+        delta0=options.get("delta0", 0.0) * scale, delta1=options["delta1"] * scale,
+        alpha=options.get("alpha", 0.05), beta=options.get("beta", 0.05), burn_in=options.get("burn_in", 30),
+        cap=_planned_blocks(manifest) or config.get("deal_sets"), method=options.get("method", "alt2"),
+        order=[block.id for block in plan.blocks], rotations=plan.rotations,
+    )
 
 
 def folder_report(folder: Path, fmt: str = "table") -> str:
     """Everything the records of ``folder`` say about the bots."""
-    store = ResultsStore(folder)
-    manifest = store.manifest() or {}
-    records = store.records()
-    rules = Rules.from_dict(records[0]["rules"]) if records else Rules.profile()
-    house = manifest.get("house_bots", [])
-    rows = compute_standings(records, house)
+    read = _Folder.read(folder)
+    rules = read.rules
+    rows = read.standings()
     if fmt == "csv":
         return render_standings(rows, rules, "csv")
-    config = manifest.get("config", {})
-    options = config.get("format_options", {})
-    comparison = None
-    if config.get("format") in ("head-to-head", "sprt"):
-        scale = tenths_per_point(rules)
-        sequential = config.get("format") == "sprt"
-        comparison = compare(
-            records, options["a"], options["b"],
-            delta0=options.get("delta0", 0.0) * scale if sequential else None,
-            delta1=options["delta1"] * scale if sequential else None,
-            alpha=options.get("alpha", 0.05), beta=options.get("beta", 0.05), burn_in=options.get("burn_in", 30),
-            cap=_planned_blocks(manifest) or config.get("deal_sets"), method=options.get("method", "alt2"),
-        )
+    comparison = _comparison(read)
     bots = [r.bot for r in rows]
-    matrix = head_to_head(records, bots) if len(bots) <= MATRIX_LIMIT else {}
-    seats = seat_report(records)
+    matrix = head_to_head(read.games, bots) if len(bots) <= MATRIX_LIMIT else {}
+    seats = seat_report(read.games)
     if fmt == "json":
         return json.dumps(_plain({
             "standings": [r.to_dict() for r in rows],

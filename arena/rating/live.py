@@ -1,0 +1,115 @@
+"""The judge of a running tournament: live standings files, and the sequential test that may end an
+``sprt`` run early (the :class:`~arena.event.tournament.Judge` the tournament calls)."""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from arena.core.scoring import tenths_per_point
+from arena.event.config import TournamentConfig
+from arena.event.plan import Manifest
+from arena.event.records import GameRecords
+from arena.event.schedule import Assignment
+from arena.event.store import ResultsStore, write_atomic
+from arena.players.table import GameRecord
+from arena.rating.ratings import BlockDifferences, render_standings
+from arena.rating.report import folder_standings
+from arena.rating.stats import SprtResult, sprt
+
+__all__ = ["STANDINGS_FILES", "LiveJudge", "write_standings"]
+
+STANDINGS_FILES = {"standings.txt": "table", "standings.md": "markdown", "standings.json": "json",
+                   "standings.csv": "csv"}
+"""The standings files of a results folder, and the format of each."""
+REFRESH_EVERY_S = 5.0
+"""Shortest time between two refreshes of the standings files (unless forced)."""
+
+
+def write_standings(folder: Path) -> None:
+    """Recomputes the standings of a results folder into its standings files, each written atomically
+    (a live view reads the old file or the new one, whole)."""
+    rows, rules = folder_standings(folder)
+    for name, fmt in STANDINGS_FILES.items():
+        write_atomic(folder / name, render_standings(rows, rules, fmt))
+
+
+class LiveJudge:
+    """Keeps a results folder's standings files fresh while a tournament runs, and under the ``sprt``
+    format decides when no new block needs to begin."""
+
+    def __init__(self, folder: Path, config: TournamentConfig) -> None:
+        self.folder = folder
+        self.config = config
+        options = config.format_options
+        self._differences = (BlockDifferences(str(options["a"]), str(options["b"]))
+                             if config.format == "sprt" else None)
+        self._order: list[str] | None = None
+        """The plan's block ids in plan order, read from the manifest."""
+        self._rotations = 4
+        self._state: SprtResult | None = None
+        self._refreshed = -math.inf
+        self._refresh_cost = 0.0
+
+    # -- the Judge protocol ------------------------------------------------------------------------
+
+    def start(self, games: Sequence[GameRecords]) -> None:
+        """The games recorded before this run began (the manifest of the run is written by now)."""
+        self._order = None
+        self._state = None
+        if self._differences is not None:
+            for game in games:
+                self._differences.add_game(game)
+
+    def game_done(self, game: Assignment, record: GameRecord) -> None:
+        """One more game is recorded."""
+        if self._differences is not None:
+            self._differences.add(game.block, game.id, game.seats, record.totals)
+            self._state = None
+
+    def decided(self) -> bool:
+        """True when the sequential test has a verdict (always false for other formats)."""
+        state = self.sprt_state()
+        return state is not None and state.verdict != "continue"
+
+    def refresh(self, force: bool = False) -> None:
+        """Rewrites the standings files: at most every 5 s and never more than a tenth of the time
+        (each refresh reads every record), always when ``force``."""
+        now = time.monotonic()
+        if not force and now - self._refreshed < max(REFRESH_EVERY_S, 10 * self._refresh_cost):
+            return
+        write_standings(self.folder)
+        self._refreshed = time.monotonic()
+        self._refresh_cost = self._refreshed - now
+
+    # -- the sequential test -----------------------------------------------------------------------
+
+    def sprt_state(self) -> SprtResult | None:
+        """The sequential test on the complete blocks in plan order, up to the first block not yet
+        complete; ``None`` unless the format is ``sprt``."""
+        if self._differences is None:
+            return None
+        if self._state is None:
+            order = self._plan_order()
+            options = self.config.format_options
+            scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
+            self._state = sprt(
+                self._differences.complete_prefix(order, self._rotations),
+                float(options["delta0"]) * scale, float(options["delta1"]) * scale,
+                alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
+                cap=len(order) or None, method=options.get("method", "alt2"),
+            )
+        return self._state
+
+    def _plan_order(self) -> list[str]:
+        if self._order is None:
+            store = ResultsStore(self.folder)
+            raw = store.manifest()
+            if raw is None:  # nothing planned yet: nothing to decide on
+                return []
+            plan = Manifest.from_dict(raw, str(store.manifest_path)).plan
+            self._order = [block.id for block in plan.blocks]
+            self._rotations = plan.rotations
+        return self._order
