@@ -1,15 +1,17 @@
 """The ``callbreak-arena`` command line.
 
-Exit status: 0 success, 1 failure, 2 bad usage or bad input (with a one-line error on stderr).
+Exit status: 0 success, 1 failure, 2 bad usage or bad input (with a one-line error on stderr),
+3 a run that stopped with games outstanding because the bots they need were absent (run it again
+to resume).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
-import dataclasses
 import json
 import sys
+import time
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
@@ -25,9 +27,11 @@ from arena.core.scoring import format_score, round_score
 from arena.errors import ArenaError, RecordsError
 from arena.event.audit import audit
 from arena.event.config import TournamentConfig, load_config, parse_config
+from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.players.local import play_out
+from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 
 __all__ = ["main"]
@@ -35,6 +39,7 @@ __all__ = ["main"]
 EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
+EXIT_OUTSTANDING = 3
 
 
 class UsageError(Exception):
@@ -64,6 +69,7 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fresh", action="store_true",
                         help="discard any results already in the folder and start again")
     parser.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -82,19 +88,23 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser(
         "run", help="run a tournament (without CONFIG: the embedded demo over real gRPC)",
         description="Run a tournament from a TOML configuration (see docs/configuration.md), writing durable "
-        "records to its results folder; run it again on the same folder to resume after an interruption. "
-        "Without CONFIG, run the embedded demo: the sample bots as separate processes, connected over real "
-        "gRPC, in a duplicate round robin. Ends with the standings.",
+        "records to its results folder; run it again on the same folder to resume after an interruption, or "
+        "after changing the configuration (more deal sets, a late entrant, a bot removed). Games start as "
+        "their bots are present; when only games of absent bots are left, tournament.forfeit decides (see "
+        "docs/operations.md). Without CONFIG, run the embedded demo: the sample bots as separate processes, "
+        "connected over real gRPC, in a duplicate round robin. Ends with the standings. Exit status: 0 every "
+        "planned game played or settled, 1 failure, 2 bad configuration, 3 stopped with games outstanding "
+        "(absent bots, named on stderr; run again to resume).",
     )
     run.add_argument("config", nargs="?", type=Path, help="the tournament configuration (TOML)")
     _add_run_options(run)
-    run.add_argument("--no-progress", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
 
     serve = sub.add_parser(
         "serve", help="a long-running arena that waits for remote bots",
-        description="Start the arena of CONFIG and wait, as long as it takes, for its remote bots to connect "
-        "with their tokens; tables start as their seats fill. Records and resume work as with run.",
+        description="Start the arena of CONFIG for a long event: tables start as their bots are present, and "
+        "under tournament.forfeit = \"wait\" (the default) games of absent bots wait for them as long as it "
+        "takes (`callbreak-arena status DIR` says for whom). Records, resume and exit statuses as with run.",
     )
     serve.add_argument("config", type=Path, help="the tournament configuration (TOML)")
     _add_run_options(serve)
@@ -126,6 +136,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
     verify.set_defaults(func=_cmd_verify)
+
+    status = sub.add_parser(
+        "status", help="what a tournament is doing now: bots, sessions, tables, games, faults, standings",
+        description="Show the status a running arena writes to its results folder (about once a second): where "
+        "it listens, the connected bots and their sessions, the tables in play, games done and planned, the bots "
+        "it waits for and since when, faults per bot, and the current standings. On a folder whose run has "
+        "ended, the last status and the standings.",
+    )
+    status.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    status.add_argument("--json", action="store_true", help="print the status as one JSON object")
+    status.set_defaults(func=_cmd_status)
 
     game = sub.add_parser(
         "game", help="play one seeded game of four random bots in-process and print it",
@@ -323,13 +344,17 @@ def _load(config_path: Path | None) -> TournamentConfig:
     return load_config(config_path)
 
 
-def _run_tournament(args: argparse.Namespace, *, progress: bool, wait: bool) -> int:
+def _say(text: str) -> None:
+    print(f"callbreak-arena: {text}", file=sys.stderr, flush=True)
+
+
+def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) -> int:
     config = _load(args.config)
-    if wait:
-        config = dataclasses.replace(config, connect_timeout=float("inf"))
-    tournament = Tournament(config, args.results, fresh=args.fresh, progress=progress)
+    folder = args.results or config.results or Path("results") / config.name
+    tournament = Tournament(config, folder, fresh=args.fresh, progress=progress, serve=serve,
+                            judge=LiveJudge(folder, config), log=_say)
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
-          f"{tournament.schedule.total()} games, results in {tournament.folder}", file=sys.stderr)
+          f"results in {tournament.folder}", file=sys.stderr)
     try:
         summary = asyncio.run(tournament.run())
     except RecordsError as err:
@@ -339,18 +364,26 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, wait: bool) -> 
           file=sys.stderr)
     for bot, reason in summary.disqualified.items():
         print(f"{bot} was disqualified: {reason}", file=sys.stderr)
+    for bot, reason in summary.withdrawn.items():
+        print(f"{bot} was withdrawn: {reason}", file=sys.stderr)
     if summary.stopped_early:
         print("the sequential test decided: the run stopped early", file=sys.stderr)
     sys.stdout.write(folder_report(tournament.folder, args.format))
+    if summary.outstanding:
+        awaited = "; ".join(f"{bot} ({why})" for bot, why in summary.awaited.items())
+        print(f"callbreak-arena: stopped with {summary.outstanding} games outstanding, waiting for: {awaited}. "
+              "Run the same command again to play them when the bots are back (or set tournament.forfeit to "
+              "\"fallback\" or \"withdraw\")", file=sys.stderr)
+        return EXIT_OUTSTANDING
     return EXIT_OK
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    return _run_tournament(args, progress=not args.no_progress and sys.stderr.isatty(), wait=False)
+    return _run_tournament(args, progress=not args.no_progress and sys.stderr.isatty(), serve=False)
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    return _run_tournament(args, progress=sys.stderr.isatty(), wait=True)
+    return _run_tournament(args, progress=not args.no_progress and sys.stderr.isatty(), serve=True)
 
 
 def _results(folder: Path) -> ResultsStore:
@@ -368,36 +401,36 @@ def _cmd_standings(args: argparse.Namespace) -> int:
 
 def _cmd_replay(args: argparse.Namespace) -> int:
     store = _results(args.folder)
-    rounds = [r for r in store.records() if r["game"] == args.game]
+    rounds = [r for r in store.records() if r.game == args.game]
     if not rounds:
         raise UsageError(f"no game {args.game!r} in {args.folder}; game ids look like r1-g1-d3-p2")
     if args.round is not None:
-        rounds = [r for r in rounds if r["round"] == args.round]
+        rounds = [r for r in rounds if r.round == args.round]
         if not rounds:
             raise UsageError(f"game {args.game} has no round {args.round}")
-    rules = Rules.from_dict(rounds[0]["rules"])
-    seats = rounds[0]["seats"]
-    print(f"game {args.game}: deal set {rounds[0]['deal_set']}, rotation {rounds[0]['rotation']}, "
+    rules = rounds[0].rules
+    seats = rounds[0].seats
+    print(f"game {args.game}: deal set {rounds[0].deal_set}, rotation {rounds[0].rotation}, "
           f"rules {rules.profile_name}")
     for record in rounds:
-        print(f"\nRound {record['round']} (deal {record['deal']}), dealer: seat {record['dealer']}, "
-              f"trump {Suit.parse(record['trump']).noun}")
+        print(f"\nRound {record.round} (deal {record.deal}), dealer: seat {record.dealer}, "
+              f"trump {Suit.parse(record.trump).noun}")
         for seat in range(4):
-            print(f"  seat {seat} {seats[seat]:<20} {Hand.parse(record['hands'][seat]).symbols()}")
-        order = [(record["dealer"] + 1 + k) % 4 for k in range(4)]
-        print("  calls: " + ", ".join(f"seat {s} {record['calls'][s]}" for s in order))
-        for number, trick in enumerate(record["tricks"], start=1):
+            print(f"  seat {seat} {seats[seat]:<20} {Hand.parse(record.hands[seat]).symbols()}")
+        order = [(record.dealer + 1 + k) % 4 for k in range(4)]
+        print("  calls: " + ", ".join(f"seat {s} {record.calls[s]}" for s in order))
+        for number, trick in enumerate(record.tricks, start=1):
             plays = "  ".join(
-                f"{(trick['leader'] + k) % 4}:{Card.parse(c).symbol()}" for k, c in enumerate(trick["cards"])
+                f"{(trick.leader + k) % 4}:{Card.parse(c).symbol()}" for k, c in enumerate(trick.cards)
             )
-            print(f"  trick {number:2d}  {plays}   -> seat {trick['winner']}")
-        rows = [[seat, seats[seat], record["calls"][seat], record["tricks_won"][seat],
-                 format_score(rules, record["scores"][seat]), format_score(rules, record["totals"][seat])]
+            print(f"  trick {number:2d}  {plays}   -> seat {trick.winner}")
+        rows = [[seat, seats[seat], record.calls[seat], record.tricks_won[seat],
+                 format_score(rules, record.scores[seat]), format_score(rules, record.totals[seat])]
                 for seat in range(4)]
         print(tabulate(rows, headers=["seat", "bot", "call", "tricks", "score", "total"]))
-        for fault in record["faults"]:
-            print(f"  fault: seat {fault['seat']} {fault['kind']}: {fault['detail']}"
-                  + (f" (the arena played {fault['fallback']})" if fault["fallback"] else ""))
+        for fault in record.faults:
+            print(f"  fault: seat {fault.seat} {fault.kind.value}: {fault.detail}"
+                  + (f" (the arena played {fault.fallback})" if fault.fallback else ""))
     return EXIT_OK
 
 
@@ -405,11 +438,56 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     _results(args.folder)
     violation = audit(args.folder)
     if violation is None:
-        games = {r["game"] for r in ResultsStore(args.folder).records()}
+        games = {r.game for r in ResultsStore(args.folder).records()}
         print(f"ok: {len(games)} games in {args.folder} follow from their rules and seeds")
         return EXIT_OK
     print(f"violation: {violation}")
     return EXIT_FAILURE
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    _results(args.folder)
+    status = read_status(args.folder)
+    if args.json:
+        print(json.dumps(None if status is None else {**status.to_dict(), "live": status.live}, indent=1))
+        return EXIT_OK
+    if status is None:
+        print(f"{args.folder}: no run has written a status here yet")
+    else:
+        print(render_status(status))
+    standings = args.folder / "standings.txt"
+    if standings.exists():
+        print("\nStandings")
+        print(standings.read_text(encoding="utf-8"), end="")
+    return EXIT_OK
+
+
+def render_status(status: Status) -> str:
+    """A status as text for people."""
+    state = status.state if status.live or status.state not in ("starting", "running", "waiting") else (
+        "not running (the arena that wrote this status has ended without finishing: run it again to resume)")
+    age = time.time() - status.updated
+    lines = [f"{status.tournament}: {state}" + (f" - {status.message}" if status.message and status.live else ""),
+             f"updated {age:.0f} s ago by process {status.pid}"
+             + (f"; arena on {status.address} ({'TLS' if status.tls else 'plaintext'})" if status.address else ""),
+             f"games: {status.games_done} of {status.games_planned} done"]
+    if status.awaited:
+        lines.append("waiting for: " + ", ".join(status.awaited))
+    rows = [[b.bot, b.kind, b.state + (f" ({b.reason})" if b.reason else ""), b.games_done, b.games_left, b.faults,
+             b.faulty_decisions] for b in status.bots]
+    lines.append("\n" + tabulate(rows, headers=["bot", "kind", "state", "games done", "games left", "faults",
+                                                 "faulty decisions"], disable_numparse=True))
+    if status.sessions:
+        rows = [[s.session, s.bot, s.version, f"{s.tables}/{s.max_tables}", "yes" if s.events else "no",
+                 f"{s.connected_s:.0f} s"] for s in status.sessions]
+        lines.append("\nSessions\n" + tabulate(rows, headers=["session", "bot", "version", "tables", "events",
+                                                              "connected"], disable_numparse=True))
+    if status.tables:
+        rows = [[t.table, t.game, " ".join(t.seats), ", ".join(t.fallback) or "-", t.rounds_done,
+                 f"{t.started_s:.0f} s"] for t in status.tables]
+        lines.append("\nTables in play\n" + tabulate(rows, headers=["table", "game", "seats", "fallback for",
+                                                                    "rounds done", "running"], disable_numparse=True))
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -16,6 +16,7 @@ class RefusalReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     REFUSAL_REASON_DISQUALIFIED: _ClassVar[RefusalReason]
     REFUSAL_REASON_DUPLICATE_SESSION: _ClassVar[RefusalReason]
     REFUSAL_REASON_ARENA_FULL: _ClassVar[RefusalReason]
+    REFUSAL_REASON_WITHDRAWN: _ClassVar[RefusalReason]
 
 class NoticeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -67,6 +68,7 @@ REFUSAL_REASON_UNSUPPORTED_PROTOCOL: RefusalReason
 REFUSAL_REASON_DISQUALIFIED: RefusalReason
 REFUSAL_REASON_DUPLICATE_SESSION: RefusalReason
 REFUSAL_REASON_ARENA_FULL: RefusalReason
+REFUSAL_REASON_WITHDRAWN: RefusalReason
 NOTICE_KIND_UNSPECIFIED: NoticeKind
 NOTICE_KIND_ILLEGAL_ANSWER: NoticeKind
 NOTICE_KIND_LATE_ANSWER: NoticeKind
@@ -135,7 +137,7 @@ class Hello(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., events: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "arena_version", "protocol_version", "rules", "max_tables", "max_retries", "deadline_ms")
+    __slots__ = ("session_id", "arena_version", "protocol_version", "rules", "max_tables", "max_retries", "deadline_ms", "reconnect_grace_ms")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     ARENA_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -143,6 +145,7 @@ class Welcome(_message.Message):
     MAX_TABLES_FIELD_NUMBER: _ClassVar[int]
     MAX_RETRIES_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
+    RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     arena_version: str
     protocol_version: int
@@ -150,7 +153,8 @@ class Welcome(_message.Message):
     max_tables: int
     max_retries: int
     deadline_ms: int
-    def __init__(self, session_id: _Optional[str] = ..., arena_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., max_tables: _Optional[int] = ..., max_retries: _Optional[int] = ..., deadline_ms: _Optional[int] = ...) -> None: ...
+    reconnect_grace_ms: int
+    def __init__(self, session_id: _Optional[str] = ..., arena_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., max_tables: _Optional[int] = ..., max_retries: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
 
 class Refusal(_message.Message):
     __slots__ = ("reason", "detail")

@@ -166,9 +166,11 @@ async def arena(
     """A running arena on a free port that knows the bots ``names``; stopped on exit.
 
     ``settings`` go to :class:`ServerSettings`; ``table`` may replace the default table settings
-    (a generous deadline, so a loaded test machine never makes a good bot late).
+    (a generous deadline, so a loaded test machine never makes a good bot late). The reconnect
+    grace is 1 s unless given, so a test of a bot that never comes back does not wait long.
     """
     table = settings.pop("table", TableSettings(deadline_ms=deadline_ms))
+    settings.setdefault("reconnect_grace_s", 1.0)
     server = ArenaServer(ServerSettings(rules=rules or Rules.profile(), tokens=tokens(*names), table=table,
                                         **settings))
     port = await server.start("127.0.0.1:0")

@@ -14,12 +14,17 @@ Modes (``--at N`` picks the Nth request, counting call and play requests from 1)
 - ``garbage``: on the first request, sends a ConnectRequest with nothing set and a second Hello,
   then plays well;
 - ``wrong-id``: answers the Nth request with its request_id + 1000 first, then correctly;
-- ``wrong-kind``: answers the first play request with a CallAnswer first, then correctly.
+- ``wrong-kind``: answers the first play request with a CallAnswer first, then correctly;
+- ``drop``: on the Nth request drops its connection without answering, waits ``--sleep`` seconds,
+  connects again (a new stream and Hello) and plays well from then on (``dropped`` and ``hello`` lines);
+- ``drop-idle``: drops its connection right after its first Welcome, before any request, waits
+  ``--sleep`` seconds, connects again and plays well.
 
-The bot connects once and never reconnects. It prints JSON lines to stdout, for the tests to read:
-``welcome``, ``refusal``, every ``request`` (and what it ``answer``-ed), every ``notice``, every
-``event`` kind, with ``--dump`` every message received (``raw``: base64 of its bytes), and at the
-end the stream's status (``end``). It exits 0 when the arena closed the stream with OK, 1 otherwise.
+The bot connects once and never reconnects (except in the ``drop`` modes). It prints JSON lines to
+stdout, for the tests to read: ``hello`` for each connection, ``welcome``, ``refusal``, every
+``request`` (and what it ``answer``-ed), every ``notice``, every ``event`` kind, with ``--dump``
+every message received (``raw``: base64 of its bytes), ``dropped`` when it drops its connection,
+and at the end the stream's status (``end``). It exits 0 when the arena closed the stream with OK, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -37,7 +42,11 @@ import grpc
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
-MODES = ("good", "slow", "silent", "crash", "illegal", "garbage", "wrong-id", "wrong-kind")
+MODES = ("good", "slow", "silent", "crash", "illegal", "garbage", "wrong-id", "wrong-kind", "drop", "drop-idle")
+
+
+class Drop(Exception):
+    """Raised to drop the connection in the ``drop`` modes."""
 
 # Every card text, to find one the bot does not hold.
 DECK = [rank + suit for suit in "SHDC" for rank in "23456789TJQKA"]
@@ -65,6 +74,7 @@ class FakeBot:
         """For ``illegal``: the number of the fresh play request it misplays (with its retries)."""
         self.illegal_attempts = 0
         self.tasks: set[asyncio.Task[None]] = set()
+        self.dropped = False
 
     async def send(self, msg: pb.ConnectRequest) -> None:
         async with self.lock:  # the slow mode answers from a task while the main loop answers others
@@ -93,6 +103,9 @@ class FakeBot:
         good_call = request.legal_calls[0] if calling else None
         good_card = None if calling else request.legal_cards[0]
         mode = self.mode
+        if mode == "drop" and n == self.at and not self.dropped:
+            self.dropped = True
+            raise Drop
         if mode == "crash" and n == self.at:
             say(crash=n)
             sys.stdout.flush()
@@ -149,13 +162,28 @@ class FakeBot:
 
 
 async def main(args: argparse.Namespace) -> int:
+    bot: FakeBot | None = None
+    while True:
+        try:
+            return await one_stream(args, bot)
+        except Drop as drop:
+            bot = drop.args[0] if drop.args else bot
+            say(dropped=True)
+            await asyncio.sleep(args.sleep)
+
+
+async def one_stream(args: argparse.Namespace, bot: FakeBot | None) -> int:
     async with grpc.aio.insecure_channel(args.arena) as channel:
         stream = pb_grpc.ArenaStub(channel).Connect()
-        bot = FakeBot(args, stream)
+        if bot is None:
+            bot = FakeBot(args, stream)
+        else:
+            bot.stream = stream
         await stream.write(pb.ConnectRequest(hello=pb.Hello(
             bot_name=args.name or args.mode, bot_version="fake", token=args.token,
             protocol_version=args.protocol_version, events=args.events,
         )))
+        say(hello=True)
         try:
             while True:
                 msg = await stream.read()
@@ -167,20 +195,27 @@ async def main(args: argparse.Namespace) -> int:
                 if kind == "welcome":
                     w = msg.welcome
                     say(welcome=w.session_id, max_retries=w.max_retries, deadline_ms=w.deadline_ms,
-                        max_tables=w.max_tables, profile=w.rules.profile)
+                        max_tables=w.max_tables, profile=w.rules.profile, grace_ms=w.reconnect_grace_ms)
+                    if bot.mode == "drop-idle" and not bot.dropped:
+                        bot.dropped = True
+                        await asyncio.sleep(0.3)
+                        raise Drop(bot)
                 elif kind == "refusal":
                     say(refusal=pb.RefusalReason.Name(msg.refusal.reason), detail=msg.refusal.detail)
                 elif kind == "notice":
                     n = msg.notice
                     say(notice=pb.NoticeKind.Name(n.kind), id=n.request_id, table=n.table_id, detail=n.detail)
                 elif kind == "event":
-                    say(event=msg.event.WhichOneof("kind"), table=msg.event.table_id, seat=msg.event.seat)
+                    say(event=msg.event.WhichOneof("kind"), table=msg.event.table_id, seat=msg.event.seat,
+                        game=msg.event.game_id)
                 elif kind == "call_request":
                     await bot.on_request(msg.call_request, calling=True)
                 elif kind == "play_request":
                     await bot.on_request(msg.play_request, calling=False)
             code = await stream.code()
             details = await stream.details()
+        except Drop:
+            raise Drop(bot) from None
         except grpc.aio.AioRpcError as err:
             code, details = err.code(), err.details()
         say(end=code.name, details=details)

@@ -11,7 +11,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
 from arena.core.dealing import seeded_deals
-from arena.core.faults import FaultKind, FaultLimits
+from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
 from arena.net.server import ArenaServer
 from arena.players.local import LocalPlayer
@@ -307,12 +307,13 @@ def test_a_failed_claim_gives_the_seats_back(bots: Bots) -> None:
     assert run(scenario()).faults == []
 
 
-def test_a_faulty_bot_is_disqualified_after_its_game(bots: Bots) -> None:
+def test_a_disqualified_bot_gets_a_notice_its_stream_ends_and_it_is_refused(bots: Bots) -> None:
     async def scenario(server: ArenaServer, port: int) -> dict[str, Any]:
         cheat = bots.fake("illegal", port, "ana")
         for seed, name in enumerate(FOUR[1:], 1):
             bots.random(port, name, seed=seed)
         record = await server.play(FOUR, seeded_deals(4, 1), timeout=20)
+        server.disqualify("ana", "too many faulty decisions")
         status = await cheat.wait_async(10)
         refused = await handshake(port, hello(token("ana")))
         late = bots.fake("good", port, "ana")
@@ -321,17 +322,16 @@ def test_a_faulty_bot_is_disqualified_after_its_game(bots: Bots) -> None:
                 "cheat": cheat}
 
     async def main() -> dict[str, Any]:
-        limits = FaultLimits(max_retries=3, disqualify_after=1)
-        async with arena(FOUR, table=TableSettings(deadline_ms=5000, limits=limits)) as (server, port):
+        async with arena(FOUR, table=TableSettings(deadline_ms=5000, max_retries=3)) as (server, port):
             result = await scenario(server, port)
-            result["disqualified"] = dict(server.lobby.disqualified)
+            result["disqualified"] = dict(server.lobby.barred)
             return result
 
     result = run(main())
     record: GameRecord = result["record"]
     assert record.faults and {f.seat for f in record.faults} == {0}
     assert {f.kind for f in record.faults} <= {FaultKind.ILLEGAL_CALL, FaultKind.ILLEGAL_CARD}
-    assert "ana" in result["disqualified"]
+    assert result["disqualified"]["ana"][1] == "ana is disqualified: too many faulty decisions"
     cheat_lines = result["cheat"].lines()
     assert [line["notice"] for line in cheat_lines if line.get("notice") == "NOTICE_KIND_DISQUALIFIED"]
     assert cheat_lines[-1]["end"] == "PERMISSION_DENIED"

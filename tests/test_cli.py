@@ -13,6 +13,7 @@ import pytest
 
 from arena.cli import main
 from arena.core.dealing import DealFile, seeded_deal
+from arena.event.config import read_deal_file
 from tests.data.runs import cli, run, standings, tournament_text, write
 
 DEMO_BOTS = {"heuristic", "heuristic-bold", "random-a", "random-b"}
@@ -126,7 +127,7 @@ def test_deals_writes_a_deal_file_that_reads_back(tmp_path: Path, capsys: pytest
     status, out, _ = output(capsys, "deals", "--seed", "42", "--count", "3", "--out", path)
     assert status == 0
     assert out == f"wrote 15 deals to {path}\n"
-    deals = DealFile.read(path)
+    deals = read_deal_file(path)
     assert deals.games == [1, 2, 3]
     assert len(deals.deals) == 15
     for (game, round_number, attempt), deal in deals.deals.items():

@@ -13,6 +13,7 @@ import arena.core.dealing as dealing
 from arena.core.cards import SUIT_MASK, Card, Hand
 from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
 from arena.errors import CardError, DealFileError
+from arena.event.config import read_deal_file
 
 TEST_VECTOR = (
     "1.1.0: KC TD AD 7H TS QH 3S JC 3C 9C 8H 3D QD | 5D 4S 7D 9D 9S 7C AH 3H 6D TC 4C KH AC | "
@@ -238,7 +239,7 @@ def test_deal_file_format_parse_round_trip() -> None:
 def test_deal_file_on_disk(tmp_path: Path) -> None:
     path = tmp_path / "deals.txt"
     path.write_text(DealFile.format(_entries()), encoding="utf-8")
-    source = DealFile.read(path).source(2)
+    source = read_deal_file(path).source(2)
     for r in range(1, 6):
         assert source(r, 0) == seeded_deal(11, 2, r, 0)
         assert source(r, 0).last_card == seeded_deal(11, 2, r, 0).last_card
@@ -246,7 +247,7 @@ def test_deal_file_on_disk(tmp_path: Path) -> None:
 
 def test_deal_file_missing_on_disk(tmp_path: Path) -> None:
     with pytest.raises(DealFileError, match="cannot read deal file"):
-        DealFile.read(tmp_path / "nowhere.txt")
+        read_deal_file(tmp_path / "nowhere.txt")
 
 
 def test_deal_file_comments_and_blank_lines() -> None:
@@ -322,7 +323,7 @@ def test_malformed_file_on_disk_names_path_and_line(tmp_path: Path) -> None:
     path = tmp_path / "deals.txt"
     path.write_text(f"# deals\n{TEST_VECTOR}\n1.1.1: AS\n", encoding="utf-8")
     with pytest.raises(DealFileError) as info:
-        DealFile.read(path)
+        read_deal_file(path)
     assert str(path) in str(info.value)
     assert "line 3" in str(info.value)
 

@@ -12,7 +12,7 @@ import pytest
 
 from arena.core.cards import Card, Hand, card_text
 from arena.core.dealing import seeded_deals
-from arena.core.faults import Fault, FaultKind, FaultLimits, fallback_card
+from arena.core.faults import Fault, FaultKind, fallback_card
 from arena.core.game import Round
 from arena.core.rules import Rules
 from arena.players.table import GameRecord, TableSettings
@@ -24,14 +24,15 @@ NEPALI = Rules.profile("nepali")
 
 def play_with(
     bots: Bots, mode: str, seat: int, *extra: str, rules: Rules = NEPALI, table: TableSettings | None = None,
-    seed: int = 21, until: tuple[str, object] | None = None,
+    seed: int = 21, until: tuple[str, object] | None = None, **server_settings: Any,
 ) -> tuple[GameRecord, BotProcess, list[BotProcess]]:
     """One game: the fake bot ``mode`` at ``seat``, fake ``good`` bots elsewhere; after it, the arena
-    stays up ``until`` the misbehaving bot prints a line with that key and value."""
+    stays up ``until`` the misbehaving bot prints a line with that key and value. ``server_settings``
+    go to the arena's :class:`ServerSettings`."""
 
     async def scenario() -> GameRecord:
-        settings = table or TableSettings(deadline_ms=5000, limits=FaultLimits(max_retries=3))
-        async with arena(NAMES, rules, table=settings) as (server, port):
+        settings = table or TableSettings(deadline_ms=5000, max_retries=3)
+        async with arena(NAMES, rules, table=settings, **server_settings) as (server, port):
             for s, name in enumerate(NAMES):
                 bots.fake(mode if s == seat else "good", port, name, *(extra if s == seat else ()))
             record = await server.play(NAMES, seeded_deals(seed, 1), timeout=20)
@@ -71,7 +72,7 @@ def assert_others_clean(record: GameRecord, seat: int, others: list[BotProcess])
 
 def test_a_late_answer_gets_the_fallback_and_a_late_notice(bots: Bots) -> None:
     # Generous for the good bots (a loaded CI machine can stall a process for a few hundred ms).
-    table = TableSettings(deadline_ms=1500, limits=FaultLimits(max_retries=3))
+    table = TableSettings(deadline_ms=1500, max_retries=3)
     record, slow, others = play_with(bots, "slow", 1, "--at", "3", "--sleep", "2.5", table=table,
                                      until=("notice", "NOTICE_KIND_LATE_ANSWER"))
 
@@ -93,7 +94,7 @@ def test_a_late_answer_gets_the_fallback_and_a_late_notice(bots: Bots) -> None:
 
 
 def test_a_late_call_gets_the_lowest_call(bots: Bots) -> None:
-    table = TableSettings(deadline_ms=1500, limits=FaultLimits(max_retries=3))
+    table = TableSettings(deadline_ms=1500, max_retries=3)
     record, _, _ = play_with(bots, "slow", 2, "--at", "1", "--sleep", "2.5", rules=Rules.profile("strict"),
                              table=table)
     [fault] = record.faults
@@ -102,7 +103,7 @@ def test_a_late_call_gets_the_lowest_call(bots: Bots) -> None:
 
 
 def test_an_answer_within_the_time_bank_is_accepted_and_spends_it(bots: Bots) -> None:
-    table = TableSettings(deadline_ms=200, time_bank_ms=2000, limits=FaultLimits(max_retries=3))
+    table = TableSettings(deadline_ms=200, time_bank_ms=2000, max_retries=3)
     record, slow, others = play_with(bots, "slow", 0, "--at", "2", "--sleep", "0.6", table=table)
 
     assert record.faults == []
@@ -118,8 +119,8 @@ def test_an_answer_within_the_time_bank_is_accepted_and_spends_it(bots: Bots) ->
 
 def test_a_silent_bot_gets_the_fallback_at_every_card(bots: Bots) -> None:
     rules = Rules.profile("nepali", rounds=1)
-    table = TableSettings(deadline_ms=200, time_bank_ms=1000, limits=FaultLimits(max_retries=3))
-    record, silent, others = play_with(bots, "silent", 3, rules=rules, table=table)
+    table = TableSettings(deadline_ms=200, time_bank_ms=1000, max_retries=3)
+    record, silent, others = play_with(bots, "silent", 3, rules=rules, table=table, unresponsive_after=0)
 
     assert kinds(record.faults) == [FaultKind.LATE] * 13
     plays = [r for r in silent.requests() if r["request"] == "play"]
@@ -131,6 +132,22 @@ def test_a_silent_bot_gets_the_fallback_at_every_card(bots: Bots) -> None:
     # The first late answer ran through the whole bank; the rest of the game has none.
     assert plays[0]["time_bank_ms"] > 0
     assert [r["time_bank_ms"] for r in plays[1:]] == [0] * 12
+    assert_others_clean(record, 3, others)
+
+
+def test_a_bot_that_answers_nothing_is_dropped_as_stalled_after_three_requests(bots: Bots) -> None:
+    rules = Rules.profile("nepali", rounds=1)
+    table = TableSettings(deadline_ms=200, max_retries=3)
+    record, silent, others = play_with(bots, "silent", 3, rules=rules, table=table, unresponsive_after=3,
+                                       reconnect_grace_s=0.5)
+
+    assert kinds(record.faults) == [FaultKind.LATE] * 3 + [FaultKind.STALLED, FaultKind.STALLED]
+    stall, gone = record.faults[3:]
+    assert "left 3 requests in a row unanswered and sent nothing" in stall.detail
+    assert stall.fallback is None and gone.fallback is not None  # the drop, then the seat given up
+    assert "did not come back within 0.5 s" in gone.detail
+    assert silent.lines()[-1]["end"] == "UNAVAILABLE"
+    assert "left 3 requests in a row unanswered" in silent.lines()[-1]["details"]
     assert_others_clean(record, 3, others)
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
+import asyncio
 import json
 import shutil
+import time
 from pathlib import Path
 from typing import Any
 
@@ -14,9 +15,9 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.errors import RecordsError
 from arena.event.config import load_config
+from arena.event.plan import Manifest, describe_difference, digest
 from arena.event.schedule import Assignment
-from arena.event.store import ResultsStore, _difference, game_lines, read_records, round_json
-from arena.event.tournament import Tournament
+from arena.event.store import ResultsStore, game_lines, read_records, round_json
 from arena.players.fast import play_fast
 from arena.players.table import round_dict
 from sample_bots.random_bot import RandomBot
@@ -25,7 +26,7 @@ from tests.data.runs import games, records, run, tournament_text, write
 FIELDS = {
     "v", "tournament", "game", "block", "schedule_round", "group", "deal_set", "rotation", "seed", "deals", "rules",
     "seats", "first_dealer", "deal", "round", "attempt", "dealer", "trump", "hands", "calls", "tricks", "tricks_won",
-    "scores", "totals", "faults", "redeals", "final", "timings",
+    "scores", "totals", "faults", "redeals", "fallbacks", "final", "timings",
 }
 
 
@@ -50,7 +51,8 @@ def test_one_line_per_round_with_every_field(finished: Path) -> None:
     lines = records(finished / "results")
     assert len(lines) == 8 * 5
     for record in lines:
-        assert set(record) == FIELDS | ({"places"} if record["final"] else set())
+        assert set(record) == FIELDS | ({"places", "versions"} if record["final"] else set())
+        assert record["v"] == 2 and record["fallbacks"] == [0, 0, 0, 0]
         assert record["tournament"] == "t" and record["seed"] == 11 and record["deals"] == "seed"
         assert record["game"] == f"{record['block']}-p{record['rotation']}"
         assert record["block"] == f"r{record['schedule_round']}-g{record['group']}-d{record['deal_set']}"
@@ -74,24 +76,49 @@ def test_one_line_per_round_with_every_field(finished: Path) -> None:
             assert r["totals"] == totals
 
 
-def test_manifest_holds_the_config_and_the_plan_with_its_hash(finished: Path) -> None:
+def test_manifest_holds_the_config_and_the_plan(finished: Path) -> None:
     manifest = json.loads((finished / "results" / "manifest.json").read_text(encoding="utf-8"))
     config = load_config(finished / "t.toml")
-    tournament = Tournament(config, finished / "results")
+    assert manifest["format_version"] == 2
     assert manifest["config"] == config.to_dict()
-    assert manifest["plan"]["adaptive"] is False
-    assert manifest["plan"]["games"] == [a.id for a in tournament.schedule]
-    assert len(manifest["plan"]["games"]) == 8
-    body = json.dumps({"config": manifest["config"], "plan": manifest["plan"]}, sort_keys=True)
-    assert manifest["plan_hash"] == hashlib.sha256(body.encode()).hexdigest()
-    assert manifest["plan_hash"] == tournament.manifest()["plan_hash"]
-    assert manifest["house_bots"] == []
+    assert manifest["identity"] == digest(config.identity())
+    plan = Manifest.from_dict(manifest).plan
+    assert plan.adaptive is False and plan.rotation == "cyclic" and plan.rounds == 2
+    assert sorted(a.id for a in plan.games()) == sorted(games(finished / "results"))
+    assert manifest["house_bots"] == [] and manifest["statuses"] == {}
     assert manifest["tournament"] == "t"
 
 
-def test_the_records_file_reads_back(folder: Path) -> None:
-    assert read_records(folder / "records.jsonl") == records(folder)
+def test_the_records_file_reads_back_as_typed_records(folder: Path) -> None:
+    typed = read_records(folder / "records.jsonl")
+    raw = records(folder)
+    assert [r.game for r in typed] == [r["game"] for r in raw]
+    assert [list(r.scores) for r in typed] == [r["scores"] for r in raw]
+    assert [r.line for r in typed] == list(range(1, 41))
+    assert [r.tricks[0].cards for r in typed] == [tuple(r["tricks"][0]["cards"]) for r in raw]
     assert read_records(folder / "nothing.jsonl") == []
+
+
+@pytest.mark.parametrize(("edit", "words"), [
+    (lambda r: r.pop("scores"), "line 13: the record has no 'scores' field"),
+    (lambda r: r.update(seats=["a", "b"]), "line 13: field 'seats' must be a list of 4 strings"),
+    (lambda r: r.update(final="yes"), "line 13: field 'final' must be true or false, not 'yes'"),
+    (lambda r: r.update(v=9), "line 13: record format version 9 is not one this arena reads"),
+    (lambda r: r.update(faults=[{"seat": 0}]), "line 13 (a fault): the record has no 'kind' field"),
+    (lambda r: r.clear(), "line 13: the record has no 'v' field"),
+])
+def test_a_record_with_a_wrong_field_is_refused_naming_the_line_and_the_field(
+    folder: Path, edit: Any, words: str
+) -> None:
+    path = folder / "records.jsonl"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    record = json.loads(lines[12])
+    edit(record)
+    lines[12] = json.dumps(record) + "\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(RecordsError) as caught:
+        read_records(path)
+    assert words in str(caught.value)
 
 
 def test_a_torn_last_line_is_an_error_unless_repaired(folder: Path) -> None:
@@ -135,71 +162,90 @@ def test_damage_in_the_middle_is_refused_with_its_line(folder: Path, damage: byt
     assert path.read_bytes() == damaged  # never "repaired" by cutting good records away
 
 
-def test_start_on_a_new_folder_writes_the_manifest(tmp_path: Path, finished: Path) -> None:
-    tournament = Tournament(load_config(finished / "t.toml"), tmp_path / "new")
-    assert tournament.store.start(tournament.manifest()) == set()
-    assert json.loads((tmp_path / "new" / "manifest.json").read_text(encoding="utf-8")) == tournament.manifest()
+def test_open_on_a_new_folder_finds_nothing(tmp_path: Path) -> None:
+    assert ResultsStore(tmp_path / "new").open() == []
     assert not (tmp_path / "new" / "records.jsonl").exists()
 
 
-def test_start_returns_the_complete_games_and_drops_unfinished_ones(folder: Path) -> None:
+def test_open_returns_the_complete_games_and_drops_unfinished_ones(folder: Path) -> None:
     path = folder / "records.jsonl"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
-    by_game = games(folder)
-    ids = list(by_game)
+    ids = list(games(folder))
     # The last game lost its last two rounds (and so its final line) in a crash.
     path.write_text("".join(lines[:-2]), encoding="utf-8")
-    tournament = Tournament(load_config(folder.parent / "t.toml"), folder)
-    done = tournament.store.start(tournament.manifest())
-    assert done == set(ids[:-1])
+    done = ResultsStore(folder).open()
+    assert [g.game for g in done] == ids[:-1]
     kept = records(folder)
     assert len(kept) == 35 and {r["game"] for r in kept} == set(ids[:-1])
     assert "".join(lines[:35]) == path.read_text(encoding="utf-8")  # the complete games are kept as they were
 
 
-def test_start_repairs_a_torn_line_and_drops_its_game(folder: Path) -> None:
+def test_open_repairs_a_torn_line_and_drops_its_game(folder: Path) -> None:
     path = folder / "records.jsonl"
     raw = path.read_bytes()
     lines = raw.splitlines(keepends=True)
     path.write_bytes(b"".join(lines[:-3]) + lines[-3][:100])  # killed while writing the last game
-    tournament = Tournament(load_config(folder.parent / "t.toml"), folder)
-    done = tournament.store.start(tournament.manifest())
-    assert len(done) == 7
+    assert len(ResultsStore(folder).open()) == 7
     assert path.read_bytes() == b"".join(lines[:35])
 
 
-def test_start_refuses_a_folder_of_another_configuration(folder: Path) -> None:
+def test_records_without_their_manifest_are_refused_not_deleted(folder: Path) -> None:
+    (folder / "manifest.json").unlink()
+    before = (folder / "records.jsonl").read_bytes()
+    with pytest.raises(RecordsError, match=r"manifest\.json is missing"):
+        ResultsStore(folder).open()
+    with pytest.raises(RecordsError, match=r"manifest\.json is missing"):
+        run(folder.parent / "t.toml", folder)
+    assert (folder / "records.jsonl").read_bytes() == before
+
+
+def test_a_run_refuses_a_folder_of_another_configuration(folder: Path) -> None:
     text = (folder.parent / "t.toml").read_text(encoding="utf-8")
     changed = write(folder.parent / "changed.toml", text.replace("seed = 11", "seed = 12"))
-    tournament = Tournament(load_config(changed), folder)
     with pytest.raises(RecordsError) as caught:
-        tournament.store.start(tournament.manifest())
+        run(changed, folder)
     message = str(caught.value)
     assert "holds another tournament's results" in message
     assert "seed was 11, now 12" in message
     assert "--fresh" in message
     assert len(records(folder)) == 40  # nothing touched
     # Fresh: the old records go, the new manifest is written.
-    assert tournament.store.start(tournament.manifest(), fresh=True) == set()
-    assert not (folder / "records.jsonl").exists()
+    run(changed, folder, fresh=True)
     assert json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == 12
+    assert {r["seed"] for r in records(folder)} == {12}
 
 
-def test_append_then_close_makes_the_lines_readable(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path, sync_interval=0.0)
-    store.append(['{"game":"a","final":false}\n', '{"game":"a","final":true}\n'])
-    store.append(['{"game":"b","final":true}\n'])
+def test_written_records_are_fsynced_by_a_timer_within_the_interval(tmp_path: Path) -> None:
+    synced: list[float] = []
+
+    async def scenario() -> None:
+        store = ResultsStore(tmp_path, sync_interval=0.2)
+        original = store._sync
+
+        def sync() -> None:
+            original()
+            synced.append(time.monotonic())
+
+        store._sync = sync  # type: ignore[method-assign]
+        store.append(["a\n"])  # the first append syncs at once
+        written = time.monotonic()
+        store.append(["b\n"])  # within the interval: left to the timer
+        await asyncio.sleep(0.5)
+        assert len(synced) == 2 and synced[1] - written <= 0.2 + 0.1
+        store.close()
+
+    asyncio.run(scenario())
+
+
+def test_append_then_close_makes_the_lines_readable(folder: Path, tmp_path: Path) -> None:
+    lines = (folder / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
+    store = ResultsStore(tmp_path / "copy", sync_interval=0.0)
+    store.folder.mkdir()
+    store.append(lines[:5])
+    store.append(lines[5:12])
     store.close()
-    assert [r["game"] for r in store.records()] == ["a", "a", "b"]
-    assert [len(rounds) for rounds in store.games()] == [2, 1]
-
-
-def test_games_yields_complete_games_only(tmp_path: Path) -> None:
-    store = ResultsStore(tmp_path)
-    (tmp_path / "records.jsonl").write_text(
-        '{"game":"a","final":false}\n{"game":"b","final":true}\n{"game":"a","final":true}\n'
-        '{"game":"c","final":false}\n', encoding="utf-8")
-    assert [[r["game"] for r in rounds] for rounds in store.games()] == [["a", "a"], ["b"]]
+    assert [r.game for r in store.records()] == [json.loads(line)["game"] for line in lines[:12]]
+    assert [len(g.rounds) for g in store.games()] == [5, 5]  # the third game is not complete
 
 
 def test_a_manifest_that_is_not_json_is_refused(tmp_path: Path) -> None:
@@ -209,23 +255,23 @@ def test_a_manifest_that_is_not_json_is_refused(tmp_path: Path) -> None:
 
 
 CONFIG: dict[str, Any] = {
-    "name": "t", "seed": 1, "rules": {"profile": "nepali", "rounds": 5},
-    "bots": [{"name": "a", "seed": 0}, {"name": "b", "seed": 1}],
+    "name": "t", "seed": 1, "rules": {"profile": "nepali", "rounds": 5}, "deal_file": None,
+    "format_options": {"opponents": ["a", "b"]},
 }
 
 
 @pytest.mark.parametrize(("change", "words"), [
     (lambda c: c.update(seed=2), "seed was 1, now 2"),
     (lambda c: c["rules"].update(rounds=10), "rules.rounds was 5, now 10"),
-    (lambda c: c["bots"][1].update(seed=5), "bots[1].seed was 1, now 5"),
-    (lambda c: c["bots"].append({"name": "c", "seed": 2}), "bots was"),
-    (lambda c: c.update(deal_file="x.deals"), 'deal_file was null, now "x.deals"'),
-    (lambda c: None, "the planned schedule differs"),
+    (lambda c: c["format_options"]["opponents"].append("c"), "format_options.opponents was ['a', 'b'], now "
+                                                            "['a', 'b', 'c']"),
+    (lambda c: c.update(deal_file="x.deals"), "deal_file is new (now 'x.deals')"),
+    (lambda c: None, "nothing"),
 ])
-def test_difference_names_the_first_changed_key(change: Any, words: str) -> None:
+def test_difference_names_the_first_changed_key_in_words(change: Any, words: str) -> None:
     new = json.loads(json.dumps(CONFIG))
     change(new)
-    assert words in _difference(CONFIG, new)
+    assert describe_difference(CONFIG, new) == words
 
 
 # --- the hand-built record line -------------------------------------------------------------------

@@ -11,10 +11,20 @@ import pytest
 
 from arena.core.cards import SUIT_MASK, Card, Hand, Suit, card_text
 from arena.core.dealing import seeded_deals
-from arena.core.faults import Fault, FaultKind, FaultLimits, fallback_call, fallback_card
+from arena.core.faults import Fault, FaultKind, fallback_call, fallback_card
 from arena.core.rules import Rules
 from arena.core.views import View
-from arena.players.base import TableEvent
+from arena.players.base import (
+    CallMade,
+    CardPlayed,
+    GameEnd,
+    GameStart,
+    RedealMade,
+    RoundEnd,
+    RoundStart,
+    TableEvent,
+    TrickWon,
+)
 from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, TableSettings, play_game
 from sample_bots.random_bot import RandomBot
@@ -64,7 +74,7 @@ class Scripted(Lowest):
 
 def play(bots: list[Any], rules: Rules = NEPALI, seed: int = 1, max_retries: int = 3) -> GameRecord:
     players = [LocalPlayer(bot, f"p{seat}") for seat, bot in enumerate(bots)]
-    settings = TableSettings(deadline_ms=0, limits=FaultLimits(max_retries=max_retries))
+    settings = TableSettings(deadline_ms=0, max_retries=max_retries)
     record = asyncio.run(play_game(rules, players, seeded_deals(seed, 1), settings=settings))
     check_record(record, rules)
     return record
@@ -238,26 +248,42 @@ def test_events_reach_a_bot_that_listens() -> None:
     listener = Listener()
     record = play([Lowest(), Lowest(), listener, Lowest()], seed=6)
     events = listener.events
-    kinds = [e.kind for e in events]
-    per_round = ["round_start"] + ["call"] * 4 + (["card"] * 4 + ["trick"]) * 13 + ["round_end"]
-    assert kinds == ["game_start"] + per_round * 5 + ["game_end"]
+    bodies = [e.body for e in events]
+    kinds = [type(b) for b in bodies]
+    per_round = [RoundStart] + [CallMade] * 4 + ([CardPlayed] * 4 + [TrickWon]) * 13 + [RoundEnd]
+    assert kinds == [GameStart, *per_round * 5, GameEnd]
     assert {(e.table_id, e.game_id, e.seat) for e in events} == {("t1", "g1", 2)}
-    assert events[0].data["names"] == ["p0", "p1", "p2", "p3"]
-    assert events[0].data["game_number"] == 1
-    starts = [e for e in events if e.kind == "round_start"]
-    for start, result in zip(starts, record.rounds, strict=True):
-        assert start.data["hand"] == str(result.hands[2])  # its own hand only
-        assert (start.data["round"], start.data["dealer"], start.data["trump"]) == (
-            result.round_number, result.dealer, result.trump.letter)
-    calls = [(e.data["seat"], e.data["call"]) for e in events if e.kind == "call"]
+    start = bodies[0]
+    assert isinstance(start, GameStart)
+    assert start.names == ("p0", "p1", "p2", "p3") and start.game_number == 1 and start.rules == Rules.profile()
+    starts = [b for b in bodies if isinstance(b, RoundStart)]
+    for round_start, result in zip(starts, record.rounds, strict=True):
+        assert round_start.hand == result.hands[2]  # its own hand only
+        assert (round_start.round_number, round_start.dealer, round_start.trump) == (
+            result.round_number, result.dealer, result.trump)
+    calls = [(b.seat, b.call) for b in bodies if isinstance(b, CallMade)]
     assert calls[:4] == [(s, record.rounds[0].calls[s]) for s in (0, 1, 2, 3)]
-    cards = [e.data["card"] for e in events if e.kind == "card"]
-    assert cards == [str(c) for r in record.rounds for t in r.tricks for c in t.cards]
-    tricks = [e.data for e in events if e.kind == "trick"]
-    assert [t["winner"] for t in tricks] == [t.winner for r in record.rounds for t in r.tricks]
-    ends = [e.data for e in events if e.kind == "round_end"]
-    assert [tuple(e["totals"]) for e in ends] == [r.totals for r in record.rounds]
-    assert events[-1].data == {"totals": list(record.totals), "places": list(record.places)}
+    cards = [b.card for b in bodies if isinstance(b, CardPlayed)]
+    assert cards == [c for r in record.rounds for t in r.tricks for c in t.cards]
+    tricks = [b.trick for b in bodies if isinstance(b, TrickWon)]
+    assert tricks == [t for r in record.rounds for t in r.tricks]
+    ends = [b for b in bodies if isinstance(b, RoundEnd)]
+    assert [e.totals for e in ends] == [r.totals for r in record.rounds]
+    assert [e.result for e in ends] == [r.summary() for r in record.rounds]
+    assert bodies[-1] == GameEnd(record.totals, record.places)
+
+
+def test_a_redeal_comes_right_before_the_new_deal() -> None:
+    """Under redeal_below the four calls come first, then RedealMade, then the new RoundStart."""
+    listener = Listener()
+    rules = Rules.profile("nepali", rounds=1, redeal_below=10)
+    record = play([Lowest(), Lowest(), listener, Lowest()], seed=6, rules=rules)
+    bodies = [e.body for e in listener.events]
+    assert record.redeals  # the lowest calls total 4, less than 10: thrown in (up to the redeal limit)
+    first = bodies.index(next(b for b in bodies if isinstance(b, RedealMade)))
+    assert [type(b) for b in bodies[first - 5: first + 2]] == [RoundStart, CallMade, CallMade, CallMade, CallMade,
+                                                             RedealMade, RoundStart]
+    assert sum(isinstance(b, RedealMade) for b in bodies) == len(record.redeals)
 
 
 def test_a_failing_event_handler_does_not_stop_the_game() -> None:

@@ -5,14 +5,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from arena.core.cards import Hand
-from arena.core.dealing import DealFile, seeded_deal
-from arena.event.config import load_config
-from arena.event.tournament import Tournament
+from arena.core.dealing import seeded_deal
+from arena.event.config import load_config, read_deal_file
 from tests.data.runs import (
     BOTS,
     COMMAND,
@@ -97,31 +95,37 @@ def test_a_mixed_table_falls_back_to_the_normal_path(tmp_path: Path) -> None:
             assert timings == [0.0] * 4
 
 
-def test_a_faulty_bot_is_disqualified_and_the_run_finishes(tmp_path: Path) -> None:
+def test_a_faulty_bot_is_disqualified_its_blocks_dropped_and_the_run_finishes(tmp_path: Path) -> None:
     config = write(tmp_path / "t.toml", tournament_text(
         FIVE, spec=NO_FAST, a=CRASHER, deal_sets=2, concurrency=1, extra="[faults]\ndisqualify_after = 40\n"))
     result = cli("run", config, "--results", tmp_path / "out", "--no-progress", "--format", "json")
     assert result.returncode == 0, result.stderr
-    assert "a was disqualified: 40 faults (the limit is 40)" in result.stderr
-    order = list(games(tmp_path / "out"))
-    assert len(order) == 40  # every planned game was played
-    kinds: list[tuple[str, str]] = []
-    for game in order:
-        for record in games(tmp_path / "out")[game]:
-            seats = record["seats"]
-            assert all(seats[f["seat"]] == "a" for f in record["faults"])  # only the crasher faults
-            kinds.extend((game, f["kind"]) for f in record["faults"])
-    crashes = [k for _, k in kinds if k == "crash"]
-    assert len(crashes) >= 40
-    first_dq = next(i for i, (_, kind) in enumerate(kinds) if kind == "disconnect")
-    assert all(kind == "crash" for _, kind in kinds[:first_dq])
-    assert all(kind == "disconnect" for _, kind in kinds[first_dq:])  # later games: fallbacks only
-    detail = next(f["detail"] for r in records(tmp_path / "out") for f in r["faults"] if f["kind"] == "disconnect")
-    assert "a is disqualified" in detail
+    # One game of the crasher is 65 faulty decisions (every card), past the limit of 40.
+    assert "a was disqualified: 65 faulty decisions (the limit is 40)" in result.stderr
+    played = games(tmp_path / "out")
+    with_a = [g for g, rounds in played.items() if "a" in rounds[0]["seats"]]
+    without_a = [g for g, rounds in played.items() if "a" not in rounds[0]["seats"]]
+    # The block it was playing is finished (by the fallback player); its other 7 blocks are dropped.
+    assert len(with_a) == 4 and len({g.rsplit("-p", 1)[0] for g in with_a}) == 1
+    assert len(without_a) == 8  # the two blocks of b, c, d, e
+    faults = {g: [f for r in played[g] for f in r["faults"]] for g in with_a}
+    first, *rest = sorted(with_a, key=lambda g: min(i for i, r in enumerate(records(tmp_path / "out"))
+                                                     if r["game"] == g))
+    assert [f["kind"] for f in faults[first]] == ["crash"] * 65
+    for game in rest:
+        [fault] = faults[game]
+        assert fault["kind"] == "absent" and fault["detail"].startswith("a is disqualified: 65 faulty decisions")
+    assert all(not r["faults"] for g in without_a for r in played[g])
     rows = {row["bot"]: row for row in json.loads(result.stdout)["standings"]}
-    assert rows["a"]["faults"] == len(kinds)
-    assert all(rows[b]["faults"] == 0 for b in "bcde")
+    assert rows["a"]["status"] == "disqualified" and rows["a"]["rank"] is None
+    assert [rows[b]["rank"] for b in "bcde"] != [None] * 4 and all(rows[b]["status"] == "playing" for b in "bcde")
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert manifest["statuses"]["a"]["status"] == "disqualified"
+    assert len(manifest["plan"]["dropped"]) == 7
     assert cli("verify", tmp_path / "out").returncode == 0
+    # A resume keeps the disqualification and plays nothing more.
+    again = cli("run", config, "--results", tmp_path / "out", "--no-progress")
+    assert again.returncode == 0 and "0 games played, 12 already recorded" in again.stderr
 
 
 def test_without_a_limit_a_faulty_bot_plays_every_game_with_fallbacks(tmp_path: Path) -> None:
@@ -172,7 +176,7 @@ def test_a_deal_file_tournament_replays_exactly_those_deals(tmp_path: Path) -> N
     result = cli("run", "t.toml", "--results", "out", "--no-progress", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert "8 games played" in result.stderr
-    published = DealFile.read(deals)
+    published = read_deal_file(deals)
     lines = records(tmp_path / "out")
     assert {r["deals"] for r in lines} == {"file:contest.deals"}
     assert {r["deal_set"] for r in lines} == {1, 2}
@@ -190,46 +194,55 @@ def test_a_deal_file_tournament_replays_exactly_those_deals(tmp_path: Path) -> N
     assert verified.returncode == 0, verified.stdout
 
 
-def test_fresh_process_launches_a_process_per_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fresh_process_launches_a_process_per_game(tmp_path: Path) -> None:
     # Two bots launched as commands, two in-process: each game launches its own two processes.
     text = tournament_text(("r1", "r2"), kind="command", spec=COMMAND, deal_sets=1, tournament="fresh_process = true\n")
     text += "".join(f'\n[[bots]]\nname = "r{n}"\npython = "{RANDOM}"\nseed = {n}\n' for n in (3, 4))
     config = write(tmp_path / "fresh.toml", text)
     assert [b.kind for b in load_config(config).bots] == ["command", "command", "python", "python"]
     assert [b.seed for b in load_config(config).bots] == [1, 2, 3, 4]
-    launched: list[tuple[str, str]] = []
-    original = Tournament._launch
-
-    def counting(self: Tournament, bot: Any, token: str) -> Any:
-        launched.append((bot.name, token))
-        return original(self, bot, token)
-
-    monkeypatch.setattr(Tournament, "_launch", counting)
     summary = run(config, tmp_path / "fresh")
     assert summary.played == 4
-    assert sorted(name for name, _ in launched) == ["r1"] * 4 + ["r2"] * 4
-    assert len({token for _, token in launched}) == 8  # a token of its own for each process
-    assert sorted(p.name for p in (tmp_path / "fresh" / "logs").iterdir()) == ["r1.log", "r2.log"]
+    logs = tmp_path / "fresh" / "logs"
+    assert sorted(p.name for p in logs.iterdir()) == ["r1.log", "r2.log"]
+    for name in ("r1", "r2"):
+        text = (logs / f"{name}.log").read_text(encoding="utf-8")
+        assert text.count(" launched: ") == 4  # a process of its own for each game
+        assert "--token <token>" in text  # the token is never written to the log
     # The random bot plays the same in a fresh process as anywhere else.
     same = write(tmp_path / "local.toml", tournament_text(deal_sets=1))
     run(same, tmp_path / "local")
     assert stripped(tmp_path / "fresh") == stripped(tmp_path / "local")
 
 
-def test_a_launched_bot_that_dies_plays_on_with_fallbacks(tmp_path: Path) -> None:
-    # Its process exits in the middle of the first game: that game and every later one record the
-    # fault and play the fallback for it; the tournament does not wait for it, nor stop.
+def test_a_launched_bot_that_keeps_dying_is_restarted_then_waited_for_or_played_by_fallback(tmp_path: Path) -> None:
+    # Its process exits at its 30th card, every time: the arena starts it again (3 times by default),
+    # then counts it as broken. Under forfeit = "wait", run stops with the games outstanding and says
+    # why; under "fallback", the fallback player takes its seats and the run completes.
     quitter = f"{{python}} {BOTS} Quitter --arena {{address}} --token {{token}}"
-    config = write(tmp_path / "t.toml", tournament_text(kind="command", spec=COMMAND, r1=quitter, concurrency=1)
-                   .replace("connect_timeout_s = 30", "connect_timeout_s = 20"))
-    result = cli("run", config, "--results", tmp_path / "out", "--no-progress", timeout=60)
+    text = tournament_text(kind="command", spec=COMMAND, r1=quitter, concurrency=1).replace(
+        "[time]\n", "[time]\nreconnect_grace_s = 0.5\n")
+    waiting = write(tmp_path / "wait.toml", text)
+    result = cli("run", waiting, "--results", tmp_path / "out", "--no-progress", timeout=90)
+    assert result.returncode == 3, result.stderr
+    assert "games outstanding, waiting for: r1 (its process ended 4 times, the last time with exit status 3" in (
+        result.stderr)
+    log = (tmp_path / "out" / "logs" / "r1.log").read_text(encoding="utf-8")
+    assert log.count(" launched: ") == 4 and log.count("ended with exit status 3") == 4
+    assert cli("verify", tmp_path / "out").returncode == 1  # games are missing: the run is not over
+    assert "4 games played" in result.stderr  # one game per process: it dies in each
+    # Resumed with one restart and the fallback policy: two more processes, two more games, then the
+    # fallback player takes r1's seats in the last two.
+    changed = text.replace("[tournament]\n", '[tournament]\nforfeit = "fallback"\n')
+    falling_back = write(tmp_path / "fallback.toml", changed.replace("[time]\n", "[faults]\nrestarts = 1\n[time]\n"))
+    result = cli("run", falling_back, "--results", tmp_path / "out", "--no-progress", timeout=90)
     assert result.returncode == 0, result.stderr
-    assert "8 games played, 0 already recorded, 8 faults" in result.stderr
+    assert "4 games played, 4 already recorded" in result.stderr
     faults = {game: [f for r in rounds for f in r["faults"]] for game, rounds in games(tmp_path / "out").items()}
-    assert all(len(found) == 1 and found[0]["kind"] == "disconnect" for found in faults.values())
-    gone = [game for game, found in faults.items() if "r1 is gone: its process ended with exit status 3" in
-            found[0]["detail"]]
-    assert len(gone) == 7  # every game after the one it died in
+    kinds = sorted(f["kind"] for found in faults.values() for f in found)
+    assert kinds == ["absent"] * 2 + ["disconnect"] * 6
+    assert all(f["detail"].startswith("r1 is absent: its process ended 2 times") for found in faults.values()
+               for f in found if f["kind"] == "absent")
     assert cli("verify", tmp_path / "out").returncode == 0
 
 

@@ -23,7 +23,6 @@ import functools
 import hashlib
 import struct
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from arena.core.cards import SUIT_MASK, Card, Hand, card_text
 from arena.errors import CardError, DealFileError
@@ -220,15 +219,6 @@ class DealFile:
         if not deals:
             raise DealFileError(f"{name}: no deals found")
         return cls(deals)
-
-    @classmethod
-    def read(cls, path: Path) -> DealFile:
-        """Reads a deal file from disk."""
-        try:
-            text = path.read_text(encoding="utf-8")
-        except OSError as err:
-            raise DealFileError(f"cannot read deal file {path}: {err.strerror}") from None
-        return cls.parse(text, str(path))
 
     @staticmethod
     def format(lines: Iterable[tuple[int, int, int, Deal]], header: str = "") -> str:

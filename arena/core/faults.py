@@ -16,7 +16,7 @@ import enum
 
 from arena.core.cards import SUIT_MASK
 
-__all__ = ["Fault", "FaultKind", "FaultLimits", "PlayerFault", "fallback_call", "fallback_card"]
+__all__ = ["Fault", "FaultKind", "PlayerFault", "fallback_call", "fallback_card"]
 
 
 class FaultKind(enum.Enum):
@@ -35,9 +35,16 @@ class FaultKind(enum.Enum):
     UNKNOWN_REQUEST = "unknown_request"
     """An answer to a request that was never sent to this bot, or is no longer open."""
     DISCONNECT = "disconnect"
-    """The bot's connection ended mid-game: fallback play until the game ends."""
+    """The bot's connection ended mid-game and it did not come back within the reconnect grace:
+    fallback play until the game ends."""
     CRASH = "crash"
     """The bot raised an error (in-process) or its process died."""
+    STALLED = "stalled"
+    """The bot's connection stopped taking messages, or the bot left several requests in a row
+    unanswered without sending anything: the arena dropped the connection."""
+    ABSENT = "absent"
+    """The bot was not there to play (absent past the tournament's patience, withdrawn or
+    disqualified): the fallback player took its seat for the whole game."""
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -69,20 +76,6 @@ class PlayerFault(Exception):
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
-
-
-@dataclasses.dataclass(frozen=True)
-class FaultLimits:
-    """How many mistakes a bot may make before the arena stops asking."""
-
-    max_retries: int = 3
-    """Times an illegal answer is asked again before the fallback is played."""
-    disqualify_after: int = 0
-    """Faults in one tournament after which a bot is disqualified (0: never)."""
-
-    def __post_init__(self) -> None:
-        if self.max_retries < 0 or self.disqualify_after < 0:
-            raise ValueError("max_retries and disqualify_after must be 0 or more")
 
 
 def fallback_call(legal_calls: range) -> int:

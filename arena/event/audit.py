@@ -12,13 +12,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
 
 from arena.core.cards import SUIT_OF, Card, Hand, Suit
 from arena.core.dealing import DealFile, seeded_deal
 from arena.core.game import Phase, Round, places
 from arena.core.rules import Rules, TrumpMode
 from arena.errors import ArenaError, IllegalAction, RecordsError
+from arena.event.config import read_deal_file
+from arena.event.plan import Manifest, Plan
+from arena.event.records import RoundRecord
 from arena.event.store import ResultsStore, read_records
 
 __all__ = ["Violation", "audit"]
@@ -44,95 +46,95 @@ def _check(condition: bool, what: str) -> None:
         raise _Bad(what)
 
 
-def _deal_hands(record: Mapping[str, Any], deal_file: DealFile | None) -> tuple[list[int], Suit]:
-    game, round_number, attempt = (int(x) for x in str(record["deal"]).split("."))
-    _check(game == record["deal_set"] and round_number == record["round"] and attempt == record["attempt"],
-           f"deal id {record['deal']} does not match deal set {record['deal_set']}, round {record['round']}, "
-           f"attempt {record['attempt']}")
-    if str(record["deals"]).startswith("file:"):
+def _deal_hands(record: RoundRecord, deal_file: DealFile | None) -> tuple[list[int], Suit]:
+    game, round_number, attempt = (int(x) for x in str(record.deal).split("."))
+    _check(game == record.deal_set and round_number == record.round and attempt == record.attempt,
+           f"deal id {record.deal} does not match deal set {record.deal_set}, round {record.round}, "
+           f"attempt {record.attempt}")
+    if str(record.deals).startswith("file:"):
         _check(deal_file is not None, "the records come from a deal file, which the manifest does not locate")
         assert deal_file is not None
         deal = deal_file.source(game)(round_number, attempt)
     else:
-        deal = seeded_deal(int(record["seed"]), game, round_number, attempt)
+        deal = seeded_deal(int(record.seed), game, round_number, attempt)
     hands = [0, 0, 0, 0]
-    dealer = int(record["dealer"])
+    dealer = int(record.dealer)
     for position in range(4):
         hands[(dealer + 1 + position) & 3] = deal.masks[position]
     return hands, Suit(SUIT_OF[deal.deck[51]])
 
 
-def _replay_round(record: Mapping[str, Any], rules: Rules, deal_file: DealFile | None) -> list[int]:
+def _replay_round(record: RoundRecord, rules: Rules, deal_file: DealFile | None) -> list[int]:
     """Checks one round record; returns its scores."""
     hands, last_suit = _deal_hands(record, deal_file)
-    recorded = [Hand.parse(h).mask for h in record["hands"]]
+    recorded = [Hand.parse(h).mask for h in record.hands]
     for seat in range(4):
         _check(recorded[seat] == hands[seat],
                f"seat {seat}'s hand {Hand(recorded[seat])} is not the hand its deal gives, {Hand(hands[seat])}")
-    trump = Suit.parse(record["trump"])
+    trump = Suit.parse(record.trump)
     expected_trump = last_suit if rules.trump_mode is TrumpMode.LAST_CARD else rules.trump
     _check(trump == expected_trump, f"the trump is {trump.noun}, but the rules make it {expected_trump.noun}")
-    dealer = int(record["dealer"])
-    rnd = Round(rules, hands, dealer, int(trump), int(record["round"]), int(record["attempt"]))
-    calls = record["calls"]
+    dealer = int(record.dealer)
+    rnd = Round(rules, hands, dealer, int(trump), int(record.round), int(record.attempt))
+    calls = record.calls
     for k in range(4):
         seat = (dealer + 1 + k) & 3
         try:
             rnd.call(int(calls[seat]))
         except IllegalAction as err:
             raise _Bad(f"seat {seat}'s call {calls[seat]} is illegal: {err}") from None
-    tricks = record["tricks"]
+    tricks = record.tricks
     _check(len(tricks) == 13, f"{len(tricks)} tricks recorded, not 13")
     for number, trick in enumerate(tricks):
-        _check(trick["leader"] == rnd.current_seat,
-               f"trick {number} was led by seat {trick['leader']}, but seat {rnd.current_seat} had the lead")
-        _check(len(trick["cards"]) == 4, f"trick {number} has {len(trick['cards'])} cards")
-        for text in trick["cards"]:
+        _check(trick.leader == rnd.current_seat,
+               f"trick {number} was led by seat {trick.leader}, but seat {rnd.current_seat} had the lead")
+        _check(len(trick.cards) == 4, f"trick {number} has {len(trick.cards)} cards")
+        for text in trick.cards:
             seat = rnd.current_seat
             try:
                 rnd.play(Card.parse(text))
             except (IllegalAction, ArenaError) as err:
                 raise _Bad(f"trick {number}: seat {seat} played {text}, which was not legal: {err}") from None
-        _check(rnd.winners[-1] == trick["winner"],
-               f"trick {number} was won by seat {rnd.winners[-1]}, not seat {trick['winner']} as recorded")
+        _check(rnd.winners[-1] == trick.winner,
+               f"trick {number} was won by seat {rnd.winners[-1]}, not seat {trick.winner} as recorded")
     _check(rnd.phase is Phase.OVER, "the round did not end")
-    _check(list(rnd.tricks_won) == list(record["tricks_won"]),
-           f"tricks won are {rnd.tricks_won}, not {record['tricks_won']} as recorded")
+    _check(list(rnd.tricks_won) == list(record.tricks_won),
+           f"tricks won are {rnd.tricks_won}, not {record.tricks_won} as recorded")
     assert rnd.scores is not None
-    _check(list(rnd.scores) == list(record["scores"]),
-           f"the round scores are {list(rnd.scores)}, not {record['scores']} as recorded")
+    _check(list(rnd.scores) == list(record.scores),
+           f"the round scores are {list(rnd.scores)}, not {record.scores} as recorded")
     return list(rnd.scores)
 
 
-def _audit_game(rounds: Sequence[Mapping[str, Any]], deal_file: DealFile | None, lines: Sequence[int]) -> None:
+def _audit_game(rounds: Sequence[RoundRecord], deal_file: DealFile | None) -> None:
     first = rounds[0]
-    rules = Rules.from_dict(first["rules"])
+    rules = first.rules
     totals = [0, 0, 0, 0]
     exact8: int | None = None
     for index, record in enumerate(rounds):
-        where = f"records.jsonl line {lines[index]} (game {record['game']}, round {record['round']})"
+        where = f"records.jsonl line {record.line} (game {record.game}, round {record.round})"
         try:
-            _check(record["round"] == index + 1, f"round {record['round']} where round {index + 1} was due")
-            _check(record["seats"] == first["seats"], "the seating changed in the middle of a game")
-            _check(int(record["dealer"]) == (int(first["first_dealer"]) + index) & 3,
-                   f"seat {record['dealer']} dealt, but the deal passes on: seat "
-                   f"{(int(first['first_dealer']) + index) & 3} was due")
-            _check(int(record["attempt"]) == len(record["redeals"]),
-                   f"attempt {record['attempt']} was played after {len(record['redeals'])} recorded redeals")
+            _check(record.round == index + 1, f"round {record.round} where round {index + 1} was due")
+            _check(record.seats == first.seats, "the seating changed in the middle of a game")
+            _check(int(record.dealer) == (int(first.first_dealer) + index) & 3,
+                   f"seat {record.dealer} dealt, but the deal passes on: seat "
+                   f"{(first.first_dealer + index) & 3} was due")
+            _check(int(record.attempt) == len(record.redeals),
+                   f"attempt {record.attempt} was played after {len(record.redeals)} recorded redeals")
             scores = _replay_round(record, rules, deal_file)
             totals = [t + s for t, s in zip(totals, scores, strict=True)]
-            _check(list(record["totals"]) == totals, f"the totals are {totals}, not {record['totals']} as recorded")
+            _check(list(record.totals) == totals, f"the totals are {totals}, not {record.totals} as recorded")
             if rules.exact8_wins:
                 for seat in range(4):
-                    if record["calls"][seat] == 8 and record["tricks_won"][seat] == 8:
+                    if record.calls[seat] == 8 and record.tricks_won[seat] == 8:
                         exact8 = seat
             last = index == len(rounds) - 1
-            _check(bool(record["final"]) == last, "only the last round of a game is marked final")
+            _check(bool(record.final) == last, "only the last round of a game is marked final")
             if last:
                 _check(len(rounds) == rules.rounds or exact8 is not None,
                        f"the game has {len(rounds)} rounds, not {rules.rounds}")
                 expected = list(places(totals, exact8))
-                _check(list(record["places"]) == expected, f"the places are {expected}, not {record['places']}")
+                _check(list(record.places) == expected, f"the places are {expected}, not {record.places}")
         except _Bad as bad:
             raise RecordsError(str(Violation(where, str(bad)))) from None
         except (KeyError, TypeError, ValueError) as err:
@@ -143,48 +145,57 @@ def audit(folder: Path) -> Violation | None:
     """Audits a results folder; returns the first violation found, or ``None`` when all holds."""
     store = ResultsStore(folder)
     try:
-        manifest = store.manifest()
-        if manifest is None:
+        raw = store.manifest()
+        if raw is None:
             return Violation(str(folder), "no manifest.json: this is not a results folder")
+        manifest = Manifest.from_dict(raw, str(store.manifest_path))
         records = read_records(store.records_path)
     except RecordsError as err:
         return Violation(str(folder), str(err))
     deal_file = None
-    config = manifest.get("config", {})
-    if config.get("deal_file"):
-        path = Path(config["deal_file"])
+    if manifest.config.get("deal_file"):
+        path = Path(manifest.config["deal_file"])
         if path.exists():
-            deal_file = DealFile.read(path)
-    games: dict[str, list[tuple[int, Mapping[str, Any]]]] = {}
-    for line, record in enumerate(records, start=1):
-        games.setdefault(str(record.get("game")), []).append((line, record))
+            deal_file = read_deal_file(path)
+    games: dict[str, list[RoundRecord]] = {}
+    for record in records:
+        games.setdefault(record.game, []).append(record)
     try:
-        for game, entries in games.items():
-            rounds = [r for _, r in entries]
+        for game, rounds in games.items():
             # A game is written whole, once: lines of it after its final round are a second copy.
-            ends = [i for i, r in enumerate(rounds) if r.get("final")]
+            ends = [i for i, r in enumerate(rounds) if r.final]
             if ends and ends[0] != len(rounds) - 1:
-                return Violation(f"records.jsonl line {entries[ends[0] + 1][0]} (game {game})",
-                                 f"the game is recorded twice (first copy ends on line {entries[ends[0]][0]})")
-            if not rounds[-1].get("final"):
-                return Violation(f"records.jsonl line {entries[-1][0]} (game {game})", "the game is not complete")
-            _audit_game(rounds, deal_file, [line for line, _ in entries])
+                return Violation(f"records.jsonl line {rounds[ends[0] + 1].line} (game {game})",
+                                 f"the game is recorded twice (first copy ends on line {rounds[ends[0]].line})")
+            if not rounds[-1].final:
+                return Violation(f"records.jsonl line {rounds[-1].line} (game {game})", "the game is not complete")
+            _audit_game(rounds, deal_file)
     except RecordsError as err:
         where, _, what = str(err).partition(": ")
         return Violation(where, what)
-    plan = manifest.get("plan", {})
-    if not plan.get("adaptive"):
-        planned = list(plan.get("games", []))
-        if plan.get("sequential"):
-            # A sequential test may stop early, but only after whole blocks, in the planned order.
-            played_blocks = {g.rsplit("-p", 1)[0] for g in games}
-            planned = [g for g in planned if g.rsplit("-p", 1)[0] in played_blocks]
-        missing = [g for g in planned if g not in games]
-        if missing:
-            return Violation("records.jsonl", f"planned game {missing[0]} is missing ({len(missing)} missing in all)")
-        extra = [g for g in games if g not in set(planned)]
-        if extra:
-            return Violation("records.jsonl", f"game {extra[0]} was not in the plan")
-    elif len(games) != plan.get("games"):
-        return Violation("records.jsonl", f"{len(games)} games recorded, {plan.get('games')} planned")
+    return _audit_plan(manifest.plan, games)
+
+
+def _audit_plan(plan: Plan, games: Mapping[str, Sequence[RoundRecord]]) -> Violation | None:
+    """Every planned game present once, in the seats the plan gives it; nothing unplanned."""
+    blocks = list(plan.blocks)
+    if plan.sequential:
+        # A sequential test may stop early, but only after whole blocks, in the planned order.
+        played = {rounds[0].block for rounds in games.values()}
+        last = max((i for i, b in enumerate(blocks) if b.id in played), default=-1)
+        blocks = blocks[: last + 1]
+    planned = {game.id: game for block in blocks for game in block.games(plan.rotation)}
+    missing = [g for g in planned if g not in games]
+    if missing:
+        return Violation("records.jsonl", f"planned game {missing[0]} is missing ({len(missing)} missing in all)")
+    for game_id, rounds in games.items():
+        game = planned.get(game_id)
+        if game is None:
+            dropped = {b.id for b in plan.dropped}
+            why = " (its block was dropped from the plan)" if rounds[0].block in dropped else ""
+            return Violation(f"records.jsonl line {rounds[0].line}", f"game {game_id} was not in the plan{why}")
+        if tuple(rounds[0].seats) != game.seats or rounds[0].first_dealer != game.first_dealer:
+            return Violation(f"records.jsonl line {rounds[0].line} (game {game_id})",
+                             f"the seats {list(rounds[0].seats)} (first dealer {rounds[0].first_dealer}) are not "
+                             f"the planned {list(game.seats)} (first dealer {game.first_dealer})")
     return None

@@ -15,15 +15,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.core.faults import FaultLimits
+from arena.core.dealing import DealFile
 from arena.core.rules import Rules
-from arena.errors import ConfigError, RulesError
+from arena.errors import ConfigError, DealFileError, RulesError
 from arena.players.table import TableSettings
 
-__all__ = ["BotConfig", "TournamentConfig", "load_config", "parse_config"]
+__all__ = ["BotConfig", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
 
 FORMATS = ("round-robin", "gauntlet", "head-to-head", "swiss", "sprt")
 ROTATIONS = ("cyclic", "full")
+FORFEITS = ("wait", "fallback", "withdraw")
+"""What happens to the games of a bot absent past ``absent_after_s`` once nothing else can be played."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+#-]{0,39}$")
 
 
@@ -80,7 +82,18 @@ class TournamentConfig:
     port: int = 0
     tls_cert: Path | None = None
     tls_key: Path | None = None
-    connect_timeout: float = 60.0
+    forfeit: str = "wait"
+    """``wait``, ``fallback`` or ``withdraw``: see :data:`FORFEITS`."""
+    absent_after: float = 30.0
+    """Seconds a bot may be missing before its games are postponed (a launched bot that fails to start: at once)."""
+    reconnect_grace: float = 5.0
+    """Seconds a seat whose bot dropped waits for it to come back before the fallback takes over."""
+    disqualify_after: int = 0
+    """Faulty decisions after which a bot is disqualified (0: never)."""
+    unresponsive_after: int = 3
+    """Requests in a row a connected bot may leave unanswered, saying nothing, before it is dropped (0: never)."""
+    restarts: int = 3
+    """Times a launched bot whose process ended is started again before it counts as broken."""
     results: Path | None = None
     source: Path | None = None
     """The file the configuration came from (not part of its identity)."""
@@ -92,30 +105,39 @@ class TournamentConfig:
                 return bot
         raise KeyError(name)
 
-    def to_dict(self) -> dict[str, Any]:
-        """The canonical form that the manifest stores and the plan hash covers."""
+    def identity(self) -> dict[str, Any]:
+        """What a results folder's records depend on besides the bots and the number of deal sets:
+        a run on an existing folder must keep all of it (the rest may change between runs)."""
         return {
-            "name": self.name, "seed": self.seed, "deal_sets": self.deal_sets,
-            "deal_file": str(self.deal_file) if self.deal_file else None,
+            "name": self.name, "seed": self.seed, "deal_file": str(self.deal_file) if self.deal_file else None,
             "format": self.format, "rotation": self.rotation, "fresh_process": self.fresh_process,
             "rules": self.rules.to_dict(),
             "time": {"deadline_ms": self.table.deadline_ms, "time_bank_ms": self.table.time_bank_ms},
-            "faults": {"max_retries": self.table.limits.max_retries,
-                       "disqualify_after": self.table.limits.disqualify_after},
-            "bots": [b.to_dict() for b in self.bots],
+            "faults": {"max_retries": self.table.max_retries, "disqualify_after": self.disqualify_after},
             "format_options": dict(self.format_options),
         }
 
+    def to_dict(self) -> dict[str, Any]:
+        """The canonical form the manifest stores: the identity, the deal sets and the bots."""
+        return {
+            **self.identity(), "deal_sets": self.deal_sets, "bots": [b.to_dict() for b in self.bots],
+            "operations": {"forfeit": self.forfeit, "absent_after_s": self.absent_after,
+                           "reconnect_grace_s": self.reconnect_grace, "unresponsive_after": self.unresponsive_after,
+                           "restarts": self.restarts},
+        }
+
     def digest(self) -> str:
-        """SHA-256 of the canonical form: what resume compares."""
-        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
+        """SHA-256 of the identity: what a resumed run must match."""
+        return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
 
 _TOP = {"tournament", "rules", "time", "faults", "server", "bots", "gauntlet", "head-to-head", "swiss", "sprt"}
 _TOURNAMENT = {"name", "seed", "deal_sets", "deal_file", "format", "rotation", "concurrency", "fresh_process",
-               "results"}
-_TIME = {"deadline_ms", "time_bank_ms", "connect_timeout_s"}
-_FAULTS = {"max_retries", "disqualify_after"}
+               "results", "forfeit"}
+_TIME = {"deadline_ms", "time_bank_ms", "absent_after_s", "reconnect_grace_s"}
+_FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
+_RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
+"""Keys of earlier versions: refused with the name that replaced them."""
 _SERVER = {"host", "port", "tls_cert", "tls_key"}
 _BOT = {"name", "command", "python", "remote", "token", "options", "seed"}
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
@@ -130,6 +152,9 @@ class _Reader:
         if not isinstance(data, Mapping):  # e.g. `time = 5` where a [time] table belongs
             raise ConfigError(f"{where.rstrip('.')} must be a table ([{where.rstrip('.')}]), not {data!r}")
         unknown = sorted(set(data) - allowed)
+        for key in unknown:
+            if f"{where}{key}" in _RENAMED:
+                raise ConfigError(f"{where}{key} is now {_RENAMED[where + key]}: rename the key")
         if unknown:
             raise ConfigError(
                 f"unknown key {where}{unknown[0]!r}; the keys allowed there are: {', '.join(sorted(allowed))}"
@@ -194,10 +219,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
     table = TableSettings(
         deadline_ms=time.integer("deadline_ms", 2000, 0, 600_000),
         time_bank_ms=time.integer("time_bank_ms", 0, 0, 3_600_000),
-        limits=FaultLimits(
-            max_retries=faults.integer("max_retries", 3, 0, 100),
-            disqualify_after=faults.integer("disqualify_after", 0, 0, 1_000_000),
-        ),
+        max_retries=faults.integer("max_retries", 3, 0, 100),
     )
     bots = _bots(top._get("bots", _REQUIRED, (list,), "a list of [[bots]] tables"))
     format_options = _format_options(data, fmt, bots)
@@ -224,7 +246,12 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         port=server.integer("port", 0, 0, 65535),
         tls_cert=base / tls_cert if tls_cert else None,
         tls_key=base / tls_key if tls_key else None,
-        connect_timeout=float(time.integer("connect_timeout_s", 60, 1, 86_400)),
+        forfeit=t.string("forfeit", "wait", FORFEITS),
+        absent_after=_number(time, "absent_after_s", 30, 0, 86_400),
+        reconnect_grace=_number(time, "reconnect_grace_s", 5, 0, 3_600),
+        disqualify_after=faults.integer("disqualify_after", 0, 0, 1_000_000),
+        unresponsive_after=faults.integer("unresponsive_after", 3, 0, 1_000),
+        restarts=faults.integer("restarts", 3, 0, 1_000),
         results=base / results if results else None,
         source=source,
     )
@@ -357,6 +384,15 @@ def _sprt_options(r: _Reader) -> dict[str, Any]:
         "burn_in": r.integer("burn_in", 30, 10, 100_000),
         "method": r.string("method", "alt2", ("alt", "alt2")),
     }
+
+
+def read_deal_file(path: Path) -> DealFile:
+    """Reads a deal file from disk (the format is in docs/dealing.md)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise DealFileError(f"cannot read deal file {path}: {err.strerror}") from None
+    return DealFile.parse(text, str(path))
 
 
 def load_config(path: Path) -> TournamentConfig:

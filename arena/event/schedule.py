@@ -1,10 +1,16 @@
 """Scheduling: which bots sit at which table, in which seats, on which deals.
 
-A schedule is an iterator of plain, frozen :class:`Assignment` records with stable ids. Each
-schedule round plays one deal set; within a round every group (table) plays the same deal set,
-as every table plays the same boards in bridge, and plays it in every rotation, so each bot of
-the group holds every hand (``cyclic``: 4 rotations; ``full``: all 24 seatings). The rotation
-group, a *block*, is the unit of scheduling, logging, statistics and resume.
+A schedule is made of plain, frozen :class:`Block` records with stable ids, each giving its
+:class:`Assignment` games. Each schedule round plays one deal set; within a round every group
+(table) plays the same deal set, as every table plays the same boards in bridge, and plays it in
+every rotation, so each bot of the group holds every hand (``cyclic``: 4 rotations; ``full``: all
+24 seatings). The rotation group, a *block*, is the unit of scheduling, logging, statistics and
+resume.
+
+A group's seat order depends only on the seed, the round and the four bots in it, and groups of
+four are numbered in colexicographic order of the field (the groups of the first n bots come
+before any group with bot n+1), so the blocks of a field stay the same when a bot is added at the
+end: a late entrant adds blocks and changes none.
 
 Groups per format:
 
@@ -27,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 
 from arena.core.dealing import draw_seating
 
-__all__ = ["Assignment", "Schedule", "affine_plane_16", "balanced_partition"]
+__all__ = ["Assignment", "Block", "Schedule", "affine_plane_16", "balanced_partition", "colex", "seatings"]
 
 Standings = Callable[[], Mapping[str, float]]
 """Current score per bot, for adaptive (swiss) rounds."""
@@ -59,6 +65,53 @@ class Assignment:
     def id(self) -> str:
         """The stable id of this game."""
         return f"{self.block}-p{self.rotation}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Block:
+    """One deal set played in all its rotations by one group of four bots."""
+
+    round: int
+    group: int
+    deal_set: int
+    order: tuple[str, str, str, str]
+    """The bots round the table in the first rotation (seat 0 to 3)."""
+    first_dealer: int
+
+    @property
+    def id(self) -> str:
+        """The stable id of the block."""
+        return f"r{self.round}-g{self.group}-d{self.deal_set}"
+
+    @property
+    def bots(self) -> frozenset[str]:
+        return frozenset(self.order)
+
+    def games(self, rotation_kind: str) -> list[Assignment]:
+        """The games of the block, one per seating."""
+        return [Assignment(self.round, self.group, self.deal_set, rotation, seats, self.first_dealer)
+                for rotation, seats in enumerate(seatings(self.order, rotation_kind))]
+
+    def to_list(self) -> list[object]:
+        """The compact form the manifest stores."""
+        return [self.round, self.group, self.deal_set, list(self.order), self.first_dealer]
+
+    @classmethod
+    def from_list(cls, item: object) -> Block:
+        """Reads :meth:`to_list`; raises ``ValueError`` on anything else."""
+        if not isinstance(item, list) or len(item) != 5 or not isinstance(item[3], list) or len(item[3]) != 4:
+            raise ValueError(f"not a block: {item!r}")
+        r, g, d, order, dealer = item
+        if not all(isinstance(v, int) for v in (r, g, d, dealer)) or not all(isinstance(b, str) for b in order):
+            raise ValueError(f"not a block: {item!r}")
+        return cls(r, g, d, (order[0], order[1], order[2], order[3]), dealer)
+
+
+def colex(items: Sequence[str], k: int) -> list[tuple[str, ...]]:
+    """The k-subsets of ``items`` (each in the items' order), in colexicographic order: every
+    subset of the first n items comes before any subset holding item n+1."""
+    combos = itertools.combinations(range(len(items)), k)
+    return [tuple(items[i] for i in c) for c in sorted(combos, key=lambda c: c[::-1])]
 
 
 def seatings(order: Sequence[str], rotation_kind: str) -> list[tuple[str, str, str, str]]:
@@ -168,6 +221,14 @@ class Schedule:
         return 4 if self.rotation == "cyclic" else 24
 
     @property
+    def complete(self) -> bool:
+        """True when every round holds every group of the design (round robin up to 8 bots,
+        gauntlet, head-to-head); false for partitions of the field (above 8 bots, swiss)."""
+        return self.format in ("gauntlet", "head-to-head", "sprt") or (
+            self.format == "round-robin" and len(self.bots) <= 8
+        )
+
+    @property
     def adaptive(self) -> bool:
         """True when later rounds depend on results (swiss)."""
         return self.format == "swiss"
@@ -184,7 +245,7 @@ class Schedule:
         fmt = self.format
         rng = random.Random(f"{self.seed}/groups/{round_number}")
         if fmt == "round-robin" and len(self.bots) <= 8:
-            groups = [tuple(g) for g in itertools.combinations(self.bots, 4)]
+            groups = colex(self.bots, 4)
         elif fmt in ("round-robin", "swiss") and len(self.bots) == 16 and (
             fmt == "round-robin" or round_number <= int(str(self.options.get("opening_rounds", 2)))
         ):
@@ -199,7 +260,7 @@ class Schedule:
         elif fmt == "gauntlet":
             champion = str(self.options["champion"])
             field = [b for b in self.bots if b != champion]
-            groups = [(champion, *trio) for trio in itertools.combinations(field, 3)]
+            groups = [(champion, *trio) for trio in colex(field, 3)]
         else:  # head-to-head: A and B opposite each other
             a, b = str(self.options["a"]), str(self.options["b"])
             pool = [str(o) for o in self.options.get("opponents", [])]  # type: ignore[attr-defined]
@@ -217,18 +278,32 @@ class Schedule:
         order = list(group)
         if self.format not in ("head-to-head", "sprt"):
             # Vary which bot sits on whose left from block to block (cyclic rotations keep it fixed).
-            random.Random(f"{self.seed}/order/{round_number}/{group_number}").shuffle(order)
+            # Keyed by the four bots, not the group's number, so a block never changes when the
+            # field around it does.
+            random.Random(f"{self.seed}/order/{round_number}/{'|'.join(sorted(group))}").shuffle(order)
         return order, 3
+
+    def block(self, round_number: int, group_number: int, group: Sequence[str]) -> Block:
+        """The block of ``group`` in a round: its deal set, seat order and first dealer."""
+        deal_set = self.deal_sets[round_number - 1]
+        order, first_dealer = self._order(group, round_number, group_number, deal_set)
+        return Block(round_number, group_number, deal_set, (order[0], order[1], order[2], order[3]), first_dealer)
+
+    def round_blocks(self, round_number: int) -> list[Block]:
+        """The blocks of one schedule round, as a fresh plan makes them."""
+        return [self.block(round_number, number, group)
+                for number, group in enumerate(self.groups(round_number), start=1)]
+
+    def meet(self, groups: Sequence[Sequence[str]]) -> None:
+        """Counts the meetings of groups played in a round planned earlier (kept as it was), so the
+        partitions of later rounds balance against them."""
+        for seated in groups:
+            for a, b in itertools.combinations(seated, 2):
+                self._meetings[frozenset((a, b))] = self._meetings.get(frozenset((a, b)), 0) + 1
 
     def round_assignments(self, round_number: int) -> list[Assignment]:
         """The games of one schedule round, in order."""
-        deal_set = self.deal_sets[round_number - 1]
-        out = []
-        for group_number, group in enumerate(self.groups(round_number), start=1):
-            order, first_dealer = self._order(group, round_number, group_number, deal_set)
-            for rotation, seats in enumerate(seatings(order, self.rotation)):
-                out.append(Assignment(round_number, group_number, deal_set, rotation, seats, first_dealer))
-        return out
+        return [game for block in self.round_blocks(round_number) for game in block.games(self.rotation)]
 
     def __iter__(self) -> Iterator[Assignment]:
         for round_number in range(1, len(self.deal_sets) + 1):

@@ -1,8 +1,9 @@
 """Durable tournament records: an append-only JSON Lines file and a manifest, in one folder.
 
-``results/<tournament>/manifest.json`` holds the configuration, the planned schedule and its
-hash; ``records.jsonl`` holds one record per round played at a table, written and flushed as
-each round ends, fsynced as a group commit at most :attr:`ResultsStore.sync_interval` later. The
+``results/<tournament>/manifest.json`` holds the configuration, the plan and the bots' standing
+(withdrawn, disqualified); ``records.jsonl`` holds one record per round played at a table,
+written and flushed as each round ends, fsynced as a group commit at most
+:attr:`ResultsStore.sync_interval` later (a timer sees to it while an event loop runs). The
 format is public (``docs/records.md``): load it with pandas or jq.
 
 Resume reads the records back. A torn last line (a power cut in the middle of a write) is
@@ -12,22 +13,23 @@ played again from its start; every game whose last round is recorded is skipped.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
 from arena.core.cards import card_text
 from arena.core.game import RoundResult
 from arena.errors import RecordsError
+from arena.event.records import FORMAT_VERSION, GameRecords, RoundRecord, group_games, parse_record
 from arena.event.schedule import Assignment
 from arena.players.table import GameRecord
 
-__all__ = ["FORMAT_VERSION", "ResultsStore", "game_lines", "read_records", "round_json"]
+__all__ = ["ResultsStore", "game_lines", "read_lines", "read_records", "round_json", "write_atomic"]
 
-FORMAT_VERSION = 1
 _TEXT = tuple(card_text(i) for i in range(52))
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
@@ -60,10 +62,12 @@ def game_lines(
                 {"attempt": r.attempt, "reason": r.reason}
                 for r in record.redeals if r.round_number == result.round_number
             ],
+            "fallbacks": list(record.fallbacks[index]) if index < len(record.fallbacks) else [0, 0, 0, 0],
             "final": final,
         }
         if final:
             data["places"] = list(record.places)
+            data["versions"] = list(record.versions)
         data["timings"] = {"think_ms": [round(t, 3) for t in record.think_ms]} if final else {}
         lines.append(
             f'{head},"deal":"{assignment.deal_set}.{result.round_number}.{result.attempt}",'
@@ -94,9 +98,10 @@ def _json(data: Mapping[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
-def read_records(path: Path, repair: bool = False) -> list[dict[str, Any]]:
-    """Reads a records file. A torn last line (no newline, or not JSON) is an error, unless
-    ``repair`` cuts it off the file; damage anywhere else is always an error, with its line."""
+def read_lines(path: Path, repair: bool = False) -> list[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a records file with their line numbers. A torn last line (no newline,
+    or not JSON) is an error, unless ``repair`` cuts it off the file; damage anywhere else is
+    always an error, with its line."""
     if not path.exists():
         return []
     raw = path.read_bytes()
@@ -104,7 +109,7 @@ def read_records(path: Path, repair: bool = False) -> list[dict[str, Any]]:
     if lines and lines[-1] == b"":
         lines.pop()
     torn = bool(raw) and not raw.endswith(b"\n")
-    records: list[dict[str, Any]] = []
+    records: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(lines, start=1):
         last = number == len(lines)
         try:
@@ -121,8 +126,13 @@ def read_records(path: Path, repair: bool = False) -> list[dict[str, Any]]:
                 f.flush()
                 os.fsync(f.fileno())
             break
-        records.append(record)
+        records.append((number, record))
     return records
+
+
+def read_records(path: Path, repair: bool = False) -> list[RoundRecord]:
+    """The records of a file as typed values (see :func:`read_lines` for damage and repair)."""
+    return [parse_record(data, number, path.name) for number, data in read_lines(path, repair)]
 
 
 class ResultsStore:
@@ -136,6 +146,7 @@ class ResultsStore:
         """Longest time written records may wait for their fsync (0: fsync every append)."""
         self._file: TextIO | None = None
         self._synced = 0.0
+        self._timer: asyncio.TimerHandle | None = None
 
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, if the folder has one."""
@@ -149,32 +160,34 @@ class ResultsStore:
             raise RecordsError(f"{self.manifest_path} is not a JSON object")
         return data
 
-    def start(self, manifest: Mapping[str, Any], fresh: bool = False) -> set[str]:
-        """Opens the folder for a run; returns the ids of the games already complete.
-
-        A folder of another configuration is refused, naming the difference, unless ``fresh``
-        starts it afresh (the old records are removed).
-        """
+    def write_manifest(self, manifest: Mapping[str, Any]) -> None:
+        """Writes the manifest atomically (a reader sees the old one or the new one, whole)."""
         self.folder.mkdir(parents=True, exist_ok=True)
-        old = self.manifest()
-        if old is not None and not fresh and old.get("plan_hash") != manifest["plan_hash"]:
+        write_atomic(self.manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
+
+    def clear(self) -> None:
+        """Removes the records and the manifest (a fresh start)."""
+        for path in (self.records_path, self.manifest_path):
+            if path.exists():
+                path.unlink()
+
+    def open(self) -> list[GameRecords]:
+        """Opens the folder for a run: repairs a torn last line, drops the rounds of games that did
+        not finish (they are played again), and returns the complete games."""
+        self.folder.mkdir(parents=True, exist_ok=True)
+        if self.manifest() is None and self.records_path.exists() and self.records_path.stat().st_size:
             raise RecordsError(
-                f"{self.folder} holds another tournament's results: "
-                f"{_difference(old.get('config', {}), manifest['config'])}. "
-                "Use a new results folder, or --fresh to discard these results and start again."
+                f"{self.records_path} holds records but {self.manifest_path.name} is missing, so nothing says "
+                "which tournament they belong to: restore the manifest, or use --fresh to discard the records"
             )
-        if fresh or old is None:
-            for path in (self.records_path, self.manifest_path):
-                if path.exists():
-                    path.unlink()
-            _write_atomic(self.manifest_path, json.dumps(manifest, indent=2, sort_keys=True) + "\n")
-            return set()
-        records = read_records(self.records_path, repair=True)
-        complete = {r["game"] for r in records if r.get("final")}
-        kept = [r for r in records if r["game"] in complete]
-        if len(kept) != len(records):  # rounds of unfinished games: played again from the start
-            _write_atomic(self.records_path, "".join(_line(r) for r in kept))
-        return complete
+        lines = read_lines(self.records_path, repair=True)
+        records = [parse_record(data, number, RECORDS) for number, data in lines]
+        games = group_games(records)
+        complete = {g.game for g in games}
+        if any(r.game not in complete for r in records):  # rounds of unfinished games: played again
+            write_atomic(self.records_path, "".join(_line(data) for (_, data), r in zip(lines, records, strict=True)
+                                                    if r.game in complete))
+        return games
 
     def append(self, lines: Iterable[str]) -> None:
         """Appends record lines: written and flushed at once, and fsynced as a group commit, at most
@@ -186,8 +199,19 @@ class ResultsStore:
         self._file.flush()
         now = time.monotonic()
         if now - self._synced >= self.sync_interval:
+            self._sync()
+        elif self._timer is None:
+            try:
+                loop = asyncio.get_running_loop()
+            except RuntimeError:
+                return
+            self._timer = loop.call_later(self.sync_interval - (now - self._synced), self._sync)
+
+    def _sync(self) -> None:
+        self._timer = None
+        if self._file is not None:
             os.fsync(self._file.fileno())
-            self._synced = now
+        self._synced = time.monotonic()
 
     def flush(self) -> None:
         """Pushes written records to the operating system (readers then see them)."""
@@ -196,31 +220,30 @@ class ResultsStore:
 
     def close(self) -> None:
         """Makes every record durable and closes the file."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         if self._file is not None:
             self._file.flush()
             os.fsync(self._file.fileno())
             self._file.close()
             self._file = None
 
-    def records(self) -> list[dict[str, Any]]:
+    def records(self) -> list[RoundRecord]:
         """Every record (a torn last line is an error here: run the tournament to repair it)."""
         return read_records(self.records_path)
 
-    def games(self) -> Iterator[list[dict[str, Any]]]:
-        """The records grouped by game, complete games only, in file order."""
-        by_game: dict[str, list[dict[str, Any]]] = {}
-        for record in self.records():
-            by_game.setdefault(record["game"], []).append(record)
-        for rounds in by_game.values():
-            if rounds[-1].get("final"):
-                yield rounds
+    def games(self) -> list[GameRecords]:
+        """The complete games, in file order."""
+        return group_games(self.records())
 
 
 def _line(record: Mapping[str, Any]) -> str:
     return _json(record) + "\n"
 
 
-def _write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str) -> None:
+    """Writes ``text`` aside, fsyncs it and renames it over ``path``: a reader sees all or nothing."""
     temp = path.with_suffix(path.suffix + ".tmp")
     with temp.open("w", encoding="utf-8") as f:
         f.write(text)
@@ -232,21 +255,3 @@ def _write_atomic(path: Path, text: str) -> None:
         os.fsync(directory)
     finally:
         os.close(directory)
-
-
-def _difference(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> str:
-    """The first difference between two configurations, in words."""
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if a == b:
-            continue
-        if isinstance(a, Mapping) and isinstance(b, Mapping):
-            return _difference(a, b, f"{prefix}{key}.")
-        if isinstance(a, Sequence) and isinstance(b, Sequence) and not isinstance(a, str) and len(a) == len(b):
-            for i, (x, y) in enumerate(zip(a, b, strict=True)):
-                if x != y:
-                    if isinstance(x, Mapping) and isinstance(y, Mapping):
-                        return _difference(x, y, f"{prefix}{key}[{i}].")
-                    return f"{prefix}{key}[{i}] was {json.dumps(x)}, now {json.dumps(y)}"
-        return f"{prefix}{key} was {json.dumps(a)}, now {json.dumps(b)}"
-    return "the planned schedule differs"

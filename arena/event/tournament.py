@@ -1,49 +1,87 @@
-"""The tournament runner: from a configuration to durable records, resumable at any point.
+"""The tournament runner: from a configuration to durable records, whoever turns up.
 
-It plans the schedule, opens the results folder (skipping the games already recorded), starts
-an arena server when any bot plays over gRPC, launches the bots the configuration names by
-command, and plays the games with a bounded number of tables at once. Each schedule round is
-finished before the next begins, so adaptive formats see the results they depend on. Each round's
-record is written and flushed as the round ends (the fast path, which plays a game in about half a
-millisecond, writes a game's rounds together), and fsynced as a group commit.
+It opens the results folder (checking that the configuration still fits its records and saying in
+words what changed), plans the blocks, starts an arena server when any bot plays over gRPC,
+launches the bots the configuration names by command, and dispatches games to tables as their
+bots are present and free (:mod:`arena.event.dispatcher`): nothing waits for an absent bot while
+other games can be played. A bot absent for ``absent_after_s`` has its games postponed; when only
+postponed games are left, the ``forfeit`` policy decides:
+
+- ``wait``: ``serve`` waits as long as it takes (the status says for whom); ``run`` stops with the
+  games outstanding (:attr:`RunSummary.outstanding`), to be resumed by running it again;
+- ``fallback``: the fallback player takes the absent bot's seats, marked as ``absent`` faults;
+- ``withdraw``: the bot is withdrawn; its blocks not yet begun are dropped whole, the ones under
+  way are finished by the fallback player, and the ones played stay.
+
+Disqualification (:mod:`arena.event.policy`) takes a bot out the same way as a withdrawal.
+Records are written as each round ends; the live status is written to ``status.json`` about once
+a second; standings and sequential tests belong to a *judge* (:class:`Judge`), which the layer
+above supplies.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import hashlib
-import importlib
-import importlib.util
-import json
+import math
+import os
 import secrets
-import shlex
-import subprocess
-import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from arena import __version__
-from arena.core.dealing import DealFile, DealSource, seeded_deals
-from arena.core.rules import Rules
-from arena.core.scoring import tenths_per_point
-from arena.errors import ConfigError
-from arena.event.config import BotConfig, TournamentConfig
-from arena.event.schedule import Assignment, Schedule
+from arena.core.dealing import DealSource, seeded_deals
+from arena.core.faults import Fault
+from arena.errors import ConfigError, RecordsError
+from arena.event.bots import HOUSE_BOT, load_bot_class, make_bot
+from arena.event.config import BotConfig, TournamentConfig, read_deal_file
+from arena.event.dispatcher import BlockState, Dispatcher
+from arena.event.launcher import Launcher, LaunchFailed
+from arena.event.plan import (
+    BotStatus,
+    Manifest,
+    Plan,
+    Planner,
+    change_summary,
+    check_bots,
+    describe_difference,
+    digest,
+)
+from arena.event.policy import FaultPolicy
+from arena.event.records import GameRecords
+from arena.event.schedule import Assignment, Block, Schedule
+from arena.event.status import BotState, SessionState, Status, TableState, write_status
 from arena.event.store import ResultsStore, game_lines
+from arena.net.remote import RemotePlayer
 from arena.net.server import ArenaServer, ServerSettings
 from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path, play_fast
 from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, play_game
-from arena.rating.ratings import compute_standings, render_standings
-from arena.rating.stats import SprtResult, sprt
 
-__all__ = ["RunSummary", "Tournament", "load_bot_class"]
+__all__ = ["Judge", "RunSummary", "Tournament"]
 
-HOUSE_BOT = "sample_bots.random_bot:RandomBot"
+STATUS_EVERY_S = 1.0
+
+
+class Judge(Protocol):
+    """What watches the results as they come: live standings, and the sequential test that may
+    end a run early. Supplied by the rating layer; a tournament without one just plays its plan."""
+
+    def start(self, games: Sequence[GameRecords]) -> None:
+        """The games recorded before this run began."""
+
+    def game_done(self, game: Assignment, record: GameRecord) -> None:
+        """One more game is recorded."""
+
+    def decided(self) -> bool:
+        """True when no new block needs to begin (a sequential test has decided)."""
+
+    def refresh(self, force: bool = False) -> None:
+        """Rewrites the live standings (at most every few seconds unless ``force``)."""
 
 
 @dataclasses.dataclass
@@ -55,84 +93,80 @@ class RunSummary:
     skipped: int = 0
     faults: int = 0
     disqualified: dict[str, str] = dataclasses.field(default_factory=dict)
+    withdrawn: dict[str, str] = dataclasses.field(default_factory=dict)
+    changes: list[str] = dataclasses.field(default_factory=list)
+    """What changed in the plan since the folder's last run, one sentence each."""
     stopped_early: bool = False
     """A sequential test decided before the last planned block."""
+    outstanding: int = 0
+    """Games left unplayed because the bots they need were absent (``forfeit = "wait"`` under ``run``)."""
+    awaited: dict[str, str] = dataclasses.field(default_factory=dict)
+    """The absent bots those games wait for, and since when, in words."""
 
 
-def load_bot_class(spec: str) -> Callable[..., Any]:
-    """The class named by ``module:Class`` or ``path/to/file.py:Class``."""
-    module_name, _, class_name = spec.rpartition(":")
-    try:
-        if module_name.endswith(".py"):
-            path = Path(module_name)
-            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
-            if loader_spec is None or loader_spec.loader is None:
-                raise ImportError(f"cannot load {path}")
-            module = importlib.util.module_from_spec(loader_spec)
-            loader_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(module_name)
-        factory = getattr(module, class_name)
-    except (ImportError, AttributeError, OSError) as err:
-        raise ConfigError(f"cannot load the in-process bot {spec!r}: {err}") from None
-    if not callable(factory):
-        raise ConfigError(f"{spec!r} is not a class or function")
-    return factory  # type: ignore[no-any-return]
+@dataclasses.dataclass
+class _Seat:
+    """A seat taken for a game that is about to start."""
 
-
-def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any]) -> Any:
-    """A fresh bot instance (each game gets its own, so none carries memory between replays)."""
-    try:
-        return factory(seed=seed, **options)
-    except TypeError:
-        try:
-            return factory(**options)
-        except TypeError as err:  # options the class does not take: the configuration's mistake
-            name = getattr(factory, "__qualname__", repr(factory))
-            raise ConfigError(f"cannot create the in-process bot {name} with options {dict(options)}: {err}") from None
+    bot: str
+    kind: str
+    """``local`` (in-process), ``remote`` (a session's table, taken), ``fresh`` (a process to launch for
+    the game) or ``fallback`` (the fallback player)."""
+    remote: RemotePlayer | None = None
+    reason: str = ""
 
 
 class Tournament:
     """One tournament run over a results folder."""
 
     def __init__(
-        self, config: TournamentConfig, folder: Path | None = None, *, fresh: bool = False,
-        progress: bool = False,
+        self, config: TournamentConfig, folder: Path | None = None, *, fresh: bool = False, progress: bool = False,
+        serve: bool = False, judge: Judge | None = None, log: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config
         self.folder = folder or config.results or Path("results") / config.name
         self.fresh = fresh
         self.progress = progress
+        self.serve = serve
+        """A long-running arena: under ``forfeit = "wait"`` it waits for absent bots as long as it takes."""
+        self.judge = judge
+        self.log = log or (lambda text: None)
         self.store = ResultsStore(self.folder)
         self.bots: dict[str, BotConfig] = {b.name: b for b in config.bots}
-        self.deal_file = DealFile.read(config.deal_file) if config.deal_file else None
-        deal_sets = self.deal_file.games if self.deal_file else list(range(1, config.deal_sets + 1))
+        self.deal_file = read_deal_file(config.deal_file) if config.deal_file else None
+        self.deal_sets = self.deal_file.games if self.deal_file else list(range(1, config.deal_sets + 1))
+        self.statuses: dict[str, BotStatus] = {}
+        self.policy = FaultPolicy(config.disqualify_after)
+        self.address = ""
+        """``host:port`` of the arena server, once it listens."""
+        self.summary = RunSummary(self.folder)
         self._scores: dict[int, dict[str, list[int]]] = {}
         """Game totals per schedule round and bot, for the swiss standings."""
+        self._games_by_bot: dict[str, int] = {}
+        self._faults_by_bot: dict[str, int] = {}
         self._planning = 0
-        """The schedule round being planned: the swiss standings count the rounds before it only."""
-        self.schedule = Schedule(
-            bots=[b.name for b in config.bots], format=config.format, rotation=config.rotation,
-            deal_sets=deal_sets, seed=config.seed, options=config.format_options,
-            draw_seats=config.rules.draw_seating, standings=self._standings,
-        )
-        for name in self.schedule.house:
-            self.bots[name] = BotConfig(name=name, python=HOUSE_BOT, house=True)
-        for copy, original in self.schedule.copies.items():
-            self.bots[copy] = dataclasses.replace(self.bots[original], name=copy)
         self._factories: dict[str, Callable[..., Any]] = {}
+        self._fast: dict[str, bool] = {}
         self._server: ArenaServer | None = None
-        self._processes: list[subprocess.Popen[bytes]] = []
-        self._launched: dict[str, subprocess.Popen[bytes]] = {}
-        """The process of each bot launched once for the whole run (not ``fresh_process``)."""
-        self._faults: dict[str, int] = {}
-        self._differences: dict[str, list[int]] = {}
-        self._refreshed = 0.0
-        self._refresh_cost = 0.0
-        self.disqualified: dict[str, str] = {}
-        self._kicks: list[asyncio.Future[None]] = []
+        self._launcher: Launcher | None = None
+        self._dispatcher: Dispatcher[_Seat] = Dispatcher(config.rotation)
+        self._forfeiting: set[str] = set()
+        self._wake = asyncio.Event()
+        self._slots: list[int] = list(range(config.concurrency, 0, -1))
+        self._tables: dict[int, tuple[Assignment, list[str], float]] = {}
+        self._rounds_done: dict[int, int] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._started = time.monotonic()
+        self._state = "starting"
+        self._awaited: dict[str, str] = {}
+        self._status_written = 0.0
+        self._bar: _Progress | None = None
+        self.manifest: Manifest | None = None
+        self._unreleased: list[list[Block]] = []
+        self._planner: Planner | None = None
+        self._schedule: Schedule | None = None
 
-    # -- planning --------------------------------------------------------------------------
+    # -- deals and planning ----------------------------------------------------------------------
 
     def deals(self, deal_set: int) -> DealSource:
         """The deal source of one deal set."""
@@ -140,25 +174,11 @@ class Tournament:
             return self.deal_file.source(deal_set)
         return seeded_deals(self.config.seed, deal_set)
 
-    def manifest(self) -> dict[str, Any]:
-        """What the results folder records about the plan (and checks on resume)."""
-        if self.schedule.adaptive:
-            plan: dict[str, Any] = {"adaptive": True, "rounds": self.schedule.rounds, "games": self.schedule.total()}
-        else:
-            plan = {"adaptive": False, "sequential": self.schedule.sequential, "games": [a.id for a in self.schedule]}
-        config = self.config.to_dict()
-        if self.deal_file is not None:
-            config["deal_file_sha256"] = hashlib.sha256(self.config.deal_file.read_bytes()).hexdigest()  # type: ignore[union-attr]
-        body = json.dumps({"config": config, "plan": plan}, sort_keys=True)
-        return {
-            "format_version": 1,
-            "arena_version": __version__,
-            "tournament": self.config.name,
-            "config": config,
-            "plan": plan,
-            "house_bots": self.schedule.house,
-            "plan_hash": hashlib.sha256(body.encode()).hexdigest(),
-        }
+    def _identity(self) -> dict[str, Any]:
+        identity = self.config.identity()
+        if self.config.deal_file is not None:
+            identity["deal_file_sha256"] = hashlib.sha256(self.config.deal_file.read_bytes()).hexdigest()
+        return identity
 
     def _standings(self) -> dict[str, float]:
         # Only finished rounds count: after a resume, games of the round in progress are already
@@ -170,307 +190,601 @@ class Tournament:
                     totals.setdefault(bot, []).extend(values)
         return {bot: sum(values) / len(values) for bot, values in totals.items() if values}
 
-    def _note(self, seats: Sequence[str], totals: Sequence[int], block: str, round_number: int) -> None:
-        """Keeps what adaptive formats need from a finished game: totals, and A-B differences."""
+    def _note(self, seats: Sequence[str], totals: Sequence[int], round_number: int, faults: Sequence[Fault]) -> None:
+        """Keeps what the swiss pairing and the live status need from a finished game."""
         for seat, bot in enumerate(seats):
             self._scores.setdefault(round_number, {}).setdefault(bot, []).append(totals[seat])
-        if self.schedule.sequential:
-            a, b = str(self.config.format_options["a"]), str(self.config.format_options["b"])
-            self._differences.setdefault(block, []).append(totals[seats.index(a)] - totals[seats.index(b)])
+            self._games_by_bot[bot] = self._games_by_bot.get(bot, 0) + 1
+        for fault in faults:
+            bot = seats[fault.seat]
+            self._faults_by_bot[bot] = self._faults_by_bot.get(bot, 0) + 1
 
-    def sprt_state(self) -> SprtResult:
-        """The sequential test on the blocks finished so far (``sprt`` format)."""
-        options = self.config.format_options
-        scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
-        per_block = [sum(d) / len(d) for d in self._differences.values() if len(d) == self.schedule.rotations]
-        return sprt(
-            per_block, float(options["delta0"]) * scale, float(options["delta1"]) * scale,
-            alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
-            cap=self.schedule.rounds, method=options.get("method", "alt2"),
+    def _open(self) -> list[GameRecords]:
+        """Opens the folder, checks the configuration against it and makes the plan."""
+        config = self.config
+        if self.fresh:
+            self.store.clear()
+        games = self.store.open()
+        raw = self.store.manifest()
+        previous = Manifest.from_dict(raw, str(self.store.manifest_path)) if raw is not None else None
+        identity = self._identity()
+        excluded: set[str] = set()
+        if previous is not None:
+            old_identity = {k: previous.config.get(k) for k in identity}
+            if digest(old_identity) != digest(identity):
+                raise RecordsError(
+                    f"{self.folder} holds another tournament's results: {describe_difference(old_identity, identity)}. "
+                    "Use a new results folder, or --fresh to discard these results and start again"
+                )
+            check_bots(previous.config, config)
+            self.statuses = {b: s for b, s in previous.statuses.items() if s.status != "absent"}
+            played_bots = {bot for game in games for bot in game.seats}
+            for item in previous.config.get("bots", []):
+                name = item["name"]
+                if name not in self.bots:
+                    excluded.add(name)
+                    if name in played_bots and name not in self.statuses:
+                        self.statuses[name] = BotStatus("withdrawn", "removed from the configuration")
+        for game in games:
+            for bot in self.policy.add_game(game.seats, [f for r in game.rounds for f in r.faults]):
+                if bot not in self.statuses:
+                    self.statuses[bot] = BotStatus("disqualified", self.policy.reason(bot))
+        excluded |= set(self.statuses)
+        field = [b.name for b in config.bots if b.name not in excluded]
+        if len(field) < 2:
+            raise ConfigError(f"fewer than 2 bots are left to play ({', '.join(field) or 'none'}): "
+                              "the others are withdrawn or disqualified")
+        schedule = Schedule(
+            bots=field, format=config.format, rotation=config.rotation, deal_sets=self.deal_sets, seed=config.seed,
+            options=config.format_options, draw_seats=config.rules.draw_seating, standings=self._standings,
+        )
+        house = sorted(set(schedule.house) | set(previous.house if previous else []))
+        for name in house:
+            self.bots[name] = BotConfig(name=name, python=HOUSE_BOT, house=True)
+        for copy, original in schedule.copies.items():
+            if original in self.bots:
+                self.bots[copy] = dataclasses.replace(self.bots[original], name=copy)
+        played = {game.block for game in games}
+        if previous is not None:
+            beyond = sorted({b.round for b in previous.plan.blocks if b.id in played and b.round > schedule.rounds})
+            if beyond:
+                raise RecordsError(
+                    f"the configuration plans {schedule.rounds} deal sets, but round {beyond[-1]} of {self.folder} "
+                    f"already has recorded games: keep at least {beyond[-1]} deal sets, or use --fresh"
+                )
+        field_changed = previous is not None and set(previous.field) != set(field) | set(schedule.house)
+        planner = Planner(schedule, previous.plan if previous else None, played, excluded, field_changed)
+        self._schedule, self._planner = schedule, planner
+        blocks: list[Block] = []
+        if not schedule.adaptive:
+            self._unreleased = [planner.round(r) for r in range(1, schedule.rounds + 1)]
+            blocks = [b for rnd in self._unreleased for b in rnd]
+        self.manifest = Manifest(
+            tournament=config.name, config={**config.to_dict(), **identity}, identity=digest(identity),
+            plan=Plan(config.rotation, schedule.rounds, schedule.adaptive, schedule.sequential, blocks,
+                      (previous.plan.dropped if previous else []) + planner.dropped),
+            house=house, statuses=self.statuses,
+        )
+        if previous is not None:
+            removed = [b for b in excluded if b not in self.bots and b not in previous.statuses]
+            self.summary.changes = change_summary(previous, config, planner, sorted(removed), schedule.rounds)
+        self.store.write_manifest(self.manifest.to_dict())
+        for game in games:
+            self._note(game.seats, game.final.totals, game.first.schedule_round,
+                       [f for r in game.rounds for f in r.faults])
+        return games
+
+
+    def _release(self, recorded: set[str]) -> bool:
+        """Releases the next rounds to the dispatcher: all at once for fixed plans, one at a time when
+        later rounds depend on earlier results (swiss) or the run may stop early (sprt). Returns
+        True when something was released."""
+        schedule, planner, manifest = self._schedule, self._planner, self.manifest
+        assert schedule is not None and planner is not None and manifest is not None
+        released = False
+        while True:
+            if self._dispatcher.blocks and not self._dispatcher.idle and (schedule.adaptive or schedule.sequential):
+                return released
+            if self.judge is not None and schedule.sequential and self.judge.decided():
+                self.summary.stopped_early = self._planning < schedule.rounds
+                self._unreleased.clear()
+                return released
+            if self._planning >= schedule.rounds:
+                return released
+            self._planning += 1
+            if schedule.adaptive:
+                blocks = planner.round(self._planning)
+                manifest.plan.blocks.extend(blocks)
+                manifest.plan.dropped.extend(b for b in planner.dropped if b not in manifest.plan.dropped)
+                self.store.write_manifest(manifest.to_dict())
+            else:
+                blocks = self._unreleased[self._planning - 1]
+            for block in blocks:
+                if any(bot in self._excluded() for bot in block.order) and not (
+                    {g.id for g in block.games(self.config.rotation)} & recorded
+                ):
+                    self._dispatcher.dropped.append(block)
+                    continue
+                state = self._dispatcher.add(block, recorded)
+                state.fallback |= {bot for bot in block.order if bot in self._excluded()}
+            released = True
+            if not (schedule.adaptive or schedule.sequential):
+                continue
+
+    def _excluded(self) -> set[str]:
+        return {bot for bot, s in self.statuses.items() if s.status in ("withdrawn", "disqualified")}
+
+    # -- seats -----------------------------------------------------------------------------------
+
+    def _kind(self, bot: str) -> str:
+        config = self.bots[bot]
+        if config.kind == "python":
+            return "local"
+        if config.kind == "command" and self.config.fresh_process:
+            return "fresh"
+        return "remote"
+
+    def _present(self, bot: str) -> bool:
+        kind = self._kind(bot)
+        if kind == "local":
+            return True
+        if self._launcher is not None and bot in self._launcher.broken:
+            return False
+        if kind == "fresh":
+            return True
+        return self._server is not None and self._server.lobby.present(bot)
+
+    def _absent_for(self, bot: str) -> float:
+        if self._launcher is not None and bot in self._launcher.broken:
+            return math.inf
+        seen = self._server.lobby.last_seen.get(bot, 0.0) if self._server is not None else 0.0
+        return time.monotonic() - max(self._started, seen)
+
+    def _fallback_reason(self, bot: str) -> str:
+        status = self.statuses.get(bot)
+        if status is not None:
+            return f"{bot} is {status.status}: {status.reason}"
+        return f"{bot} is absent: {self._why_absent(bot)}"
+
+    def _why_absent(self, bot: str) -> str:
+        if self._launcher is not None and bot in self._launcher.broken:
+            return self._launcher.broken[bot]
+        if self._server is not None and bot in self._server.lobby.last_seen:
+            return f"not connected for {self._absent_for(bot):.0f} s"
+        return f"never connected in {self._absent_for(bot):.0f} s"
+
+    def _take(self, bot: str, state: BlockState) -> _Seat | None:
+        if bot in state.fallback:
+            return _Seat(bot, "fallback", reason=self._fallback_reason(bot))
+        kind = self._kind(bot)
+        if kind == "local":
+            return _Seat(bot, "local")
+        if kind == "fresh":
+            return _Seat(bot, "fresh") if self._present(bot) else self._forfeit_seat(bot)
+        assert self._server is not None
+        player = self._server.seat(bot, bot)
+        if player is not None:
+            return _Seat(bot, "remote", player)
+        return self._forfeit_seat(bot)
+
+    def _forfeit_seat(self, bot: str) -> _Seat | None:
+        if bot in self._forfeiting and not self._present(bot):
+            return _Seat(bot, "fallback", reason=self._fallback_reason(bot))
+        return None
+
+    def _can_sit(self, bot: str, state: BlockState) -> bool:
+        if bot in state.fallback or self._kind(bot) == "local":
+            return True
+        if not self._present(bot):
+            return bot in self._forfeiting
+        return self._kind(bot) == "fresh" or (self._server is not None and self._server.lobby.free_tables(bot) > 0)
+
+    def _give_back(self, seat: _Seat) -> None:
+        if seat.remote is not None and self._server is not None:
+            self._server.lobby.give_back(seat.remote.session)
+
+    async def _player(self, seat: _Seat, game: Assignment, fresh: list[Any]) -> Player:
+        if seat.kind == "fallback":
+            return AbsentPlayer(seat.bot, seat.reason)
+        if seat.kind == "remote":
+            assert seat.remote is not None
+            return seat.remote
+        bot = self.bots[seat.bot]
+        if seat.kind == "local":
+            return LocalPlayer(make_bot(self._factory(seat.bot), bot.seed, bot.options), seat.bot)
+        # A process of its own for this game: it cannot remember an earlier replay of these deals.
+        assert self._server is not None and self._launcher is not None
+        server = self._server
+        key = f"{seat.bot}@{game.id}"
+        entry, session = await self._launcher.launch_for_game(
+            bot, key, server.lobby.claim, self.config.absent_after or 30.0,
+        )
+        fresh.append(entry)
+        return server.player(session, seat.bot)
+
+    def _factory(self, name: str) -> Callable[..., Any]:
+        if name not in self._factories:
+            self._factories[name] = load_bot_class(self.bots[name].python)
+        return self._factories[name]
+
+    def _play_fast(self, game: Assignment, seats: Sequence[_Seat]) -> GameRecord | None:
+        """The in-process fast path, when all four seats are in-process bots that offer it."""
+        if any(seat.kind != "local" for seat in seats):
+            return None
+        bots = []
+        for name in game.seats:
+            bot = self.bots[name]
+            if self._fast.get(name) is False:
+                return None
+            instance = make_bot(self._factory(name), bot.seed, bot.options)
+            self._fast[name] = has_fast_path(instance)
+            if not self._fast[name]:
+                return None
+            bots.append(instance)
+        return play_fast(
+            self.config.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
+            game_number=game.deal_set, first_dealer=game.first_dealer,
         )
 
-    # -- players ---------------------------------------------------------------------------
+    # -- running ---------------------------------------------------------------------------------
 
-    def _needs_server(self) -> bool:
-        return any(b.kind != "python" for b in self.bots.values())
+    async def run(self) -> RunSummary:
+        """Plays every game not yet recorded, as far as the bots and the policies allow."""
+        summary = self.summary
+        for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
+            if bot.kind == "python":
+                make_bot(self._factory(name), bot.seed, bot.options)
+        games = self._open()
+        summary.skipped = len(games)
+        recorded = {game.game for game in games}
+        summary.faults = sum(len(r.faults) for game in games for r in game.rounds)
+        summary.disqualified = {b: s.reason for b, s in self.statuses.items() if s.status == "disqualified"}
+        summary.withdrawn = {b: s.reason for b, s in self.statuses.items() if s.status == "withdrawn"}
+        for change in summary.changes:
+            self.log(f"plan changed: {change}")
+        if self.judge is not None:
+            self.judge.start(games)
+        self._release(recorded)
+        done, total = self._dispatcher.counts()
+        self._bar = _Progress(self._planned_total(total), done, self.progress)
+        ticker: asyncio.Task[None] | None = None
+        try:
+            if any(b.kind != "python" for b in self.bots.values()):
+                await self._start_server()
+            self._state = "running"
+            ticker = asyncio.get_running_loop().create_task(self._tick())
+            await self._dispatch(recorded)
+            self._state = "stopped" if summary.outstanding else "finished"
+        except BaseException:
+            self._state = "interrupted"
+            raise
+        finally:
+            if ticker is not None:
+                ticker.cancel()
+            for task in list(self._tasks):
+                task.cancel()
+            if self._tasks:
+                await asyncio.gather(*self._tasks, return_exceptions=True)
+            self._bar.close()
+            self.store.close()
+            await self._close()
+            with contextlib.suppress(OSError):
+                self._write_status(force=True)
+        if self.judge is not None:
+            self.judge.refresh(force=True)
+        return summary
+
+    def _planned_total(self, released: int) -> int:
+        schedule = self._schedule
+        assert schedule is not None
+        if not schedule.adaptive:
+            return released + sum(len(r) for r in self._unreleased[self._planning:]) * schedule.rotations
+        return schedule.total()
 
     async def _start_server(self) -> None:
+        config = self.config
         tokens: dict[str, str] = {}
-        for bot in self.bots.values():
+        for bot in list(self.bots.values()):
             if bot.kind == "remote":
                 tokens[bot.token] = bot.name
-            elif bot.kind == "command":
+            elif bot.kind == "command" and not config.fresh_process:
                 token = bot.token or secrets.token_hex(16)
                 self.bots[bot.name] = dataclasses.replace(bot, token=token)
                 tokens[token] = bot.name
         server = ArenaServer(ServerSettings(
-            rules=self.config.rules, tokens=tokens, table=self.config.table,
-            max_tables=max(1, self.config.concurrency), tls_cert=self.config.tls_cert, tls_key=self.config.tls_key,
+            rules=config.rules, tokens=tokens, table=config.table, max_tables=config.concurrency,
+            reconnect_grace_s=config.reconnect_grace, unresponsive_after=config.unresponsive_after,
+            tls_cert=config.tls_cert, tls_key=config.tls_key,
         ))
-        port = await server.start(f"{self.config.host}:{self.config.port}")
+        try:
+            await server.start(f"{config.host}:{config.port}")
+        except RuntimeError as err:  # grpc: the address cannot be bound
+            raise ConfigError(f"cannot listen on {config.host}:{config.port}: {err}") from None
         self._server = server
-        server.lobby.disqualified.update(self.disqualified)  # disqualified before a resume stay so
-        self.address = f"{self.config.host}:{port}"
-        if not self.config.fresh_process:
-            for bot in self.bots.values():
-                if bot.kind == "command":
-                    self._launched[bot.name] = self._launch(bot, bot.token)
+        self.address = server.address
+        for name, status in self.statuses.items():
+            self._bar_server(name, status.status, status.reason)
+        server.lobby.watch(self._lobby_changed)
+        self.log(f"arena listening on {self.address} ({'TLS' if server.tls else 'plaintext'})")
+        launched = [b for b in self.bots.values() if b.kind == "command"]
+        if launched:
+            self._launcher = Launcher(
+                self.folder, self.address, restarts=config.restarts, register=server.add_token,
+                present=server.lobby.present, changed=self._wake.set,
+            )
+            for bot in launched:
+                self._launcher.check(bot)
+            if not config.fresh_process:
+                for bot in launched:
+                    if bot.name not in self._excluded():
+                        await self._launcher.start(self.bots[bot.name])
 
-    def _launch(self, bot: BotConfig, token: str) -> subprocess.Popen[bytes]:
-        values = {"address": self.address, "token": token, "name": bot.name, "seed": str(bot.seed),
-                  "python": sys.executable}
+    def _lobby_changed(self) -> None:
+        if self._launcher is not None and self._server is not None:
+            for bot in self.bots:
+                if self._server.lobby.present(bot):
+                    self._launcher.connected(bot)
+        self._wake.set()
+
+    async def _dispatch(self, recorded: set[str]) -> None:
+        dispatcher = self._dispatcher
+        judge = self.judge
+        while True:
+            self._wake.clear()
+            self._release(recorded)
+            decided = judge is not None and self._schedule is not None and self._schedule.sequential and judge.decided()
+            picked = dispatcher.pick(len(self._slots), self._take, self._give_back, only_started=decided)
+            for game, seats in picked:
+                state = dispatcher.blocks[game.block]
+                state.fallback |= {seat.bot for seat in seats if seat.kind == "fallback"}
+                record = self._play_fast(game, seats)
+                if record is not None:
+                    self._store(game, record, 0)
+                    self._finished(game, record)
+                    continue
+                slot = self._slots.pop()
+                task = asyncio.get_running_loop().create_task(self._game(game, seats, slot))
+                self._tasks.add(task)
+                task.add_done_callback(self._tasks.discard)
+            if picked:
+                continue
+            if dispatcher.idle and (decided or not self._unreleased_left()):
+                return
+            timeout = self._absence(dispatcher)
+            if timeout == 0.0:
+                continue
+            if self.summary.outstanding:
+                return
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout)
+
+    def _unreleased_left(self) -> bool:
+        schedule = self._schedule
+        assert schedule is not None
+        return self._planning < schedule.rounds
+
+    def _absence(self, dispatcher: Dispatcher[_Seat]) -> float | None:
+        """Applies the absence policy when only games of absent bots are left; returns how long to
+        wait before looking again (None: until something happens; 0: look again at once)."""
+        if not self._slots:
+            self._awaited = {}
+            return None
+        blockers = dispatcher.waiting_on(self._can_sit)
+        absent = {bot for bot in blockers if not self._present(bot)}
+        self._awaited = {bot: self._why_absent(bot) for bot in sorted(absent)}
+        if not absent:
+            return None
+        patience = self.config.absent_after
+        overdue = {bot for bot in absent if self._absent_for(bot) >= patience}
+        waits = [patience - self._absent_for(bot) for bot in absent - overdue]
+        next_look = max(0.05, min(waits)) if waits else None
+        if not overdue or not dispatcher.only_blocked_by(overdue):
+            self._state = "running"
+            return next_look
+        policy = self.config.forfeit
+        if policy == "fallback":
+            fresh = overdue - self._forfeiting
+            for bot in sorted(fresh):
+                self.log(f"{bot} is absent ({self._why_absent(bot)}): the fallback player takes its seats")
+            self._forfeiting |= overdue
+            return 0.0 if fresh else next_look
+        if policy == "withdraw":
+            for bot in sorted(overdue):
+                self._take_out(bot, "withdrawn", f"absent: {self._why_absent(bot)}")
+            return 0.0
+        self._state = "waiting"
+        if not self.serve and dispatcher.running == 0:
+            left = sum(len(s.left) for s in dispatcher.blocks.values())
+            if self._schedule is not None and not self._schedule.adaptive:
+                left += sum(len(r) for r in self._unreleased[self._planning:]) * self._schedule.rotations
+            self.summary.outstanding = left
+            self.summary.awaited = dict(self._awaited)
+            for bot in overdue:
+                self.statuses[bot] = BotStatus("absent", self._why_absent(bot))
+            self._save_manifest()
+        return next_look
+
+    def _take_out(self, bot: str, status: str, reason: str) -> None:
+        """Withdraws or disqualifies a bot: a status, its blocks not begun dropped, its seats in blocks
+        under way played by the fallback player, its connections ended."""
+        if bot in self._excluded():
+            return
+        self.statuses[bot] = BotStatus(status, reason)
+        (self.summary.disqualified if status == "disqualified" else self.summary.withdrawn)[bot] = reason
+        dropped = self._dispatcher.drop(bot)
+        for rnd in self._unreleased[self._planning:]:
+            dropped.extend(b for b in rnd if bot in b.order)
+            rnd[:] = [b for b in rnd if bot not in b.order]
+        if self.manifest is not None:
+            gone = {b.id for b in dropped}
+            self.manifest.plan.dropped.extend(dropped)
+            self.manifest.plan.blocks = [b for b in self.manifest.plan.blocks if b.id not in gone]
+        self._save_manifest()
+        self.log(f"{bot} is {status}: {reason}")
+        self._bar_server(bot, status, reason)
+        self._wake.set()
+
+    def _bar_server(self, bot: str, status: str, reason: str) -> None:
+        if self._server is not None:
+            if status == "disqualified":
+                self._server.disqualify(bot, reason)
+            else:
+                self._server.withdraw(bot, reason)
+
+    def _save_manifest(self) -> None:
+        if self.manifest is not None:
+            self.manifest.statuses = dict(self.statuses)
+            self.store.write_manifest(self.manifest.to_dict())
+
+    async def _game(self, game: Assignment, seats: list[_Seat], slot: int) -> None:
+        players: list[Player] = []
+        fresh: list[Any] = []
+        self._tables[slot] = (game, [s.bot for s in seats if s.kind == "fallback"], time.monotonic())
+        self._rounds_done[slot] = 0
         try:
-            argv = [part.format(**values) for part in bot.command]
-        except (KeyError, IndexError) as err:
-            raise ConfigError(
-                f"bot {bot.name!r}: unknown placeholder {err} in its command; "
-                "the placeholders are {address}, {token}, {name}, {seed} and {python}"
-            ) from None
-        if argv and argv[0] in ("python", "python3"):
-            argv[0] = sys.executable  # the arena's own interpreter, so the bots see the same packages
-        logs = self.folder / "logs"
-        logs.mkdir(parents=True, exist_ok=True)
-        with (logs / f"{bot.name}.log").open("ab") as err_log:
             try:
-                process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=err_log)
-            except OSError as err:
-                raise ConfigError(f"cannot launch bot {bot.name!r} ({shlex.join(argv)}): {err.strerror}") from None
-        self._processes.append(process)
-        return process
+                for seat in seats:
+                    players.append(await self._player(seat, game, fresh))
+            except LaunchFailed:
+                for seat in seats[len(players):]:
+                    self._give_back(seat)
+                self._dispatcher.put_back(game)
+                return
+            written = 0
 
-    async def _player(
-        self, name: str, assignment: Assignment, fresh: list[subprocess.Popen[bytes]]
-    ) -> Player:
-        if name in self.disqualified:
-            return AbsentPlayer(name, f"{name} is disqualified: {self.disqualified[name]}")
-        bot = self.bots[name]
-        if bot.kind == "python":
-            if name not in self._factories:
-                self._factories[name] = load_bot_class(bot.python)
-            return LocalPlayer(make_bot(self._factories[name], bot.seed, bot.options), name)
-        assert self._server is not None
-        key = name
-        if bot.kind == "command" and self.config.fresh_process:
-            # A process of its own for this game: it cannot remember an earlier replay of these deals.
-            token = secrets.token_hex(16)
-            key = f"{name}@{assignment.id}"
-            self._server.add_token(token, key)
-            fresh.append(self._launch(bot, token))
-        process = self._launched.get(name)
-        if process is not None and process.poll() is not None and not self._server.lobby.live(name):
-            # A launched bot that died is a fault of the bot, played with fallbacks, not a reason
-            # to wait for it to connect and then stop the tournament.
-            return self._gone(name, process)
-        try:
-            player = await self._server.claim(key, timeout=self.config.connect_timeout)
-        except TimeoutError:
-            if process is not None and process.poll() is not None:
-                return self._gone(name, process)
-            raise ConfigError(
-                f"bot {name!r} did not connect within {self.config.connect_timeout:.0f} s"
-                + (f"; see {self.folder / 'logs' / (name + '.log')}" if bot.kind == "command" else "")
-            ) from None
-        player.name = name
-        return player
+            def store(record: GameRecord) -> None:
+                nonlocal written  # each round is written as soon as it is played
+                self._store(game, record, written)
+                written = len(record.rounds)
+                self._rounds_done[slot] = written
 
-    @staticmethod
-    def _gone(name: str, process: subprocess.Popen[bytes]) -> Player:
-        return AbsentPlayer(name, f"{name} is gone: its process ended with exit status {process.returncode}")
+            record = await play_game(
+                self.config.rules, players, self.deals(game.deal_set), table_id=f"t{slot}", game_id=game.id,
+                game_number=game.deal_set, first_dealer=game.first_dealer, settings=self.config.table,
+                on_round=store,
+            )
+            if written < len(record.rounds):
+                store(record)
+            self._finished(game, record)
+        finally:
+            for player in players:
+                await player.close()
+            if self._launcher is not None:
+                for entry in fresh:
+                    await self._launcher.stop(entry)
+            del self._tables[slot]
+            self._slots.append(slot)
+            self._wake.set()
 
-    # -- running ---------------------------------------------------------------------------
+    def _store(self, game: Assignment, record: GameRecord, first: int) -> None:
+        deals = f"file:{self.config.deal_file.name}" if self.config.deal_file else "seed"
+        self.store.append(game_lines(self.config.name, self.config.seed, deals, game, record, first))
 
-    def _play_fast(self, assignment: Assignment) -> GameRecord | None:
-        """The in-process fast path, when all four seats are Python bots that offer it."""
+    def _finished(self, game: Assignment, record: GameRecord) -> None:
+        self._dispatcher.finished(game)
+        self._note(game.seats, record.totals, game.round, record.faults)
+        summary = self.summary
+        summary.played += 1
+        summary.faults += len(record.faults)
+        for bot in self.policy.add_game(game.seats, record.faults):
+            self._take_out(bot, "disqualified", self.policy.reason(bot))
+        if self.judge is not None:
+            self.judge.game_done(game, record)
+        if self._bar is not None:
+            self._bar.update(summary.faults, self._awaited)
+        self._write_status()
+
+    # -- status ----------------------------------------------------------------------------------
+
+    async def _tick(self) -> None:
+        while True:
+            await asyncio.sleep(STATUS_EVERY_S)
+            self._write_status(force=True)
+            if self._bar is not None:
+                self._bar.update(self.summary.faults, self._awaited, step=0)
+            if self.judge is not None:
+                self.judge.refresh()
+
+    def _write_status(self, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._status_written < STATUS_EVERY_S:
+            return
+        self._status_written = now
+        write_status(self.folder, self.status())
+
+    def status(self) -> Status:
+        """The live status of the event."""
+        dispatcher = self._dispatcher
+        done, total = dispatcher.counts()
+        left: dict[str, int] = {}
+        for state in dispatcher.blocks.values():
+            for game in state.left:
+                for seated in game.seats:
+                    left[seated] = left.get(seated, 0) + 1
+        server = self._server
         bots = []
-        for name in assignment.seats:
-            bot = self.bots[name]
-            if bot.kind != "python" or name in self.disqualified:
-                return None
-            if name not in self._factories:
-                self._factories[name] = load_bot_class(bot.python)
-            instance = make_bot(self._factories[name], bot.seed, bot.options)
-            if not has_fast_path(instance):
-                return None
-            bots.append(instance)
-        return play_fast(
-            self.config.rules, bots, assignment.seats, self.deals(assignment.deal_set),
-            table_id=f"t{assignment.group}", game_id=assignment.id, game_number=assignment.deal_set,
-            first_dealer=assignment.first_dealer,
+        for name, bot in self.bots.items():
+            status = self.statuses.get(name)
+            if status is not None and status.status != "absent":
+                state_name, reason = status.status, status.reason
+            elif self._launcher is not None and name in self._launcher.broken:
+                state_name, reason = "broken", self._launcher.broken[name]
+            elif not self._present(name):
+                state_name, reason = "absent", self._why_absent(name)
+            else:
+                state_name, reason = "playing", ""
+            bots.append(BotState(
+                bot=name, kind=bot.kind, state=state_name, reason=reason,
+                absent_s=None if state_name != "absent" else round(self._absent_for(name), 1),
+                games_done=self._games_by_bot.get(name, 0), games_left=left.get(name, 0),
+                faults=self._faults_by_bot.get(name, 0),
+                faulty_decisions=self.policy.counts.get(name, 0),
+            ))
+        now = time.monotonic()
+        sessions = [] if server is None else [
+            SessionState(s.session_id, s.bot, s.version, s.tables, s.max_tables, s.wants_events,
+                         round(time.time() - s.connected_at, 1))
+            for s in server.lobby.all_live()
+        ]
+        tables = [TableState(f"t{slot}", game.id, list(game.seats), fallback, self._rounds_done.get(slot, 0),
+                             round(now - began, 1))
+                  for slot, (game, fallback, began) in sorted(self._tables.items())]
+        messages = {"waiting": "only games of absent bots are left: waiting for "
+                               + ", ".join(self._awaited) if self._awaited else "waiting"}
+        return Status(
+            tournament=self.config.name, state=self._state, message=messages.get(self._state, ""), pid=os.getpid(),
+            updated=time.time(), address=self.address, tls=server.tls if server is not None else False,
+            games_done=done, games_planned=self._planned_total(total), awaited=list(self._awaited), bots=bots,
+            sessions=sessions, tables=tables,
         )
 
-    async def play(
-        self, assignment: Assignment, on_round: Callable[[GameRecord], None] | None = None
-    ) -> GameRecord:
-        """Plays one scheduled game and returns its record; ``on_round`` sees the record so far
-        after each round at a normal table (the fast path finishes a game in well under a second)."""
-        record = self._play_fast(assignment)
-        if record is not None:
-            return record
-        fresh: list[subprocess.Popen[bytes]] = []
-        players = [await self._player(name, assignment, fresh) for name in assignment.seats]
-        try:
-            return await play_game(
-                self.config.rules, players, self.deals(assignment.deal_set), table_id=f"t{assignment.group}",
-                game_id=assignment.id, game_number=assignment.deal_set, first_dealer=assignment.first_dealer,
-                settings=self.config.table, on_round=on_round,
-            )
-        finally:
-            if self._server is not None:
-                for player in players:
-                    session = getattr(player, "session", None)
-                    if session is not None:
-                        await self._server.lobby.release(session)
-            for process in fresh:
-                process.terminate()
-
-    async def run(self) -> RunSummary:
-        """Plays every game not yet recorded; returns what was done."""
-        summary = RunSummary(self.folder)
-        for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
-            if bot.kind == "python":
-                self._factories[name] = load_bot_class(bot.python)
-                make_bot(self._factories[name], bot.seed, bot.options)
-        done = self.store.start(self.manifest(), fresh=self.fresh)
-        summary.skipped = len(done)
-        for rounds in self.store.games():
-            self._note(rounds[-1]["seats"], rounds[-1]["totals"], rounds[-1]["block"], rounds[-1]["schedule_round"])
-            self._count_faults(rounds[-1]["seats"], [f["seat"] for r in rounds for f in r["faults"]])
-            summary.faults += sum(len(r["faults"]) for r in rounds)
-        bar = _progress(self.schedule.total(), self.schedule.rotations, self.progress)
-        try:
-            if self._needs_server():
-                await self._start_server()
-            limit = asyncio.Semaphore(self.config.concurrency)
-
-            async def one(assignment: Assignment) -> None:
-                written = 0
-
-                def store(record: GameRecord) -> None:
-                    # Each round is written as soon as it is played (the last one with the places).
-                    nonlocal written
-                    self.store.append(game_lines(
-                        self.config.name, self.config.seed, self._deals_name(), assignment, record, written
-                    ))
-                    written = len(record.rounds)
-
-                async with limit:
-                    record = await self.play(assignment, store)
-                if written < len(record.rounds):  # the fast path reports the whole game at once
-                    store(record)
-                self._note(assignment.seats, record.totals, assignment.block, assignment.round)
-                summary.played += 1
-                summary.faults += len(record.faults)
-                self._count_faults(record.players, [fault.seat for fault in record.faults])
-                bar.update(assignment, summary.faults)
-
-            for round_number in range(1, self.schedule.rounds + 1):
-                todo = []
-                self._planning = round_number
-                for assignment in self.schedule.round_assignments(round_number):
-                    if assignment.id in done:
-                        bar.update(assignment, summary.faults)
-                    else:
-                        todo.append(assignment)
-                await asyncio.gather(*(one(a) for a in todo))
-                self._refresh_standings()
-                if self.schedule.sequential and not self.sprt_state().verdict.startswith("continue"):
-                    summary.stopped_early = round_number < self.schedule.rounds
-                    break
-        finally:
-            bar.close()
-            self.store.close()
-            await self.close()
-        self._refresh_standings(force=True)
-        summary.disqualified = dict(self.disqualified)
-        return summary
-
-    def _refresh_standings(self, force: bool = False) -> None:
-        # A live view reads these files; refreshing costs a pass over all records, so it is done
-        # at most every 5 s, and never more than a tenth of the time.
-        now = time.monotonic()
-        if not force and now - self._refreshed < max(5.0, 10 * self._refresh_cost):
-            return
-        self.store.flush()
-        write_standings(self.folder)
-        self._refreshed = time.monotonic()
-        self._refresh_cost = self._refreshed - now
-
-    def _deals_name(self) -> str:
-        return f"file:{self.config.deal_file.name}" if self.config.deal_file else "seed"
-
-    def _count_faults(self, seats: Sequence[str], fault_seats: Sequence[int]) -> None:
-        # Also fed the recorded games on resume, so a resumed run disqualifies where a whole run would.
-        limit = self.config.table.limits.disqualify_after
-        for seat in fault_seats:
-            bot = seats[seat]
-            self._faults[bot] = self._faults.get(bot, 0) + 1
-            if limit and bot not in self.disqualified and self._faults[bot] >= limit:
-                self.disqualified[bot] = f"{self._faults[bot]} faults (the limit is {limit})"
-                if self._server is not None:
-                    self._server.lobby.disqualified[bot] = self.disqualified[bot]
-                    self._kicks.append(asyncio.ensure_future(self._server.disqualify(bot)))
-
-    async def close(self) -> None:
-        """Stops the bots and the server."""
-        for process in self._processes:
-            if process.poll() is None:
-                process.terminate()
-        for process in self._processes:
-            try:
-                process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                process.kill()
-        self._processes.clear()
+    async def _close(self) -> None:
+        if self._launcher is not None:
+            await self._launcher.close()
+            self._launcher = None
         if self._server is not None:
-            await self._server.stop(0.5)
+            await self._server.stop(0.5, over=self._state == "finished")
             self._server = None
 
 
-class _progress:
-    """A progress bar of games done with its ETA, the deal sets (blocks) completed and the faults so
-    far (quiet when not wanted)."""
+class _Progress:
+    """A progress bar of games done with its ETA, the faults so far and the bots awaited (quiet when
+    not wanted)."""
 
-    def __init__(self, total: int, rotations: int, enabled: bool) -> None:
+    def __init__(self, total: int, done: int, enabled: bool) -> None:
         self.bar: Any = None
-        self.rotations = rotations
-        self.blocks_total = total // rotations
-        self.games: dict[str, int] = {}
-        self.blocks = 0
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, unit="game", dynamic_ncols=True, leave=False)
+            self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True, leave=False)
 
-    def update(self, assignment: Assignment, faults: int) -> None:
-        self.games[assignment.block] = self.games.get(assignment.block, 0) + 1
-        if self.games[assignment.block] == self.rotations:
-            self.blocks += 1
+    def update(self, faults: int, awaited: dict[str, str], step: int = 1) -> None:
         if self.bar is not None:
-            self.bar.update(1)
-            self.bar.set_postfix_str(f"deal sets {self.blocks}/{self.blocks_total}, faults {faults}", refresh=False)
+            if step:
+                self.bar.update(step)
+            waiting = f", waiting for {', '.join(f'{b} ({why})' for b, why in awaited.items())}" if awaited else ""
+            self.bar.set_postfix_str(f"faults {faults}{waiting}", refresh=step == 0)
 
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
-
-
-def write_standings(folder: Path) -> tuple[str, str]:
-    """Recomputes the standings of a results folder into ``standings.txt`` and ``standings.json``;
-    returns both texts."""
-    store = ResultsStore(folder)
-    manifest = store.manifest() or {}
-    records = store.records()
-    rows = compute_standings(records, manifest.get("house_bots", []))
-    rules = Rules.from_dict(records[0]["rules"]) if records else Rules.profile()
-    text = render_standings(rows, rules, "table")
-    data = render_standings(rows, rules, "json")
-    _write_text(folder / "standings.txt", text)
-    _write_text(folder / "standings.json", data)
-    return text, data
-
-
-def _write_text(path: Path, text: str) -> None:
-    # Written aside and renamed, so a live view never reads half a file.
-    temp = path.with_suffix(path.suffix + ".tmp")
-    temp.write_text(text, encoding="utf-8")
-    temp.replace(path)

@@ -1,38 +1,64 @@
-"""Remote seats: a bot connected over gRPC, seen by the table as a :class:`~arena.players.Player`.
+"""Remote seats: a bot connected over gRPC, seen by the table as a :class:`~arena.players.base.Player`.
 
 A :class:`Session` is one ``Connect`` stream after a welcomed ``Hello``. It numbers the requests
 it sends, matches answers to them by ``request_id`` (so a bot can act only for the seats its
 session holds), enforces each request's deadline, and turns whatever goes wrong into faults:
-late answers, answers to unknown requests, answers of the wrong kind, malformed messages, and
-the stream ending mid-game. A :class:`RemotePlayer` is one seat at one table, served by a session.
+late answers, answers to unknown requests, answers of the wrong kind, malformed messages.
+
+Sending never blocks a table. Messages go to a bounded outbox that one writer task drains into the
+stream; the deadline of a request runs from the moment it is queued, whatever the transport does.
+A session is judged *stalled* and dropped when its outbox overflows (:data:`OUTBOX_LIMIT`), when
+one write has waited :data:`WRITE_STALL_S` seconds for the bot to read, or when it has left
+``unresponsive_after`` requests in a row unanswered and sent nothing for as many deadlines.
+
+A :class:`RemotePlayer` is one seat of one bot at one table. When the session under it ends, the
+seat waits up to the reconnect grace for the same bot to come back on a new stream; the open
+request is then sent again there, with a new request id, the full view and a fresh deadline, so a
+stateless bot loses nothing (a bot that follows events first gets the events of the game so far).
+Only when the grace runs out does the seat fall back for the rest of the game.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import itertools
 import time
 from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import grpc
 
 from arena.core.faults import FaultKind, PlayerFault
 from arena.net.wire import RequestEncoder, event_message
-from arena.players.base import Decision, DecisionKind, TableEvent
+from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
 from protocol import callbreak_pb2 as pb
 
-__all__ = ["RemotePlayer", "Session"]
+if TYPE_CHECKING:
+    from arena.net.server import Lobby
+
+__all__ = ["OUTBOX_LIMIT", "WRITE_STALL_S", "RemotePlayer", "Session", "SessionClosed"]
 
 Writer = Callable[[pb.ConnectResponse], Awaitable[None]]
 
+OUTBOX_LIMIT = 10_000
+"""Messages waiting to be written to one bot; past this the bot is not reading: it is stalled."""
+WRITE_STALL_S = 10.0
+"""Seconds one write may wait for the bot to read before the session is judged stalled."""
+
+
+class SessionClosed(Exception):
+    """The session ended while a request was open (the seat may wait for the bot to come back)."""
+
 
 class _Pending:
-    __slots__ = ("future", "kind", "sent", "table_id", "timer")
+    __slots__ = ("future", "kind", "sent", "table_id", "timeout", "timer")
 
-    def __init__(self, future: asyncio.Future[object], kind: DecisionKind, table_id: str) -> None:
+    def __init__(self, future: asyncio.Future[object], kind: DecisionKind, table_id: str, timeout: float) -> None:
         self.future = future
         self.kind = kind
         self.table_id = table_id
+        self.timeout = timeout
         self.sent = time.perf_counter()
         self.timer: asyncio.TimerHandle | None = None
 
@@ -42,51 +68,113 @@ class Session:
 
     def __init__(
         self, session_id: str, bot: str, writer: Writer, rules_msg: pb.Rules, *, max_tables: int = 1,
-        wants_events: bool = False,
+        wants_events: bool = False, version: str = "", unresponsive_after: int = 3,
+        on_close: Callable[[Session], None] | None = None,
     ) -> None:
         self.session_id = session_id
         self.bot = bot
         """The bot entry this session's token belongs to."""
+        self.version = version
+        """The bot's own version, from its Hello."""
         self.max_tables = max_tables
         self.wants_events = wants_events
         self.tables = 0
         """Seats currently held at tables."""
         self.rules_msg = rules_msg
+        self.unresponsive_after = unresponsive_after
+        self.connected_at = time.time()
+        self.closed_at = 0.0
+        """``time.monotonic()`` when the stream ended."""
         self._write = writer
-        self._lock = asyncio.Lock()
+        self._outbox: collections.deque[pb.ConnectResponse] = collections.deque()
+        self._wake = asyncio.Event()
+        self._writing_since: float | None = None
+        self._writer: asyncio.Task[None] | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._expired: dict[int, None] = {}
         self._faults: list[tuple[FaultKind, str]] = []
+        self._heard = time.perf_counter()
+        self._silent_lates = 0
+        self._on_close = on_close
         self.closed = asyncio.Event()
         self.close_reason = ""
+        self.stalled = False
+        """True when the arena dropped the session because the bot stopped reading or answering."""
         self.handler: asyncio.Task[object] | None = None
         """The task serving this stream, cancelled to end it early."""
         self.kicked: tuple[grpc.StatusCode, str] | None = None
-        """The status the stream ends with when the arena ends it (disqualification)."""
+        """The status the stream ends with when the arena ends it."""
 
-    async def send(self, msg: pb.ConnectResponse) -> None:
-        """Writes one message; a closed stream is not an error here (the next request reports it)."""
+    # -- sending -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Starts the writer task (on the running loop)."""
+        self._writer = asyncio.get_running_loop().create_task(self._drain())
+
+    def send(self, msg: pb.ConnectResponse) -> None:
+        """Queues one message; never blocks. A closed session drops it; a full outbox stalls the session."""
         if self.closed.is_set():
             return
-        try:
-            async with self._lock:
+        if len(self._outbox) >= OUTBOX_LIMIT:
+            self.stall(f"{OUTBOX_LIMIT} messages were waiting for it: it stopped reading its stream")
+            return
+        self._outbox.append(msg)
+        self._wake.set()
+
+    async def _drain(self) -> None:
+        outbox = self._outbox
+        while True:
+            if not outbox:
+                if self.closed.is_set():
+                    return
+                self._wake.clear()
+                await self._wake.wait()
+                continue
+            msg = outbox.popleft()
+            self._writing_since = time.monotonic()
+            try:
                 await self._write(msg)
-        except Exception as err:  # the stream broke under us
-            self.close(f"the connection broke while sending: {err}")
+            except asyncio.CancelledError:
+                raise
+            except Exception as err:  # the stream broke under us
+                self.close(f"the connection broke while sending: {err}")
+                return
+            self._writing_since = None
+
+    def check_stall(self, now: float) -> None:
+        """Called about once a second: a write waiting too long means the bot stopped reading."""
+        since = self._writing_since
+        if since is not None and now - since > WRITE_STALL_S and not self.closed.is_set():
+            self.stall(f"a message waited {now - since:.0f} s for it to read: it stopped reading its stream")
+
+    def stall(self, why: str) -> None:
+        """Drops a session that stopped reading or answering, recording a ``stalled`` fault."""
+        if self.closed.is_set():
+            return
+        detail = f"the arena dropped the connection: {why}"
+        self._faults.append((FaultKind.STALLED, detail))
+        self.stalled = True
+        self.kick(grpc.StatusCode.UNAVAILABLE, detail)
+
+    # -- requests ------------------------------------------------------------------------------
 
     async def request(self, decision: Decision, timeout_ms: int, encoder: RequestEncoder) -> tuple[object, float]:
-        """Sends a request and waits for its answer; raises :class:`PlayerFault` if none comes in time."""
+        """Sends a request and waits for its answer.
+
+        Raises :class:`PlayerFault` (late) when none comes in time, and :class:`SessionClosed` when
+        the session ends first.
+        """
         if self.closed.is_set():
-            raise PlayerFault(FaultKind.DISCONNECT, f"the bot is disconnected: {self.close_reason}")
+            raise SessionClosed(self.close_reason)
         request_id = next(self._ids)
         loop = asyncio.get_running_loop()
-        pending = _Pending(loop.create_future(), decision.kind, decision.table_id)
+        pending = _Pending(loop.create_future(), decision.kind, decision.table_id, timeout_ms / 1000.0)
         self._pending[request_id] = pending
         if timeout_ms:
             pending.timer = loop.call_later(timeout_ms / 1000.0, self._expire, request_id)
         # The bot is told the deadline and the bank apart; the timer allows for both (``timeout_ms``).
-        await self.send(encoder.request(decision, request_id, decision.deadline_ms))
+        self.send(encoder.request(decision, request_id, decision.deadline_ms))
         try:
             answer = await pending.future
         finally:
@@ -100,22 +188,32 @@ class Session:
         self._expired[request_id] = None
         if len(self._expired) > 1024:  # remember only recent expiries
             del self._expired[next(iter(self._expired))]
-        if pending is not None and not pending.future.done():
-            waited = (time.perf_counter() - pending.sent) * 1000.0
-            pending.future.set_exception(PlayerFault(
-                FaultKind.LATE, f"no answer to request {request_id} within {waited:.0f} ms: the deadline passed"
-            ))
+        if pending is None or pending.future.done():
+            return
+        now = time.perf_counter()
+        waited = (now - pending.sent) * 1000.0
+        pending.future.set_exception(PlayerFault(
+            FaultKind.LATE, f"no answer to request {request_id} within {waited:.0f} ms: the deadline passed"
+        ))
+        if self._heard < pending.sent:  # nothing at all from the bot since the request went out
+            self._silent_lates += 1
+            limit = self.unresponsive_after
+            if limit and self._silent_lates >= limit and now - self._heard >= limit * pending.timeout:
+                self.stall(f"it left {self._silent_lates} requests in a row unanswered and sent nothing "
+                           f"for {now - self._heard:.0f} s")
 
     async def receive(self, msg: pb.ConnectRequest) -> None:
         """Handles one message from the bot after the handshake."""
+        self._heard = time.perf_counter()
+        self._silent_lates = 0
         kind = msg.WhichOneof("kind")
         if kind in ("call", "play"):
             answer = msg.call if kind == "call" else msg.play
             pending = self._pending.get(answer.request_id)
             if pending is None and answer.request_id in self._expired:
                 # Already recorded as late when the deadline passed; just tell the bot.
-                await self.notice(pb.NOTICE_KIND_LATE_ANSWER, answer.request_id, "",
-                                  f"request {answer.request_id} had already timed out: the fallback was played")
+                self.notice(pb.NOTICE_KIND_LATE_ANSWER, answer.request_id, "",
+                            f"request {answer.request_id} had already timed out: the fallback was played")
                 return
             if pending is None or pending.future.done():
                 detail = (
@@ -123,23 +221,23 @@ class Session:
                     "already answered or timed out"
                 )
                 self._faults.append((FaultKind.UNKNOWN_REQUEST, detail))
-                await self.notice(pb.NOTICE_KIND_UNKNOWN_REQUEST_ID, answer.request_id, "", detail)
+                self.notice(pb.NOTICE_KIND_UNKNOWN_REQUEST_ID, answer.request_id, "", detail)
                 return
             expected = "call" if pending.kind is DecisionKind.CALL else "play"
             if kind != expected:
                 detail = f"request {answer.request_id} asks for a {expected}, but the answer is a {kind}"
                 self._faults.append((FaultKind.OUT_OF_TURN, detail))
-                await self.notice(pb.NOTICE_KIND_OUT_OF_TURN, answer.request_id, pending.table_id, detail)
+                self.notice(pb.NOTICE_KIND_OUT_OF_TURN, answer.request_id, pending.table_id, detail)
                 return
             pending.future.set_result(answer.call if kind == "call" else answer.card)
             return
         detail = "a second Hello" if kind == "hello" else "an empty message (no hello, call or play set)"
         self._faults.append((FaultKind.MALFORMED, f"the bot sent {detail}"))
-        await self.notice(pb.NOTICE_KIND_MALFORMED_MESSAGE, 0, "", f"ignored {detail}")
+        self.notice(pb.NOTICE_KIND_MALFORMED_MESSAGE, 0, "", f"ignored {detail}")
 
-    async def notice(self, kind: int, request_id: int, table_id: str, detail: str) -> None:
-        """Sends a Notice to the bot."""
-        await self.send(pb.ConnectResponse(
+    def notice(self, kind: int, request_id: int, table_id: str, detail: str) -> None:
+        """Queues a Notice to the bot."""
+        self.send(pb.ConnectResponse(
             notice=pb.Notice(kind=kind, request_id=request_id, table_id=table_id, detail=detail)
         ))
 
@@ -148,50 +246,120 @@ class Session:
         faults, self._faults = self._faults, []
         return faults
 
+    # -- ending --------------------------------------------------------------------------------
+
     def kick(self, code: grpc.StatusCode, detail: str) -> None:
-        """Ends the stream from the arena's side with ``code``; open requests fail as disconnects."""
+        """Ends the stream from the arena's side with ``code``, once what is queued (a last notice)
+        has been written, or after a second if the bot does not read."""
+        if self.kicked is not None:
+            return
         self.kicked = (code, detail)
-        self.close(detail)
-        if self.handler is not None:
+        self.close(detail, drain=True)
+        asyncio.get_running_loop().create_task(self._end_after_drain())
+
+    async def _end_after_drain(self) -> None:
+        if self._writer is not None:
+            await asyncio.wait({self._writer}, timeout=1.0)
+            self._writer.cancel()
+        if self.handler is not None and self.handler is not asyncio.current_task():
             self.handler.cancel()
 
-    def close(self, reason: str) -> None:
-        """Marks the stream ended: every open request fails as a disconnect."""
+    def close(self, reason: str, *, drain: bool = False) -> None:
+        """Marks the stream ended, at once: open requests fail, and the lobby forgets the session.
+        With ``drain``, what is already queued is still written (see :meth:`kick`)."""
         if self.closed.is_set():
             return
         self.close_reason = reason
+        self.closed_at = time.monotonic()
         self.closed.set()
+        self._wake.set()
+        if not drain:
+            self._outbox.clear()
+            if self._writer is not None and self._writer is not asyncio.current_task():
+                self._writer.cancel()
         for pending in list(self._pending.values()):
             if not pending.future.done():
-                pending.future.set_exception(PlayerFault(FaultKind.DISCONNECT, f"the bot disconnected: {reason}"))
+                pending.future.set_exception(SessionClosed(reason))
         self._pending.clear()
+        if self._on_close is not None:
+            self._on_close(self)
 
 
 class RemotePlayer:
-    """One seat at one table, played by a remote bot's session."""
+    """One seat at one table, played by a remote bot; it survives the bot reconnecting within the grace."""
 
-    def __init__(self, session: Session, name: str | None = None) -> None:
+    def __init__(self, session: Session, name: str | None = None, *, lobby: Lobby | None = None,
+                 grace_s: float = 0.0) -> None:
         self.session = session
+        self.bot = session.bot
         self.name = name or session.bot
+        self.version = session.version
         self.wants_events = session.wants_events
         self.encoder = RequestEncoder(session.rules_msg)
+        self.lobby = lobby
+        self.grace_s = grace_s
+        self._history: list[TableEvent] = []
+        """The events of the game so far, sent again to a new stream after a reconnect."""
+        self._faults: list[tuple[FaultKind, str]] = []
+        self._released = False
 
     async def decide(self, decision: Decision) -> tuple[object, float]:
         timeout = decision.deadline_ms + decision.time_bank_ms if decision.deadline_ms else 0
-        return await self.session.request(decision, timeout, self.encoder)
+        while True:
+            session = self.session
+            if session.closed.is_set():
+                session = await self._come_back(session)
+            try:
+                return await session.request(decision, timeout, self.encoder)
+            except SessionClosed:
+                continue  # wait for the bot to come back, then ask again on its new stream
+
+    async def _come_back(self, old: Session) -> Session:
+        """The bot's new session, if it comes back within the grace; else the seat is gone."""
+        self._faults.extend(old.drain_faults())
+        if self.lobby is not None and self.bot in self.lobby.barred:  # disqualified or withdrawn: no coming back
+            raise PlayerFault(FaultKind.ABSENT, self.lobby.barred[self.bot][1])
+        kind = FaultKind.STALLED if old.stalled else FaultKind.DISCONNECT
+        gone = f"{old.close_reason}; the bot did not come back within {self.grace_s:g} s"
+        if self.lobby is None or self.grace_s <= 0:
+            raise PlayerFault(kind, f"the bot is gone: {old.close_reason}")
+        await self._release(old)
+        left = max(0.0, self.grace_s - (time.monotonic() - old.closed_at))
+        try:
+            session = await self.lobby.claim(self.bot, left)
+        except TimeoutError:
+            raise PlayerFault(kind, gone) from None
+        self.session = session
+        self._released = False
+        self.version = session.version or self.version
+        self.encoder = RequestEncoder(session.rules_msg)
+        if self.wants_events and session.wants_events:
+            for event in self._history:
+                session.send(event_message(event))
+        return session
 
     async def notify(self, event: TableEvent) -> None:
-        await self.session.send(event_message(event))
+        if isinstance(event.body, GameStart):
+            self._history.clear()
+        self._history.append(event)
+        self.session.send(event_message(event, self.session.rules_msg))
 
     async def refused(self, decision: Decision, reason: str) -> None:
-        await self.session.notice(
-            pb.NOTICE_KIND_ILLEGAL_ANSWER, self.encoder.last_request_id, decision.table_id, reason
-        )
+        self.session.notice(pb.NOTICE_KIND_ILLEGAL_ANSWER, self.encoder.last_request_id, decision.table_id, reason)
 
     async def fallback(self, decision: Decision, detail: str) -> None:
-        await self.session.notice(
-            pb.NOTICE_KIND_FALLBACK_PLAYED, self.encoder.last_request_id, decision.table_id, detail
-        )
+        self.session.notice(pb.NOTICE_KIND_FALLBACK_PLAYED, self.encoder.last_request_id, decision.table_id, detail)
 
     def drain_faults(self) -> list[tuple[FaultKind, str]]:
-        return self.session.drain_faults()
+        faults = self._faults + self.session.drain_faults()
+        self._faults = []
+        return faults
+
+    async def close(self) -> None:
+        """Gives the table slot back to the session (once)."""
+        await self._release(self.session)
+
+    async def _release(self, session: Session) -> None:
+        if not self._released and self.lobby is not None:
+            self._released = True
+            await self.lobby.release(session)

@@ -2,10 +2,16 @@
 
 :class:`ArenaServer` runs a ``grpc.aio`` server with the ``callbreak.v1.Arena`` service, the
 standard health service and server reflection (so ``grpcurl`` can list the API). The servicer is
-thin: it checks the ``Hello`` (token, protocol version, disqualification), opens a
+thin: it checks the ``Hello`` (token, protocol version, bars, session limits), opens a
 :class:`~arena.net.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
-which sessions are connected; a table claims a seat from it with :meth:`ArenaServer.claim` and
-gets a :class:`~arena.net.remote.RemotePlayer`. Many tables can play at once on one event loop.
+which sessions are connected and tells whoever watches it when that changes; a table takes a seat
+from it (:meth:`ArenaServer.seat`) and gets a :class:`~arena.net.remote.RemotePlayer`. Many tables
+play at once on one event loop.
+
+Keepalive policy: a bot may send HTTP/2 keepalive pings at most once every :data:`MIN_PING_S`
+seconds (a bot that pings more often is cut off by gRPC with "too many pings"); the arena pings
+every connection every :data:`ARENA_PING_S` seconds and drops one that does not answer within
+:data:`PING_TIMEOUT_S` seconds.
 """
 
 from __future__ import annotations
@@ -13,7 +19,8 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import grpc
@@ -29,10 +36,17 @@ from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
-__all__ = ["PROTOCOL_VERSION", "ArenaServer", "Lobby", "ServerSettings"]
+__all__ = ["ARENA_PING_S", "MIN_PING_S", "PING_TIMEOUT_S", "PROTOCOL_VERSION", "ArenaServer", "Lobby",
+           "ServerSettings"]
 
 PROTOCOL_VERSION = 1
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
+MIN_PING_S = 10
+"""The shortest interval between a bot's keepalive pings that the arena accepts."""
+ARENA_PING_S = 30
+"""How often the arena pings each connection."""
+PING_TIMEOUT_S = 10
+"""How long the arena waits for the answer to its ping before it drops the connection."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,67 +61,103 @@ class ServerSettings:
     """Tables one session may be given at once."""
     max_sessions: int = 4
     """Live sessions one bot may hold at once."""
+    max_sessions_total: int = 4096
+    """Live sessions the whole arena takes; past it a Hello is refused with ARENA_FULL."""
+    reconnect_grace_s: float = 5.0
+    """How long a seat whose bot's stream ended waits for the bot to come back."""
+    unresponsive_after: int = 3
+    """Requests in a row left unanswered (with nothing else heard) after which a session is dropped; 0: never."""
     tls_cert: Path | None = None
     """PEM certificate chain; with ``tls_key``, the arena speaks TLS only."""
     tls_key: Path | None = None
 
 
 class Lobby:
-    """The connected sessions, by bot, and the seats they hold."""
+    """The connected sessions, by bot, the seats they hold, and who is barred.
 
-    def __init__(self, disqualify_after: int = 0) -> None:
+    Everything here is synchronous and runs on the event loop; watchers (:meth:`watch`) are
+    called after every change, so a dispatcher can start games as soon as a bot comes back.
+    """
+
+    def __init__(self) -> None:
         self.sessions: dict[str, list[Session]] = {}
-        self.disqualified: dict[str, str] = {}
-        """Bot -> the reason it was disqualified."""
-        self.fault_counts: dict[str, int] = {}
-        self.disqualify_after = disqualify_after
-        self._changed = asyncio.Condition()
+        self.barred: dict[str, tuple[int, str]] = {}
+        """Bot -> (refusal reason, detail): disqualified or withdrawn bots, refused at Hello."""
+        self.last_seen: dict[str, float] = {}
+        """Bot -> ``time.monotonic()`` when its last session ended."""
+        self._changed = asyncio.Event()
+        self._watchers: list[Callable[[], None]] = []
 
-    async def add(self, session: Session) -> None:
-        async with self._changed:
-            self.sessions.setdefault(session.bot, []).append(session)
-            self._changed.notify_all()
+    def watch(self, callback: Callable[[], None]) -> None:
+        """Calls ``callback`` after every change of sessions or free seats."""
+        self._watchers.append(callback)
 
-    async def remove(self, session: Session) -> None:
-        async with self._changed:
-            live = self.sessions.get(session.bot, [])
-            if session in live:
-                live.remove(session)
-            self._changed.notify_all()
+    def _notify(self) -> None:
+        self._changed.set()
+        self._changed = asyncio.Event()
+        for callback in self._watchers:
+            callback()
+
+    def add(self, session: Session) -> None:
+        self.sessions.setdefault(session.bot, []).append(session)
+        self._notify()
+
+    def remove(self, session: Session) -> None:
+        """Forgets a session at once (its stream ended, in whatever state)."""
+        live = self.sessions.get(session.bot, [])
+        if session in live:
+            live.remove(session)
+            self.last_seen[session.bot] = time.monotonic()
+            self._notify()
 
     def live(self, bot: str) -> list[Session]:
         """The open sessions of a bot."""
         return [s for s in self.sessions.get(bot, []) if not s.closed.is_set()]
 
+    def all_live(self) -> list[Session]:
+        """Every open session."""
+        return [s for sessions in self.sessions.values() for s in sessions if not s.closed.is_set()]
+
+    def present(self, bot: str) -> bool:
+        """True when the bot has an open session."""
+        return any(not s.closed.is_set() for s in self.sessions.get(bot, ()))
+
+    def free_tables(self, bot: str) -> int:
+        """Seats the bot's open sessions can still take."""
+        return sum(max(0, s.max_tables - s.tables) for s in self.live(bot))
+
+    def try_claim(self, bot: str) -> Session | None:
+        """Takes one table of an open session of ``bot`` with room, or ``None``."""
+        for session in self.live(bot):
+            if session.tables < session.max_tables:
+                session.tables += 1
+                return session
+        return None
+
     async def claim(self, bot: str, timeout: float | None = None) -> Session:
-        """Waits for an open session of ``bot`` with a free table and takes one table of it."""
+        """Waits up to ``timeout`` s for an open session of ``bot`` with a free table and takes one table."""
+        loop = asyncio.get_running_loop()
+        end = None if timeout is None else loop.time() + timeout
+        while True:
+            session = self.try_claim(bot)
+            if session is not None:
+                return session
+            left = None if end is None else end - loop.time()
+            if left is not None and left <= 0:
+                raise TimeoutError(f"{bot} has no free seat")
+            try:
+                await asyncio.wait_for(self._changed.wait(), left)
+            except TimeoutError:
+                continue
 
-        def free() -> Session | None:
-            for session in self.live(bot):
-                if session.tables < session.max_tables:
-                    return session
-            return None
-
-        async with self._changed:
-            await asyncio.wait_for(self._changed.wait_for(lambda: free() is not None), timeout)
-            session = free()
-            assert session is not None
-            session.tables += 1
-            return session
+    def give_back(self, session: Session) -> None:
+        """Returns one table of ``session``."""
+        session.tables = max(0, session.tables - 1)
+        self._notify()
 
     async def release(self, session: Session) -> None:
-        async with self._changed:
-            session.tables -= 1
-            self._changed.notify_all()
-
-    def count_faults(self, bot: str, faults: int) -> bool:
-        """Adds a game's faults to the bot's tally; true when that disqualifies it now."""
-        self.fault_counts[bot] = self.fault_counts.get(bot, 0) + faults
-        limit = self.disqualify_after
-        if limit and bot not in self.disqualified and self.fault_counts[bot] >= limit:
-            self.disqualified[bot] = f"{self.fault_counts[bot]} faults (the limit is {limit})"
-            return True
-        return False
+        """:meth:`give_back`, for callers that await."""
+        self.give_back(session)
 
 
 class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
@@ -130,17 +180,21 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
             await context.write(pb.ConnectResponse(refusal=pb.Refusal(reason=reason, detail=detail)))
             await context.abort(code, detail)
         settings = self.server.settings
+        lobby = self.server.lobby
         session = Session(
-            f"s-{next(self._ids)}", bot, context.write, self.server.rules_msg,
-            max_tables=settings.max_tables, wants_events=hello.events,
+            f"s-{next(self._ids)}", bot, context.write, self.server.rules_msg, max_tables=settings.max_tables,
+            wants_events=hello.events, version=hello.bot_version, unresponsive_after=settings.unresponsive_after,
+            on_close=lobby.remove,
         )
         session.handler = asyncio.current_task()
         await context.write(pb.ConnectResponse(welcome=pb.Welcome(
             session_id=session.session_id, arena_version=__version__, protocol_version=PROTOCOL_VERSION,
             rules=self.server.rules_msg, max_tables=settings.max_tables,
-            max_retries=settings.table.limits.max_retries, deadline_ms=settings.table.deadline_ms,
+            max_retries=settings.table.max_retries, deadline_ms=settings.table.deadline_ms,
+            reconnect_grace_ms=int(settings.reconnect_grace_s * 1000),
         )))
-        await self.server.lobby.add(session)
+        session.start()
+        lobby.add(session)
         try:
             while True:
                 msg = await context.read()
@@ -159,7 +213,6 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
             session.close(f"the connection broke: {err}")
         finally:
             session.close("the stream ended")
-            await self.server.lobby.remove(session)
 
 
 class ArenaServer:
@@ -169,10 +222,18 @@ class ArenaServer:
         self.settings = settings
         self._tokens = dict(settings.tokens)
         self.rules_msg = rules_to_proto(settings.rules)
-        self.lobby = Lobby(settings.table.limits.disqualify_after)
+        self.lobby = Lobby()
         self.port = 0
+        self.address = ""
+        """``host:port`` the arena listens on, once started."""
         self._server: grpc.aio.Server | None = None
+        self._ticker: asyncio.Task[None] | None = None
         self._health = health.aio.HealthServicer()
+
+    @property
+    def tls(self) -> bool:
+        """True when the arena speaks TLS only."""
+        return self.settings.tls_cert is not None and self.settings.tls_key is not None
 
     def admit(self, hello: pb.Hello) -> tuple[str, tuple[int, grpc.StatusCode, str] | None]:
         """The bot a Hello speaks for, or why it is refused (reason, status, detail)."""
@@ -186,19 +247,27 @@ class ArenaServer:
         if bot is None:
             return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
                         "this token is not known to the arena: check the token the organiser gave your bot")
-        if bot in self.lobby.disqualified:
-            return bot, (pb.REFUSAL_REASON_DISQUALIFIED, grpc.StatusCode.PERMISSION_DENIED,
-                         f"{bot} is disqualified: {self.lobby.disqualified[bot]}")
+        if bot in self.lobby.barred:
+            reason, detail = self.lobby.barred[bot]
+            return bot, (reason, grpc.StatusCode.PERMISSION_DENIED, detail)
         if len(self.lobby.live(bot)) >= self.settings.max_sessions:
             return bot, (pb.REFUSAL_REASON_DUPLICATE_SESSION, grpc.StatusCode.ALREADY_EXISTS,
                          f"{bot} already has {self.settings.max_sessions} live sessions, the most allowed")
+        if len(self.lobby.all_live()) >= self.settings.max_sessions_total:
+            return bot, (pb.REFUSAL_REASON_ARENA_FULL, grpc.StatusCode.RESOURCE_EXHAUSTED,
+                         f"the arena already serves {self.settings.max_sessions_total} sessions, the most it "
+                         "takes: try again later")
         return bot, None
 
     async def start(self, address: str = "127.0.0.1:0") -> int:
         """Starts serving on ``address`` (port 0: any free port); returns the port."""
         server = grpc.aio.server(options=[
+            ("grpc.keepalive_time_ms", ARENA_PING_S * 1000),
+            ("grpc.keepalive_timeout_ms", PING_TIMEOUT_S * 1000),
             ("grpc.keepalive_permit_without_calls", 1),
-            ("grpc.http2.min_ping_interval_without_data_ms", 5000),
+            # A little under MIN_PING_S, so a bot pinging exactly every MIN_PING_S never trips it.
+            ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_S * 1000 - 500),
+            ("grpc.http2.max_ping_strikes", 2),
         ])
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
@@ -206,7 +275,8 @@ class ArenaServer:
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
             server,
         )
-        if self.settings.tls_cert is not None and self.settings.tls_key is not None:
+        if self.tls:
+            assert self.settings.tls_cert is not None and self.settings.tls_key is not None
             credentials = grpc.ssl_server_credentials(
                 [(self.settings.tls_key.read_bytes(), self.settings.tls_cert.read_bytes())]
             )
@@ -217,18 +287,35 @@ class ArenaServer:
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
         self._server = server
+        self.address = f"{address.rpartition(':')[0]}:{self.port}"
+        self._ticker = asyncio.get_running_loop().create_task(self._check_stalls())
         return self.port
 
-    async def stop(self, grace: float | None = 1.0) -> None:
-        """Stops serving; open streams end with status OK: the tournament is over."""
+    async def _check_stalls(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            now = time.monotonic()
+            for session in self.lobby.all_live():
+                session.check_stall(now)
+
+    async def stop(self, grace: float | None = 1.0, *, over: bool = True) -> None:
+        """Stops serving. Open streams end with status OK when the tournament is ``over``; otherwise
+        (a run that stopped with games left, or was interrupted) with UNAVAILABLE, so bots keep
+        trying to reconnect for when it resumes."""
+        if self._ticker is not None:
+            self._ticker.cancel()
+            self._ticker = None
         if self._server is not None:
             await self._health.enter_graceful_shutdown()
             handlers = []
-            for sessions in list(self.lobby.sessions.values()):
-                for session in list(sessions):
+            for session in self.lobby.all_live():
+                if over:
                     session.kick(grpc.StatusCode.OK, "the tournament is over")
-                    if session.handler is not None:
-                        handlers.append(session.handler)
+                else:
+                    session.kick(grpc.StatusCode.UNAVAILABLE, "the arena stopped before the tournament is over: "
+                                 "reconnect, it will resume")
+                if session.handler is not None:
+                    handlers.append(session.handler)
             if handlers:  # each stream ends with OK at once; the server would cancel what is left
                 await asyncio.wait(handlers, timeout=1.0)
             await self._server.stop(grace)
@@ -238,36 +325,50 @@ class ArenaServer:
         """Admits one more token (for a bot process launched during the tournament)."""
         self._tokens[token] = bot
 
+    def player(self, session: Session, name: str | None = None) -> RemotePlayer:
+        """A seat on a table already taken from ``session``."""
+        return RemotePlayer(session, name, lobby=self.lobby, grace_s=self.settings.reconnect_grace_s)
+
+    def seat(self, bot: str, name: str | None = None) -> RemotePlayer | None:
+        """A seat for ``bot`` from one of its sessions with room, or ``None`` if it has none now."""
+        session = self.lobby.try_claim(bot)
+        return None if session is None else self.player(session, name)
+
     async def claim(self, bot: str, timeout: float | None = None) -> RemotePlayer:
-        """A seat for ``bot`` from one of its sessions, waiting up to ``timeout`` s for it to connect."""
-        return RemotePlayer(await self.lobby.claim(bot, timeout))
+        """A seat for ``bot``, waiting up to ``timeout`` s for it to connect."""
+        return self.player(await self.lobby.claim(bot, timeout))
 
     async def play(
         self, bots: Sequence[str], deals: DealSource, *, table_id: str = "t1", game_id: str = "g1",
         game_number: int = 1, first_dealer: int = 3, timeout: float | None = None,
     ) -> GameRecord:
-        """Seats four connected bots (by seat) and plays one game; faults count toward disqualification."""
+        """Seats four connected bots (by seat) and plays one game."""
         players: list[RemotePlayer] = []
         try:
             for bot in bots:
                 players.append(await self.claim(bot, timeout))
-            record = await play_game(
+            return await play_game(
                 self.settings.rules, players, deals, table_id=table_id, game_id=game_id,
                 game_number=game_number, first_dealer=first_dealer, settings=self.settings.table,
             )
         finally:
             for player in players:
-                await self.lobby.release(player.session)
-        for seat, bot in enumerate(bots):
-            faults = sum(1 for f in record.faults if f.seat == seat)
-            if faults and self.lobby.count_faults(bot, faults):
-                await self.disqualify(bot)
-        return record
+                await player.close()
 
-    async def disqualify(self, bot: str) -> None:
-        """Ends the bot's sessions with PERMISSION_DENIED; later Hellos are refused."""
-        reason = self.lobby.disqualified.setdefault(bot, "disqualified by the organiser")
+    def bar(self, bot: str, reason: int, detail: str, notice: int | None, code: grpc.StatusCode) -> None:
+        """Ends the bot's sessions with ``code`` (after a notice, if given); later Hellos are refused."""
+        self.lobby.barred[bot] = (reason, detail)
         for session in self.lobby.live(bot):
-            await session.notice(pb.NOTICE_KIND_DISQUALIFIED, 0, "", f"{bot} is disqualified: {reason}")
-            session.kick(grpc.StatusCode.PERMISSION_DENIED, f"{bot} is disqualified: {reason}")
+            if notice is not None:
+                session.notice(notice, 0, "", detail)
+            session.kick(code, detail)
 
+    def disqualify(self, bot: str, reason: str) -> None:
+        """Disqualifies a bot: a notice, its streams end with PERMISSION_DENIED, later Hellos are refused."""
+        self.bar(bot, pb.REFUSAL_REASON_DISQUALIFIED, f"{bot} is disqualified: {reason}",
+                 pb.NOTICE_KIND_DISQUALIFIED, grpc.StatusCode.PERMISSION_DENIED)
+
+    def withdraw(self, bot: str, reason: str) -> None:
+        """Withdraws a bot: its streams end with OK (its tournament is over), later Hellos are refused."""
+        self.bar(bot, pb.REFUSAL_REASON_WITHDRAWN, f"{bot} is withdrawn from the tournament: {reason}", None,
+                 grpc.StatusCode.OK)

@@ -17,7 +17,18 @@ from arena.core.cards import CARDS, Card, Hand, Suit, card_text
 from arena.core.game import Phase, RoundSummary, Trick
 from arena.core.rules import LowerTrump, Penalty, Rules, Scoring, TrumpMode
 from arena.core.views import SeatView
-from arena.players.base import Decision, DecisionKind, TableEvent
+from arena.players.base import (
+    CallMade,
+    CardPlayed,
+    Decision,
+    DecisionKind,
+    GameEnd,
+    GameStart,
+    RoundEnd,
+    RoundStart,
+    TableEvent,
+    TrickWon,
+)
 from protocol import callbreak_pb2 as pb
 
 __all__ = [
@@ -212,41 +223,45 @@ def view_to_proto(view: SeatView, rules_msg: pb.Rules, names: Sequence[str], gam
     return RequestEncoder(rules_msg).view(view, names, game_id)
 
 
-def event_message(event: TableEvent) -> pb.ConnectResponse:
-    """A table event as sent to a bot that asked for events."""
-    d = event.data
+def event_message(event: TableEvent, rules_msg: pb.Rules | None = None) -> pb.ConnectResponse:
+    """A table event as sent to a bot that asked for events (``rules_msg``: the rules of a
+    ``GameStart`` already converted, to skip converting them again)."""
+    body = event.body
     msg = pb.Event(table_id=event.table_id, seat=event.seat, game_id=event.game_id)
-    kind = event.kind
-    if kind == "game_start":
-        msg.game_start.CopyFrom(pb.GameStart(
-            seat=event.seat, player_names=d["names"], game_number=d["game_number"],
-            rules=rules_to_proto(Rules.from_dict(d["rules"])),
-        ))
-    elif kind == "round_start":
-        msg.round_start.CopyFrom(pb.RoundStart(
-            round_number=d["round"], dealer=d["dealer"], hand=str(d["hand"]).split(),
-            trump=suit_to_proto(Suit.parse(d["trump"])),
-        ))
-    elif kind == "call":
-        msg.call_made.CopyFrom(pb.CallMade(seat=d["seat"], call=d["call"]))
-    elif kind == "card":
-        msg.card_played.CopyFrom(pb.CardPlayed(seat=d["seat"], card=d["card"]))
-    elif kind == "trick":
-        msg.trick_won.CopyFrom(pb.TrickWon(
-            winner=d["winner"], trick=pb.Trick(leader=d["leader"], cards=d["cards"], winner=d["winner"])
-        ))
-    elif kind == "round_end":
-        msg.round_end.CopyFrom(pb.RoundEnd(
-            result=pb.RoundResult(round_number=d["round"], calls=d["calls"], tricks=d["tricks_won"],
-                                  score_tenths=d["scores"]),
-            total_tenths=d["totals"],
-        ))
-    elif kind == "game_end":
-        msg.game_end.CopyFrom(pb.GameEnd(total_tenths=d["totals"], places=d["places"]))
-    elif kind == "redeal":
-        msg.redeal.CopyFrom(pb.Redeal(reason=d["reason"]))
+    if isinstance(body, CardPlayed):
+        msg.card_played.seat = body.seat
+        msg.card_played.card = _TEXT[body.card.index]
+    elif isinstance(body, CallMade):
+        msg.call_made.seat = body.seat
+        msg.call_made.call = body.call
+    elif isinstance(body, TrickWon):
+        trick = body.trick
+        msg.trick_won.winner = trick.winner
+        msg.trick_won.trick.leader = trick.leader
+        msg.trick_won.trick.cards.extend([_TEXT[c.index] for c in trick.cards])
+        msg.trick_won.trick.winner = trick.winner
+    elif isinstance(body, RoundStart):
+        msg.round_start.round_number = body.round_number
+        msg.round_start.dealer = body.dealer
+        msg.round_start.hand.extend(_cards(body.hand.mask))
+        msg.round_start.trump = suit_to_proto(body.trump)
+    elif isinstance(body, RoundEnd):
+        result = body.result
+        msg.round_end.result.round_number = result.round_number
+        msg.round_end.result.calls.extend(result.calls)
+        msg.round_end.result.tricks.extend(result.tricks_won)
+        msg.round_end.result.score_tenths.extend(result.scores)
+        msg.round_end.total_tenths.extend(body.totals)
+    elif isinstance(body, GameStart):
+        msg.game_start.seat = event.seat
+        msg.game_start.player_names.extend(body.names)
+        msg.game_start.game_number = body.game_number
+        msg.game_start.rules.CopyFrom(rules_msg if rules_msg is not None else rules_to_proto(body.rules))
+    elif isinstance(body, GameEnd):
+        msg.game_end.total_tenths.extend(body.totals)
+        msg.game_end.places.extend(body.places)
     else:
-        raise ValueError(f"unknown event kind {kind!r}")
+        msg.redeal.reason = body.reason
     return pb.ConnectResponse(event=msg)
 
 

@@ -4,25 +4,38 @@ A :class:`Player` is asked for decisions (:meth:`Player.decide`) and told what h
 (:meth:`Player.notify`). It answers with the raw value the bot gave, an ``int`` call or card
 text, and the table judges it; a player that cannot answer at all raises
 :class:`~arena.core.faults.PlayerFault` (late, disconnected, crashed). Only the faults a remote bot
-can produce tell the two kinds apart.
+can produce tell the two kinds apart. Events are typed values (:class:`TableEvent` with one of the
+bodies below), made once by the table and shared by the seats that follow the game.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from arena.core.cards import Card, Hand, Suit
 from arena.core.faults import FaultKind, PlayerFault
+from arena.core.game import RoundSummary, Trick
+from arena.core.rules import Rules
 from arena.core.views import SeatView
 
 __all__ = [
     "AbsentPlayer",
+    "CallMade",
+    "CardPlayed",
     "Decision",
     "DecisionKind",
+    "EventBody",
+    "GameEnd",
+    "GameStart",
     "Player",
     "QuietPlayer",
+    "RedealMade",
+    "RoundEnd",
+    "RoundStart",
     "TableEvent",
+    "TrickWon",
 ]
 
 
@@ -52,18 +65,92 @@ class Decision:
     """Empty for a first request; the broken rule when asking again after an illegal answer."""
 
 
+# -- events ----------------------------------------------------------------------------------
+# What happened at a table, as typed values. The table makes one value per happening and shares
+# it between the seats that follow the game; only RoundStart (the seat's own hand) differs by seat.
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameStart:
+    """A game begins."""
+
+    names: tuple[str, ...]
+    """The players' names by seat."""
+    rules: Rules
+    game_number: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundStart:
+    """A round is dealt; ``hand`` is the addressed seat's own 13 cards."""
+
+    round_number: int
+    dealer: int
+    trump: Suit
+    hand: Hand
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CallMade:
+    """A seat made its call."""
+
+    seat: int
+    call: int
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class CardPlayed:
+    """A seat played a card."""
+
+    seat: int
+    card: Card
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class TrickWon:
+    """A trick is over."""
+
+    trick: Trick
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundEnd:
+    """A round is over and scored."""
+
+    result: RoundSummary
+    totals: tuple[int, ...]
+    """Game totals after the round, by seat."""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class GameEnd:
+    """The game is over."""
+
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RedealMade:
+    """The deal of a round was thrown in; a new deal of the same round follows."""
+
+    round_number: int
+    reason: str
+
+
+EventBody = GameStart | RoundStart | CallMade | CardPlayed | TrickWon | RoundEnd | GameEnd | RedealMade
+"""What an event says."""
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class TableEvent:
-    """Something that happened at a table, for players that follow the game."""
+    """Something that happened at a table, addressed to one seat that follows the game."""
 
-    kind: str
-    """One of ``game_start round_start call card trick round_end game_end redeal``."""
     table_id: str
     game_id: str
     seat: int
     """The seat the event is addressed to."""
-    data: dict[str, Any]
-    """The event's details (see :mod:`arena.players.table` for each kind's keys)."""
+    body: EventBody
 
 
 @runtime_checkable
@@ -71,6 +158,8 @@ class Player(Protocol):
     """A seat at a table: an in-process bot or a remote one."""
 
     name: str
+    version: str
+    """The bot's own version, as it states it (recorded with every game it plays)."""
     wants_events: bool
     """Whether :meth:`notify` should be called at all (skipped for stateless bots, for speed)."""
 
@@ -94,11 +183,16 @@ class Player(Protocol):
         """Faults the player saw outside any decision (a stray answer, a malformed message)."""
         ...
 
+    async def close(self) -> None:
+        """The game is over: give back whatever the seat held (a thread, a table slot)."""
+        ...
+
 
 class QuietPlayer:
     """Base of the players with nothing to pass on: no events, refusals, fallbacks or stray faults."""
 
     name: str
+    version = ""
     wants_events = False
 
     async def notify(self, event: TableEvent) -> None:
@@ -113,14 +207,18 @@ class QuietPlayer:
     def drain_faults(self) -> list[tuple[FaultKind, str]]:
         return []
 
+    async def close(self) -> None:
+        return None
+
 
 class AbsentPlayer(QuietPlayer):
-    """A seat whose bot cannot play (disqualified, or its process has ended): every decision
-    falls back, and each is recorded as a ``disconnect`` fault with the reason."""
+    """The fallback player: the seat of a bot that is not there to play (absent, withdrawn or
+    disqualified). Its first decision is recorded as an ``absent`` fault with the reason; the table
+    then plays the fallback for the rest of the game."""
 
     def __init__(self, name: str, reason: str) -> None:
         self.name = name
         self.reason = reason
 
     async def decide(self, decision: Decision) -> tuple[object, float]:
-        raise PlayerFault(FaultKind.DISCONNECT, self.reason)
+        raise PlayerFault(FaultKind.ABSENT, self.reason)

@@ -5,11 +5,15 @@ judges the raw answers with the rules core. Faults are data: an illegal answer i
 the rule it broke and asked again up to ``max_retries`` times, then the fallback is played; a
 late, crashed or disconnected seat gets the fallback at once. Every fault lands in the record.
 
-Events sent to players that follow the game (``TableEvent.kind`` and ``data`` keys):
-``game_start`` (seat, names, rules, game_number), ``round_start`` (round, dealer, hand, trump),
-``call`` (seat, call), ``card`` (seat, card), ``trick`` (leader, cards, winner),
-``round_end`` (round, calls, tricks_won, scores, totals), ``game_end`` (totals, places),
-``redeal`` (round, reason).
+Players that follow the game get typed events (:mod:`arena.players.base`), in the order things
+happen: ``GameStart``; for each round ``RoundStart``, four ``CallMade``, then (four
+``CardPlayed`` and a ``TrickWon``) thirteen times and ``RoundEnd``; finally ``GameEnd``. A deal
+thrown in gives ``RedealMade`` right before the ``RoundStart`` of the new deal: after the four
+``CallMade`` when the calls were too low, with no ``CallMade`` when a hand held no trump (the
+thrown-in hands are never shown).
+
+Every decision the arena makes for a seat (a fallback call or card) is counted per round, so the
+standings can say what share of a bot's decisions it really made.
 """
 
 from __future__ import annotations
@@ -17,13 +21,27 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Sequence
 
-from arena.core.cards import Card, Hand, Suit, card_text
+from arena.core.cards import CARDS, Card, Hand, Suit, card_text
 from arena.core.dealing import DealSource
-from arena.core.faults import Fault, FaultKind, FaultLimits, PlayerFault, fallback_call, fallback_card
+from arena.core.faults import Fault, FaultKind, PlayerFault, fallback_call, fallback_card
 from arena.core.game import Game, Phase, Redeal, RoundResult
 from arena.core.rules import Rules
 from arena.errors import CardError
-from arena.players.base import Decision, DecisionKind, Player, TableEvent
+from arena.players.base import (
+    CallMade,
+    CardPlayed,
+    Decision,
+    DecisionKind,
+    EventBody,
+    GameEnd,
+    GameStart,
+    Player,
+    RedealMade,
+    RoundEnd,
+    RoundStart,
+    TableEvent,
+    TrickWon,
+)
 
 __all__ = ["GameRecord", "TableSettings", "play_game"]
 
@@ -36,7 +54,12 @@ class TableSettings:
     """Time for one decision (0: no limit)."""
     time_bank_ms: int = 0
     """Extra time per seat for the whole game, spent by answers past the deadline."""
-    limits: FaultLimits = dataclasses.field(default_factory=FaultLimits)
+    max_retries: int = 3
+    """Times an illegal answer is asked again before the fallback is played."""
+
+    def __post_init__(self) -> None:
+        if self.deadline_ms < 0 or self.time_bank_ms < 0 or self.max_retries < 0:
+            raise ValueError("deadline_ms, time_bank_ms and max_retries must be 0 or more")
 
 
 @dataclasses.dataclass
@@ -59,6 +82,10 @@ class GameRecord:
     """Time each seat took to answer, summed over the game (not part of the deterministic record)."""
     decisions: list[int]
     """Decisions asked of each seat."""
+    fallbacks: list[tuple[int, int, int, int]] = dataclasses.field(default_factory=list)
+    """For each round of :attr:`rounds`, the decisions the arena made for each seat (fallbacks)."""
+    versions: tuple[str, ...] = ("", "", "", "")
+    """Each seat's bot version, as the bot states it."""
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready form; everything but ``timings`` is a pure function of seed, rules and bots."""
@@ -70,6 +97,8 @@ class GameRecord:
             "players": list(self.players),
             "first_dealer": self.first_dealer,
             "rounds": [round_dict(r) for r in self.rounds],
+            "fallbacks": [list(f) for f in self.fallbacks],
+            "versions": list(self.versions),
             "redeals": [{"round": r.round_number, "attempt": r.attempt, "reason": r.reason} for r in self.redeals],
             "faults": [f.to_dict() for f in self.faults],
             "totals": list(self.totals),
@@ -96,6 +125,15 @@ def round_dict(result: RoundResult) -> dict[str, object]:
     }
 
 
+_GONE = (FaultKind.DISCONNECT, FaultKind.STALLED, FaultKind.ABSENT)
+"""Faults after which a seat gets the fallback for the rest of the game."""
+_NONE = (0, 0, 0, 0)
+
+
+def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
+    return values[0], values[1], values[2], values[3]
+
+
 class _Table:
     """The state of one game in progress at a table."""
 
@@ -117,14 +155,16 @@ class _Table:
         self.think_ms = [0.0, 0.0, 0.0, 0.0]
         self.decisions = [0, 0, 0, 0]
         self.dead: list[str | None] = [None, None, None, None]
-        """Why a seat gets the fallback for the rest of the game (disconnected), or None."""
+        """Why a seat gets the fallback for the rest of the game (gone, or absent), or None."""
+        self.fallbacks: dict[int, list[int]] = {}
+        """Round number -> the decisions the arena made for each seat in that round."""
         self.listeners = [seat for seat in range(4) if players[seat].wants_events]
         self.on_round: Callable[[GameRecord], None] | None = None
 
-    async def tell(self, kind: str, data: dict[str, object], seats: Sequence[int] | None = None) -> None:
+    async def tell(self, body: EventBody, seats: Sequence[int] | None = None) -> None:
         for seat in self.listeners if seats is None else seats:
-            if seat in self.listeners and self.dead[seat] is None:
-                await self.players[seat].notify(TableEvent(kind, self.table_id, self.game_id, seat, dict(data)))
+            if self.dead[seat] is None:
+                await self.players[seat].notify(TableEvent(self.table_id, self.game_id, seat, body))
 
     def where(self) -> tuple[int, int | None]:
         rnd = self.game.round
@@ -153,7 +193,7 @@ class _Table:
             try:
                 answer, elapsed = await player.decide(decision)
             except PlayerFault as err:
-                if err.kind is FaultKind.DISCONNECT:
+                if err.kind in _GONE:
                     self.dead[seat] = err.detail
                 elif err.kind is FaultKind.LATE and deadline:
                     self.bank[seat] = 0  # the wait ran through the whole bank
@@ -166,14 +206,19 @@ class _Table:
                 return answer if kind is DecisionKind.CALL else Card.parse(str(answer)).index
             self.fault(seat, FaultKind.ILLEGAL_CALL if kind is DecisionKind.CALL else FaultKind.ILLEGAL_CARD, refusal)
             retries += 1
-            if retries > self.settings.limits.max_retries:
+            if retries > self.settings.max_retries:
                 return await self.fall_back(
                     seat, decision, None, f"{retries} illegal answers in a row; the last: {refusal}"
                 )
             reason = refusal
             await player.refused(decision, refusal)
-        # A disconnected seat plays the fallback until the game ends; the disconnect was recorded once.
+        # A seat that is gone plays the fallback until the game ends; why was recorded once.
+        self.count_fallback(seat)
         return self.fallback_value(kind)
+
+    def count_fallback(self, seat: int) -> None:
+        counts = self.fallbacks.setdefault(self.game.round.round_number, [0, 0, 0, 0])
+        counts[seat] += 1
 
     def judge(self, kind: DecisionKind, answer: object) -> str | None:
         """``None`` when ``answer`` is legal now, else the rule it breaks, in a student's words."""
@@ -207,6 +252,7 @@ class _Table:
 
     async def fall_back(self, seat: int, decision: Decision, kind: FaultKind | None, detail: str) -> object:
         value = self.fallback_value(decision.kind)
+        self.count_fallback(seat)
         shown = str(value) if decision.kind is DecisionKind.CALL else card_text(int(value))  # type: ignore[call-overload]
         if kind is not None:
             self.fault(seat, kind, detail, shown)
@@ -220,8 +266,7 @@ class _Table:
     async def play(self) -> GameRecord:
         game = self.game
         rules = self.rules
-        await self.tell("game_start", {"names": list(self.names), "rules": rules.to_dict(),
-                                       "game_number": game.game_number})
+        await self.tell(GameStart(self.names, rules, game.game_number))
         started: tuple[int, int] | None = None
         redeals_seen = 0
         results_seen = 0
@@ -230,34 +275,26 @@ class _Table:
             if started != (rnd.round_number, rnd.attempt):
                 started = (rnd.round_number, rnd.attempt)
                 for redeal in game.redeals[redeals_seen:]:
-                    await self.tell("redeal", {"round": redeal.round_number, "reason": redeal.reason})
+                    await self.tell(RedealMade(redeal.round_number, redeal.reason))
                 redeals_seen = len(game.redeals)
                 for seat in self.listeners:
-                    await self.tell("round_start", {
-                        "round": rnd.round_number, "dealer": rnd.dealer, "trump": Suit(rnd.trump).letter,
-                        "hand": str(Hand(rnd.hands[seat])),
-                    }, [seat])
+                    await self.tell(RoundStart(rnd.round_number, rnd.dealer, Suit(rnd.trump), Hand(rnd.hands[seat])),
+                                    [seat])
             seat = game.current_seat
             if rnd.phase is Phase.CALLING:
                 value = await self.decide(DecisionKind.CALL)
                 game.call(int(value))  # type: ignore[call-overload]
-                await self.tell("call", {"seat": seat, "call": value})
+                await self.tell(CallMade(seat, int(value)))  # type: ignore[call-overload]
                 continue
             index = int(await self.decide(DecisionKind.PLAY))  # type: ignore[call-overload]
             tricks_before = len(rnd.winners)
             game.play_index(index)
             if self.listeners:
-                await self.tell("card", {"seat": seat, "card": card_text(index)})
+                await self.tell(CardPlayed(seat, CARDS[index]))
                 if len(rnd.winners) > tricks_before:
-                    trick = rnd.tricks[-1]
-                    await self.tell("trick", {"leader": trick.leader, "cards": [str(c) for c in trick.cards],
-                                              "winner": trick.winner})
+                    await self.tell(TrickWon(rnd.tricks[-1]))
                 for result in game.results[results_seen:]:
-                    await self.tell("round_end", {
-                        "round": result.round_number, "calls": list(result.calls),
-                        "tricks_won": list(result.tricks_won), "scores": list(result.scores),
-                        "totals": list(result.totals),
-                    })
+                    await self.tell(RoundEnd(result.summary(), result.totals))
             if len(game.results) > results_seen and not game.over and self.on_round is not None:
                 self.on_round(self.snapshot())  # the game's last round is reported once all is known
             results_seen = len(game.results)
@@ -267,7 +304,7 @@ class _Table:
         record = self.snapshot()
         if self.on_round is not None:
             self.on_round(record)
-        await self.tell("game_end", {"totals": list(game.totals), "places": list(record.places)})
+        await self.tell(GameEnd(tuple(game.totals), record.places))
         return record
 
     def snapshot(self) -> GameRecord:
@@ -279,6 +316,8 @@ class _Table:
             redeals=list(game.redeals), faults=list(self.faults), totals=tuple(game.totals),
             places=game.places() if game.over else (0, 0, 0, 0), think_ms=list(self.think_ms),
             decisions=list(self.decisions),
+            fallbacks=[_four(self.fallbacks.get(r.round_number, _NONE)) for r in game.results],
+            versions=tuple(p.version for p in self.players),
         )
 
 

@@ -13,6 +13,7 @@ from typing import Any
 
 from arena.event.config import load_config
 from arena.event.tournament import RunSummary, Tournament
+from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,7 +46,7 @@ def tournament_text(
     inside it (more keys)."""
     deals = f"deal_sets = {deal_sets}\n" if deal_sets else ""
     return (f'[tournament]\nname = "{name}"\nseed = {seed}\n{deals}concurrency = {concurrency}\n{tournament}\n'
-            f"[time]\ndeadline_ms = 10000\nconnect_timeout_s = 30\n{extra}\n"
+            f"[time]\ndeadline_ms = 10000\nabsent_after_s = 30\n{extra}\n"
             + bot_tables(names, kind, spec, **special))
 
 
@@ -54,9 +55,11 @@ def write(path: Path, text: str) -> Path:
     return path
 
 
-def run(config: Path, folder: Path, *, fresh: bool = False) -> RunSummary:
-    """Runs a tournament in this process."""
-    return asyncio.run(asyncio.wait_for(Tournament(load_config(config), folder, fresh=fresh).run(), 120))
+def run(config: Path, folder: Path, *, fresh: bool = False, serve: bool = False, timeout: float = 120) -> RunSummary:
+    """Runs a tournament in this process, with the live judge the command line gives it."""
+    loaded = load_config(config)
+    tournament = Tournament(loaded, folder, fresh=fresh, serve=serve, judge=LiveJudge(folder, loaded))
+    return asyncio.run(asyncio.wait_for(tournament.run(), timeout))
 
 
 def cli(*args: str | Path, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:

@@ -1,0 +1,53 @@
+"""In-process bots of a tournament: loading the class a configuration names, and making instances.
+
+A configuration names an in-process bot as ``module:Class`` or ``path/to/file.py:Class``. Every
+game gets a fresh instance, so no bot carries memory from one rotation of a deal set to the next.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.errors import ConfigError
+
+__all__ = ["HOUSE_BOT", "load_bot_class", "make_bot"]
+
+HOUSE_BOT = "sample_bots.random_bot:RandomBot"
+"""The unranked filler bot that pads a field to a multiple of four."""
+
+
+def load_bot_class(spec: str) -> Callable[..., Any]:
+    """The class named by ``module:Class`` or ``path/to/file.py:Class``."""
+    module_name, _, class_name = spec.rpartition(":")
+    try:
+        if module_name.endswith(".py"):
+            path = Path(module_name)
+            loader_spec = importlib.util.spec_from_file_location(path.stem, path)
+            if loader_spec is None or loader_spec.loader is None:
+                raise ImportError(f"cannot load {path}")
+            module = importlib.util.module_from_spec(loader_spec)
+            loader_spec.loader.exec_module(module)
+        else:
+            module = importlib.import_module(module_name)
+        factory = getattr(module, class_name)
+    except (ImportError, AttributeError, OSError) as err:
+        raise ConfigError(f"cannot load the in-process bot {spec!r}: {err}") from None
+    if not callable(factory):
+        raise ConfigError(f"{spec!r} is not a class or function")
+    return factory  # type: ignore[no-any-return]
+
+
+def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any]) -> Any:
+    """A fresh bot instance (each game gets its own, so none carries memory between replays)."""
+    try:
+        return factory(seed=seed, **options)
+    except TypeError:
+        try:
+            return factory(**options)
+        except TypeError as err:  # options the class does not take: the configuration's mistake
+            name = getattr(factory, "__qualname__", repr(factory))
+            raise ConfigError(f"cannot create the in-process bot {name} with options {dict(options)}: {err}") from None

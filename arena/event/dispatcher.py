@@ -1,0 +1,180 @@
+"""Which games start next: a pool of blocks, and bots that come and go.
+
+The :class:`Dispatcher` holds the blocks released so far (a block: one deal set in all its
+rotations, with four fixed bots), in plan order, and knows for each which games are left, which
+are running and which are done. Any game whose four seats can be had now may start: nothing waits
+for an absent bot while other games can be played. A game's seats are taken through a ``take``
+function given by the caller, which either hands out a seat (and with it, say, a table slot of the
+bot's session) or says the bot cannot sit now; a game that cannot have all four seats gives back
+the ones it took.
+
+A bot whose seats in a block were played by the fallback player keeps that fallback for the rest
+of the block: a block is never split between a bot and another bot, and its games go on without
+the bot once they began without it. This module does no I/O and reads no clock.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator
+from typing import Generic, TypeVar
+
+from arena.event.schedule import Assignment, Block
+
+__all__ = ["BlockState", "Dispatcher"]
+
+Seat = TypeVar("Seat")
+
+
+@dataclasses.dataclass
+class BlockState:
+    """Where one block stands."""
+
+    block: Block
+    left: list[Assignment]
+    """Games not started yet, in rotation order."""
+    running: int = 0
+    done: int = 0
+    fallback: set[str] = dataclasses.field(default_factory=set)
+    """Bots whose seats the fallback player takes for the rest of this block."""
+
+    @property
+    def started(self) -> bool:
+        return self.running > 0 or self.done > 0
+
+    @property
+    def finished(self) -> bool:
+        return not self.left and self.running == 0
+
+
+class Dispatcher(Generic[Seat]):
+    """The released blocks, and the choice of the games to start."""
+
+    def __init__(self, rotation: str) -> None:
+        self.rotation = rotation
+        self.blocks: dict[str, BlockState] = {}
+        """The blocks with games left or running, in plan order (finished blocks leave it)."""
+        self.dropped: list[Block] = []
+        self.games_done = 0
+        """Games recorded in blocks that left :attr:`blocks`."""
+
+    def add(self, block: Block, done: Iterable[str] = ()) -> BlockState:
+        """Releases a block; ``done`` are the ids of its games already recorded."""
+        finished = set(done)
+        games = block.games(self.rotation)
+        state = BlockState(block, [g for g in games if g.id not in finished], done=sum(g.id in finished for g in games))
+        if state.finished:
+            self.games_done += state.done
+        else:
+            self.blocks[block.id] = state
+        return state
+
+    def left(self) -> Iterator[Assignment]:
+        """Every game not started yet, in plan order."""
+        for state in self.blocks.values():
+            yield from state.left
+
+    @property
+    def running(self) -> int:
+        return sum(s.running for s in self.blocks.values())
+
+    @property
+    def idle(self) -> bool:
+        """True when nothing is running and nothing is left."""
+        return not self.blocks
+
+    def pick(
+        self, slots: int, take: Callable[[str, BlockState], Seat | None], give_back: Callable[[Seat], None],
+        only_started: bool = False,
+    ) -> list[tuple[Assignment, list[Seat]]]:
+        """Starts up to ``slots`` games whose four seats can all be taken now, in plan order.
+
+        ``take(bot, block)`` returns a seat, or ``None`` when the bot cannot sit now; ``give_back``
+        returns a seat taken for a game that could not start. With ``only_started``, only games
+        of blocks already under way start (a sequential test has decided: blocks are finished, no
+        new one begins).
+        """
+        started: list[tuple[Assignment, list[Seat]]] = []
+        unavailable: set[tuple[str, bool]] = set()
+        """(bot, block has it in fallback) pairs that could not sit in this pass: not asked again."""
+        for state in self.blocks.values():
+            if len(started) >= slots:
+                break
+            if only_started and not state.started:
+                continue
+            index = 0
+            while index < len(state.left) and len(started) < slots:
+                game = state.left[index]
+                seats: list[Seat] = []
+                for bot in game.seats:
+                    key = (bot, bot in state.fallback)
+                    seat = None if key in unavailable else take(bot, state)
+                    if seat is None:
+                        unavailable.add(key)
+                        break
+                    seats.append(seat)
+                if len(seats) < 4:
+                    for seat in seats:
+                        give_back(seat)
+                    index += 1
+                    continue
+                state.left.pop(index)
+                state.running += 1
+                started.append((game, seats))
+        return started
+
+    def finished(self, game: Assignment) -> BlockState:
+        """A started game is recorded."""
+        state = self.blocks[game.block]
+        state.running -= 1
+        state.done += 1
+        if state.finished:
+            del self.blocks[game.block]
+            self.games_done += state.done
+        return state
+
+    def put_back(self, game: Assignment) -> None:
+        """A started game could not be played after all (a launch failed): it is left again."""
+        state = self.blocks[game.block]
+        state.running -= 1
+        state.left.insert(0, game)
+        state.left.sort(key=lambda g: g.rotation)
+
+    def waiting_on(self, can_sit: Callable[[str, BlockState], bool]) -> dict[str, int]:
+        """Bot -> games left that cannot start because of it (``can_sit`` false)."""
+        counts: dict[str, int] = {}
+        for state in self.blocks.values():
+            for game in state.left:
+                for bot in set(game.seats):
+                    if not can_sit(bot, state):
+                        counts[bot] = counts.get(bot, 0) + 1
+        return counts
+
+    def only_blocked_by(self, bots: set[str]) -> bool:
+        """True when every game left involves one of ``bots`` (outside blocks where it is already
+        replaced by the fallback player)."""
+        return all(
+            any(bot in bots and bot not in state.fallback for bot in game.seats)
+            for state in self.blocks.values() for game in state.left
+        )
+
+    def drop(self, bot: str) -> list[Block]:
+        """Takes ``bot`` out: its blocks not started are dropped whole (returned); in blocks under
+        way, the fallback player takes its seats to the end."""
+        dropped = []
+        for block_id, state in list(self.blocks.items()):
+            if bot not in state.block.order:
+                continue
+            if state.started:
+                state.fallback.add(bot)
+            else:
+                dropped.append(state.block)
+                del self.blocks[block_id]
+        self.dropped.extend(dropped)
+        return dropped
+
+    def counts(self) -> tuple[int, int]:
+        """Games done, and games done + running + left (of the blocks released)."""
+        done = self.games_done + sum(s.done for s in self.blocks.values())
+        total = done + sum(s.running + len(s.left) for s in self.blocks.values())
+        return done, total

@@ -1,0 +1,206 @@
+"""Bot processes the arena starts itself: ``command`` bots.
+
+Each launched bot runs in a process group of its own, with its standard error in
+``logs/<bot>.log`` and its standard input a pipe the arena holds open for as long as it runs: a bot
+learns that the arena has ended, even by ``kill -9``, when that pipe reaches end-of-file. The bot
+is told that it was launched by the environment variable ``CALLBREAK_LAUNCHED=1``, and gets its
+token in ``CALLBREAK_TOKEN`` (also in the ``{token}`` placeholder of its command).
+
+A process that ends before its bot ever connected *failed to start*: the bot is broken at once
+(its games wait under the tournament's absence policy). A process that ends after its bot
+connected is started again, up to ``restarts`` times; after that the bot is broken too. With
+``fresh_process`` every game starts processes of its own, and a launch that fails counts against
+the same budget.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import shlex
+import signal
+import sys
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from arena.errors import ConfigError
+from arena.event.config import BotConfig
+from arena.net.remote import Session
+
+__all__ = ["LaunchFailed", "Launcher"]
+
+PLACEHOLDERS = "{address}, {token}, {name}, {seed} and {python}"
+
+
+class LaunchFailed(Exception):
+    """A process started for one game did not connect."""
+
+
+class _Process:
+    """One running bot process and its log."""
+
+    def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
+        self.process = process
+        self.log = log
+        self.started = time.monotonic()
+
+
+class Launcher:
+    """Starts, watches and restarts the bot processes of one run."""
+
+    def __init__(
+        self, folder: Path, address: str, *, restarts: int, register: Callable[[str, str], None],
+        present: Callable[[str], bool], changed: Callable[[], None],
+    ) -> None:
+        self.folder = folder
+        self.address = address
+        self.restarts = restarts
+        self._register = register
+        """Admits a token for a bot key (the arena server's ``add_token``)."""
+        self._present = present
+        self._changed = changed
+        self.broken: dict[str, str] = {}
+        """Bot -> why it cannot play any more (failed to start, or ended too often)."""
+        self.restarted: dict[str, int] = {}
+        self._connected: set[str] = set()
+        self._processes: dict[str, _Process] = {}
+        self._watchers: set[asyncio.Task[None]] = set()
+        self._all: list[_Process] = []
+        self._closing = False
+
+    def _argv(self, bot: BotConfig, token: str) -> list[str]:
+        values = {"address": self.address, "token": token, "name": bot.name, "seed": str(bot.seed),
+                  "python": sys.executable}
+        try:
+            argv = [part.format(**values) for part in bot.command]
+        except (KeyError, IndexError, ValueError) as err:
+            raise ConfigError(
+                f"bot {bot.name!r}: cannot fill in its command ({err}); the placeholders are {PLACEHOLDERS}"
+            ) from None
+        if argv and argv[0] in ("python", "python3"):
+            argv[0] = sys.executable  # the arena's own interpreter, so the bots see the same packages
+        return argv
+
+    def check(self, bot: BotConfig) -> None:
+        """Refuses a command whose placeholders cannot be filled in (before anything runs)."""
+        self._argv(bot, "x")
+
+    async def _spawn(self, bot: BotConfig, token: str) -> _Process:
+        argv = self._argv(bot, token)
+        logs = self.folder / "logs"
+        logs.mkdir(parents=True, exist_ok=True)
+        log = logs / f"{bot.name}.log"
+        shown = shlex.join(argv).replace(token, "<token>")
+        env = dict(os.environ, CALLBREAK_LAUNCHED="1", CALLBREAK_TOKEN=token)
+        with log.open("ab") as err_log:
+            err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} launched: {shown}\n".encode())
+            err_log.flush()
+            process = await asyncio.create_subprocess_exec(
+                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL, stderr=err_log, env=env,
+                start_new_session=True,
+            )
+        entry = _Process(process, log)
+        self._all.append(entry)
+        return entry
+
+    async def start(self, bot: BotConfig) -> None:
+        """Starts the long-lived process of ``bot`` and watches it."""
+        try:
+            entry = await self._spawn(bot, bot.token)
+        except OSError as err:
+            self._break(bot.name, f"its command could not be started: {err.strerror or err}")
+            return
+        self._processes[bot.name] = entry
+        task = asyncio.get_running_loop().create_task(self._watch(bot, entry))
+        self._watchers.add(task)
+        task.add_done_callback(self._watchers.discard)
+
+    def connected(self, bot: str) -> None:
+        """Notes that ``bot`` connected at least once (a later exit is a crash, not a failed start)."""
+        self._connected.add(bot)
+
+    async def _watch(self, bot: BotConfig, entry: _Process) -> None:
+        status = await entry.process.wait()
+        self._note_exit(entry, status)
+        if self._closing:
+            return
+        name = bot.name
+        if name not in self._connected and not self._present(name):
+            self._break(name, f"its process ended with exit status {status} before it connected "
+                              f"(see {entry.log})")
+            return
+        used = self.restarted.get(name, 0)
+        if used >= self.restarts:
+            self._break(name, f"its process ended {used + 1} times, the last time with exit status {status} "
+                              f"(see {entry.log})")
+            return
+        self.restarted[name] = used + 1
+        self._connected.discard(name)
+        await asyncio.sleep(min(5.0, 0.5 * (used + 1)))
+        if not self._closing:
+            await self.start(bot)
+
+    def _note_exit(self, entry: _Process, status: int) -> None:
+        with contextlib.suppress(OSError), entry.log.open("ab") as log:
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} ended with exit status {status}\n".encode())
+
+    def _break(self, bot: str, reason: str) -> None:
+        self.broken[bot] = reason
+        self._changed()
+
+    async def launch_for_game(
+        self, bot: BotConfig, key: str, connect: Callable[[str, float], Awaitable[Session]], timeout: float,
+    ) -> tuple[_Process, Session]:
+        """Starts a process of ``bot`` for one game under the token key ``key`` and waits up to
+        ``timeout`` s for its session (``connect(key, timeout)``); raises :class:`LaunchFailed` if
+        the process ends or does not connect in time."""
+        token = secrets.token_hex(16)
+        self._register(token, key)
+        try:
+            entry = await self._spawn(bot, token)
+        except OSError as err:
+            self._break(bot.name, f"its command could not be started: {err.strerror or err}")
+            raise LaunchFailed(bot.name) from None
+        waiter = asyncio.ensure_future(connect(key, timeout))
+        ended = asyncio.ensure_future(entry.process.wait())
+        await asyncio.wait({waiter, ended}, return_when=asyncio.FIRST_COMPLETED)
+        if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
+            ended.cancel()
+            return entry, waiter.result()
+        waiter.cancel()
+        ended.cancel()
+        await self.stop(entry)
+        used = self.restarted.get(bot.name, 0)
+        if used >= self.restarts:
+            why = "its process ended before it connected" if entry.process.returncode not in (None, -15) else (
+                f"it did not connect within {timeout:g} s")
+            self._break(bot.name, f"{used + 1} launches failed; the last: {why} (see {entry.log})")
+        else:
+            self.restarted[bot.name] = used + 1
+        raise LaunchFailed(bot.name)
+
+    async def stop(self, entry: _Process) -> None:
+        """Ends one process (its whole group): terminate, then kill after 5 s."""
+        process = entry.process
+        if process.returncode is None:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGTERM)
+            try:
+                await asyncio.wait_for(process.wait(), 5.0)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    os.killpg(process.pid, signal.SIGKILL)
+            self._note_exit(entry, await process.wait())
+        if process.stdin is not None:
+            process.stdin.close()
+
+    async def close(self) -> None:
+        """Stops every process this launcher started."""
+        self._closing = True
+        for task in list(self._watchers):
+            task.cancel()
+        await asyncio.gather(*(self.stop(entry) for entry in self._all), return_exceptions=True)
+        self._all.clear()

@@ -1,0 +1,139 @@
+"""The live status of a tournament: written by the running arena to ``status.json`` in its results
+folder about once a second, and read back by ``callbreak-arena status``.
+
+It says what an organiser needs at a glance: where the arena listens, which bots are connected
+(and with which sessions), which tables are playing which game, how many games are done and
+planned, which bots the event is waiting for and since when, and each bot's faults and standing.
+The file is replaced atomically, so a reader never sees half of it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.errors import RecordsError
+from arena.event.store import write_atomic
+
+__all__ = ["STATUS", "BotState", "SessionState", "Status", "TableState", "read_status", "write_status"]
+
+STATUS = "status.json"
+STALE_S = 10.0
+"""A running status not refreshed for this long belongs to an arena that has ended."""
+
+
+@dataclasses.dataclass
+class SessionState:
+    """One connected stream."""
+
+    session: str
+    bot: str
+    version: str
+    tables: int
+    max_tables: int
+    events: bool
+    connected_s: float
+    """Seconds since it connected."""
+
+
+@dataclasses.dataclass
+class TableState:
+    """One table in play."""
+
+    table: str
+    game: str
+    seats: list[str]
+    fallback: list[str]
+    """The bots whose seats the fallback player takes in this game."""
+    rounds_done: int
+    started_s: float
+    """Seconds since the game began."""
+
+
+@dataclasses.dataclass
+class BotState:
+    """One bot's standing in the event right now."""
+
+    bot: str
+    kind: str
+    """``python`` (in-process), ``command`` (launched) or ``remote``."""
+    state: str
+    """``playing`` (present, or in-process), ``absent``, ``broken`` (launched and cannot start),
+    ``withdrawn`` or ``disqualified``."""
+    reason: str
+    absent_s: float | None
+    """Seconds since it was last seen, while absent."""
+    games_done: int
+    games_left: int
+    faults: int
+    faulty_decisions: int
+
+
+@dataclasses.dataclass
+class Status:
+    """The whole status of a tournament."""
+
+    tournament: str
+    state: str
+    """``starting``, ``running``, ``waiting`` (only games of absent bots are left), ``finished``,
+    ``stopped`` (ended with games outstanding) or ``interrupted``."""
+    message: str
+    pid: int
+    updated: float
+    """``time.time()`` of this snapshot."""
+    address: str
+    tls: bool
+    games_done: int
+    games_planned: int
+    awaited: list[str]
+    """The bots the event waits for."""
+    bots: list[BotState]
+    sessions: list[SessionState]
+    tables: list[TableState]
+
+    @property
+    def live(self) -> bool:
+        """True when an arena is running and refreshing this status."""
+        if self.state not in ("starting", "running", "waiting"):
+            return False
+        if time.time() - self.updated > STALE_S:
+            return False
+        try:
+            os.kill(self.pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:
+            return True
+        return True
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Status:
+        fields = dict(data)
+        fields["bots"] = [BotState(**b) for b in data["bots"]]
+        fields["sessions"] = [SessionState(**s) for s in data["sessions"]]
+        fields["tables"] = [TableState(**t) for t in data["tables"]]
+        return cls(**fields)
+
+
+def write_status(folder: Path, status: Status) -> None:
+    """Replaces ``status.json`` in ``folder``."""
+    write_atomic(folder / STATUS, json.dumps(status.to_dict(), indent=1) + "\n")
+
+
+def read_status(folder: Path) -> Status | None:
+    """The status in ``folder``, or ``None`` when no run has written one."""
+    path = folder / STATUS
+    if not path.exists():
+        return None
+    try:
+        return Status.from_dict(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, ValueError, TypeError, KeyError) as err:
+        raise RecordsError(f"{path} cannot be read: {err}") from None

@@ -1,0 +1,72 @@
+"""Seats survive their bot's connection: the reconnect grace, stalls and hung bots, over real gRPC."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arena.core.dealing import seeded_deals
+from arena.core.faults import FaultKind
+from arena.core.rules import Rules
+from arena.players.table import GameRecord, TableSettings
+from tests.conftest import Bots, arena, check_record, run
+
+NAMES = ["s0", "s1", "s2", "s3"]
+ONE_ROUND = Rules.profile("nepali", rounds=1)
+
+
+def play_one(bots: Bots, seat_args: list[str], *, grace: float, events: bool = False,
+             deadline_ms: int = 3000) -> GameRecord:
+    async def scenario() -> GameRecord:
+        async with arena(NAMES, ONE_ROUND, table=TableSettings(deadline_ms=deadline_ms),
+                         reconnect_grace_s=grace) as (server, port):
+            for seat, name in enumerate(NAMES):
+                mode, *extra = seat_args if seat == 2 else ["good"]
+                bots.fake(mode, port, name, *extra, *(["--events"] if events and seat == 2 else []))
+            return await server.play(NAMES, seeded_deals(3, 1), timeout=20)
+
+    record = run(scenario())
+    check_record(record, ONE_ROUND)
+    return record
+
+
+def test_a_bot_that_drops_mid_game_and_returns_within_the_grace_loses_nothing(bots: Bots) -> None:
+    record = play_one(bots, ["drop", "--at", "5", "--sleep", "0.5"], grace=5.0)
+    assert record.faults == []
+    assert sum(f[2] for f in record.fallbacks) == 0  # no decision of seat 2 was made by the fallback
+    dropper = bots.processes[2]
+    lines = dropper.lines()
+    assert [line for line in lines if "dropped" in line] == [{"dropped": True}]
+    assert sum(1 for line in lines if "welcome" in line) == 2  # a new session after the drop
+    requests = dropper.requests()
+    fifth, sixth = requests[4], requests[5]
+    # The open request came again on the new stream: the same decision, a new id, the full view.
+    assert sixth["hand"] == fifth["hand"] and sixth["legal"] == fifth["legal"]
+    assert (fifth["id"], sixth["id"]) == (5, 1)  # request ids count per session
+    assert sixth["deadline_ms"] == fifth["deadline_ms"]
+
+
+def test_a_bot_that_returns_after_the_grace_is_played_by_fallback_to_the_end_of_the_game(bots: Bots) -> None:
+    record = play_one(bots, ["drop", "--at", "5", "--sleep", "3"], grace=0.5)
+    [fault] = record.faults
+    assert fault.seat == 2 and fault.kind is FaultKind.DISCONNECT
+    assert "did not come back within 0.5 s" in fault.detail
+    assert record.fallbacks[0][2] == 14 - 4  # its call and first three cards were its own
+
+
+def test_a_bot_that_follows_events_gets_the_game_so_far_after_a_reconnect(bots: Bots) -> None:
+    record = play_one(bots, ["drop", "--at", "5", "--sleep", "0.3"], grace=5.0, events=True)
+    assert record.faults == []
+    lines = bots.processes[2].lines()
+    again = next(i for i, line in enumerate(lines) if "dropped" in line)
+    events_before = [line["event"] for line in lines[:again] if "event" in line]
+    after = [line["event"] for line in lines[again:] if "event" in line]
+    # The new stream replays what the old one had seen, from the GameStart on, then goes on.
+    assert after[: len(events_before)] == events_before
+    assert after[0] == "game_start" and after[-1] == "game_end"
+    assert after.count("game_start") == 1
+
+
+def test_the_welcome_states_the_reconnect_grace(bots: Bots, tmp_path: Path) -> None:
+    play_one(bots, ["good"], grace=2.5)
+    [welcome] = [line for line in bots.processes[2].lines() if "welcome" in line]
+    assert welcome["grace_ms"] == 2500
