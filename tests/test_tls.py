@@ -53,8 +53,8 @@ def test_a_plaintext_bot_cannot_connect_to_a_tls_arena(bots: Bots, pki: dict[str
             assert server.lobby.live("tls0") == []
             return await plain.wait_async(10)
 
-    assert run(scenario()) == 1
-    assert "connection lost: UNAVAILABLE" in bots.processes[0].stderr()
+    assert run(scenario()) == 2  # a configuration error: retrying cannot mend it
+    assert "speaks TLS: run the bot with --tls-ca FILE" in bots.processes[0].stderr()
 
 
 def test_a_tls_client_that_does_not_trust_the_ca_is_turned_away(pki: dict[str, Path]) -> None:
