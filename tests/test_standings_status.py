@@ -108,15 +108,17 @@ def test_a_bot_taken_out_before_finishing_a_game_still_has_its_line() -> None:
     statuses = {"eve": BotStatus("withdrawn", "absent: never connected in 30 s"),
                 "gus": BotStatus("absent", "never connected in 30 s")}
     rows = compute_standings(field(), statuses=statuses)
-    assert [r.bot for r in rows] == ["ace", "bea", "cal", "dot", "eve"]  # absent without games: nothing to show
-    eve = rows[-1]
+    assert [r.bot for r in rows] == ["ace", "bea", "cal", "dot", "eve", "gus"]  # both listed apart, unranked
+    eve, gus = rows[-2:]
     assert eve.games == 0 and eve.rank is None and eve.status == "withdrawn"
+    assert gus.games == 0 and gus.rank is None and gus.status == "absent"
     text = render_standings(rows, RULES, "table")
-    line = text.splitlines()[-1]
+    line = text.splitlines()[-2]
     assert line.split()[:4] == ["-", "eve", "-", "[-,"] and "withdrawn: absent: never connected in 30 s" in line
+    assert "absent: never connected in 30 s" in text.splitlines()[-1]
     assert "nan" not in text
     data = json.loads(render_standings(rows, RULES, "json"), parse_constant=lambda c: pytest.fail(f"bare {c}"))
-    assert data[-1]["games"] == 0 and data[-1]["dup_per_game"] is None and data[-1]["fallback_pct"] is None
+    assert data[-2]["games"] == 0 and data[-2]["dup_per_game"] is None and data[-2]["fallback_pct"] is None
 
 
 # -- the fallback share -------------------------------------------------------------------------------
@@ -164,7 +166,7 @@ def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None
     rows = compute_standings(field(), statuses=STATUSES)
     text = render_standings(rows, RULES, fmt)
     ranking, apart = text.split(NOT_RANKED_TITLE)
-    assert "Not ranked: withdrawn or disqualified" in text
+    assert "Not ranked: withdrawn, disqualified, or no game played" in text
     assert not re.search(r"\b(ace|dot)\b", ranking)
     assert re.search(r"^\|? *1 *\|? *bea ", ranking, re.MULTILINE)
     assert re.search(r"absent: never connected in 31 s", ranking)

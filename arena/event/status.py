@@ -125,7 +125,7 @@ class Status:
 
 def write_status(folder: Path, status: Status) -> None:
     """Replaces ``status.json`` in ``folder``."""
-    write_atomic(folder / STATUS, json.dumps(status.to_dict(), indent=1) + "\n")
+    write_atomic(folder / STATUS, json.dumps(status.to_dict(), indent=1) + "\n", durable=False)
 
 
 def read_status(folder: Path) -> Status | None:

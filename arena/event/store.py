@@ -14,6 +14,7 @@ played again from its start; every game whose last round is recorded is skipped.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import time
@@ -98,10 +99,11 @@ def _json(data: Mapping[str, Any]) -> str:
     return json.dumps(data, separators=(",", ":"))
 
 
-def read_lines(path: Path, repair: bool = False) -> list[tuple[int, dict[str, Any]]]:
+def read_lines(path: Path, repair: bool = False, skip_torn: bool = False) -> list[tuple[int, dict[str, Any]]]:
     """The JSON objects of a records file with their line numbers. A torn last line (no newline,
-    or not JSON) is an error, unless ``repair`` cuts it off the file; damage anywhere else is
-    always an error, with its line."""
+    or not JSON) is an error, unless ``repair`` cuts it off the file or ``skip_torn`` leaves it out
+    (a reader of a folder being written, which may see a line half written); damage anywhere else
+    is always an error, with its line."""
     if not path.exists():
         return []
     raw = path.read_bytes()
@@ -119,6 +121,8 @@ def read_lines(path: Path, repair: bool = False) -> list[tuple[int, dict[str, An
         if not isinstance(record, dict):
             if not last:
                 raise RecordsError(f"{path}, line {number}: not a JSON record; the file is damaged")
+            if skip_torn:
+                break
             if not repair:
                 raise RecordsError(f"{path}, line {number}: the last record is incomplete (a torn write)")
             with path.open("r+b") as f:
@@ -147,6 +151,8 @@ class ResultsStore:
         self._file: TextIO | None = None
         self._synced = 0.0
         self._timer: asyncio.TimerHandle | None = None
+        self._syncing: concurrent.futures.Future[None] | None = None
+        self._syncer: concurrent.futures.ThreadPoolExecutor | None = None
 
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, if the folder has one."""
@@ -209,9 +215,19 @@ class ResultsStore:
 
     def _sync(self) -> None:
         self._timer = None
-        if self._file is not None:
-            os.fsync(self._file.fileno())
         self._synced = time.monotonic()
+        if self._file is None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            os.fsync(self._file.fileno())
+            return
+        del loop  # an event loop serves bots: the fsync, which can take a while, goes to a worker thread
+        if self._syncing is None or self._syncing.done():
+            if self._syncer is None:
+                self._syncer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="fsync")
+            self._syncing = self._syncer.submit(os.fsync, self._file.fileno())
 
     def flush(self) -> None:
         """Pushes written records to the operating system (readers then see them)."""
@@ -223,6 +239,12 @@ class ResultsStore:
         if self._timer is not None:
             self._timer.cancel()
             self._timer = None
+        if self._syncing is not None:
+            self._syncing.result()  # the file must not close under a sync in flight on the worker thread
+            self._syncing = None
+        if self._syncer is not None:
+            self._syncer.shutdown()
+            self._syncer = None
         if self._file is not None:
             self._file.flush()
             os.fsync(self._file.fileno())
@@ -234,22 +256,27 @@ class ResultsStore:
         return read_records(self.records_path)
 
     def games(self) -> list[GameRecords]:
-        """The complete games, in file order."""
-        return group_games(self.records())
+        """The complete games, in file order (a last line still being written is left out)."""
+        lines = read_lines(self.records_path, skip_torn=True)
+        return group_games([parse_record(data, number, RECORDS) for number, data in lines])
 
 
 def _line(record: Mapping[str, Any]) -> str:
     return _json(record) + "\n"
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Writes ``text`` aside, fsyncs it and renames it over ``path``: a reader sees all or nothing."""
+def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+    """Writes ``text`` aside and renames it over ``path``: a reader sees all or nothing. ``durable``
+    also fsyncs the file and its folder (a live view that is rewritten every second need not be)."""
     temp = path.with_suffix(path.suffix + ".tmp")
     with temp.open("w", encoding="utf-8") as f:
         f.write(text)
         f.flush()
-        os.fsync(f.fileno())
+        if durable:
+            os.fsync(f.fileno())
     os.replace(temp, path)
+    if not durable:
+        return
     directory = os.open(path.parent, os.O_RDONLY)
     try:
         os.fsync(directory)

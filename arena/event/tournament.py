@@ -467,9 +467,9 @@ class Tournament:
                 await asyncio.gather(*self._tasks, return_exceptions=True)
             self._bar.close()
             self.store.close()
-            await self._close()
             with contextlib.suppress(OSError):
                 self._write_status(force=True)
+            await self._close()
         if self.judge is not None:
             self.judge.refresh(force=True)
         return summary
@@ -520,10 +520,17 @@ class Tournament:
                         await self._launcher.start(self.bots[bot.name])
 
     def _lobby_changed(self) -> None:
-        if self._launcher is not None and self._server is not None:
+        server = self._server
+        if server is not None:
             for bot in self.bots:
-                if self._server.lobby.present(bot):
-                    self._launcher.connected(bot)
+                if server.lobby.present(bot):
+                    if self._launcher is not None:
+                        self._launcher.connected(bot)
+                    if bot in self._forfeiting:  # it came back: its next blocks are its own again
+                        self._forfeiting.discard(bot)
+                        if bot in self.statuses and self.statuses[bot].status == "absent":
+                            del self.statuses[bot]
+                        self.log(f"{bot} is back")
         self._wake.set()
 
     async def _dispatch(self, recorded: set[str]) -> None:
@@ -585,8 +592,12 @@ class Tournament:
         if policy == "fallback":
             fresh = overdue - self._forfeiting
             for bot in sorted(fresh):
-                self.log(f"{bot} is absent ({self._why_absent(bot)}): the fallback player takes its seats")
+                why = self._why_absent(bot)
+                self.log(f"{bot} is absent ({why}): the fallback player takes its seats")
+                self.statuses[bot] = BotStatus("absent", f"{why}; the fallback player took its seats")
             self._forfeiting |= overdue
+            if fresh:
+                self._save_manifest()
             return 0.0 if fresh else next_look
         if policy == "withdraw":
             for bot in sorted(overdue):
@@ -703,7 +714,8 @@ class Tournament:
             if self._bar is not None:
                 self._bar.update(self.summary.faults, self._awaited, step=0)
             if self.judge is not None:
-                self.judge.refresh()
+                # Standings read every record: on a worker thread, so the loop keeps serving the bots.
+                await asyncio.to_thread(self.judge.refresh)
 
     def _write_status(self, force: bool = False) -> None:
         now = time.monotonic()

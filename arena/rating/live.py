@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -33,7 +34,7 @@ def write_standings(folder: Path) -> None:
     (a live view reads the old file or the new one, whole)."""
     rows, rules = folder_standings(folder)
     for name, fmt in STANDINGS_FILES.items():
-        write_atomic(folder / name, render_standings(rows, rules, fmt))
+        write_atomic(folder / name, render_standings(rows, rules, fmt), durable=False)
 
 
 class LiveJudge:
@@ -52,6 +53,7 @@ class LiveJudge:
         self._state: SprtResult | None = None
         self._refreshed = -math.inf
         self._refresh_cost = 0.0
+        self._refreshing = threading.Lock()
 
     # -- the Judge protocol ------------------------------------------------------------------------
 
@@ -77,12 +79,13 @@ class LiveJudge:
     def refresh(self, force: bool = False) -> None:
         """Rewrites the standings files: at most every 5 s and never more than a tenth of the time
         (each refresh reads every record), always when ``force``."""
-        now = time.monotonic()
-        if not force and now - self._refreshed < max(REFRESH_EVERY_S, 10 * self._refresh_cost):
-            return
-        write_standings(self.folder)
-        self._refreshed = time.monotonic()
-        self._refresh_cost = self._refreshed - now
+        with self._refreshing:  # the tournament may refresh from a worker thread; one at a time
+            now = time.monotonic()
+            if not force and now - self._refreshed < max(REFRESH_EVERY_S, 10 * self._refresh_cost):
+                return
+            write_standings(self.folder)
+            self._refreshed = time.monotonic()
+            self._refresh_cost = self._refreshed - now
 
     # -- the sequential test -----------------------------------------------------------------------
 

@@ -65,7 +65,7 @@ __all__ = [
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
 NOT_RANKED = ("withdrawn", "disqualified")
 """The statuses that take a bot out of the ranking (it is listed apart)."""
-NOT_RANKED_TITLE = "Not ranked: withdrawn or disqualified"
+NOT_RANKED_TITLE = "Not ranked: withdrawn, disqualified, or no game played"
 
 Results = Iterable[RoundRecord] | Iterable[GameRecords]
 """What the functions here read: the rounds of a results folder (games not finished are left
@@ -78,7 +78,7 @@ class Standing:
 
     bot: str
     rank: int | None = None
-    """Its place in the ranking; none for house bots and for withdrawn or disqualified bots."""
+    """Its place in the ranking; none for house bots, withdrawn or disqualified bots, and bots without a game."""
     house: bool = False
     status: str = "playing"
     """``playing``, ``absent``, ``withdrawn`` or ``disqualified`` (the manifest's word for the bot)."""
@@ -144,7 +144,7 @@ def _hands(games: Sequence[GameRecords]) -> dict[tuple[str, int], list[tuple[str
 
 
 def _without_games(bot: str, house: bool) -> Standing:
-    """The line of a bot that has no complete game (only shown when it was withdrawn or disqualified)."""
+    """The line of a bot that has no complete game (shown when the manifest gives it a status)."""
     nan = math.nan
     return Standing(
         bot, house=house, dup_per_game=nan, mean_round=nan, mean_total=nan, place_points=nan, matchpoint_pct=nan,
@@ -226,21 +226,26 @@ def compute_standings(
         row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal()
     for bot, status in statuses.items():
         # A bot taken out before it finished a game still gets its line: the reason is news.
-        if bot not in rows and status.status in NOT_RANKED:
+        if bot not in rows:
             rows[bot] = _without_games(bot, bot in house_bots)
         if bot in rows:
             rows[bot].status, rows[bot].reason = status.status, status.reason
 
     def order(row: Standing) -> tuple[int, bool, float, float, str]:
-        section = 2 if row.status in NOT_RANKED else 1 if row.house else 0
+        section = 2 if _apart(row) else 1 if row.house else 0
         if not row.games:
             return section, True, 0.0, 0.0, row.bot
         return section, False, -row.dup_per_game, -row.mean_total, row.bot
 
     ordered = sorted(rows.values(), key=order)
-    for rank, row in enumerate((r for r in ordered if not r.house and r.status not in NOT_RANKED), start=1):
+    for rank, row in enumerate((r for r in ordered if not r.house and not _apart(r)), start=1):
         row.rank = rank
     return ordered
+
+
+def _apart(row: Standing) -> bool:
+    """True for a bot listed apart from the ranking: withdrawn, disqualified, or without a game."""
+    return row.status in NOT_RANKED or not row.games
 
 
 # -- head to head ------------------------------------------------------------------------------
@@ -471,8 +476,8 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table")
             data.pop("faults_by_kind")
             writer.writerow(data)
         return out.getvalue()
-    apart = [row for row in rows if row.status in NOT_RANKED]
-    text = _standings_table([row for row in rows if row.status not in NOT_RANKED], rules, fmt)
+    apart = [row for row in rows if _apart(row)]
+    text = _standings_table([row for row in rows if not _apart(row)], rules, fmt)
     if apart:
         gap = "\n" if fmt == "markdown" else ""
         text += f"\n{NOT_RANKED_TITLE}\n{gap}" + _standings_table(apart, rules, fmt)
