@@ -9,8 +9,9 @@ offers the fast path with two methods:
   to the seat and ``calls`` the range of legal calls;
 - ``fast_card(seat, legal) -> int``: ``legal`` is the mask of legal cards; return a card index.
 
-A bot whose fast choice is illegal, or that raises, makes the game fall back to a normal table
-(:func:`play_fast` returns ``None``), where faults are handled and recorded as usual.
+A bot whose fast choice is illegal, or that raises anything at all (``SystemExit`` and
+``KeyboardInterrupt`` included), makes the game fall back to a normal table (:func:`play_fast`
+returns ``None``), where faults are handled and recorded as usual.
 """
 
 from __future__ import annotations
@@ -46,12 +47,13 @@ def play_fast(
 
     try:
         game.playout(choose_call, [bot.fast_card for bot in bots])
-    except Exception:  # any misbehaviour: the normal table will record it properly
+    except BaseException:  # any misbehaviour, SystemExit too: the normal table will record it as a fault
         return None
     plays = 13 * len(game.results)
     return GameRecord(
         table_id=table_id, game_id=game_id, game_number=game_number, rules=rules, players=tuple(names),
         first_dealer=first_dealer, rounds=list(game.results), redeals=list(game.redeals), faults=[],
         totals=tuple(game.totals), places=game.places(), think_ms=[0.0, 0.0, 0.0, 0.0],
-        decisions=[d + plays for d in decisions],
+        decisions=[d + plays for d in decisions], fallbacks=[(0, 0, 0, 0)] * len(game.results),
+        versions=tuple(str(getattr(bot, "version", "")) for bot in bots),
     )

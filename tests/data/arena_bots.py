@@ -7,6 +7,15 @@
 - ``Crasher``: calls like the random bot and raises on every play (a crash fault each time).
 - ``Stubborn``: plays a card it holds but may not play whenever it can (illegal_card faults).
 - ``Quitter``: the random bot whose process exits (status 3) at its 30th card.
+- ``Sleeper``: ``NoFastRandom`` that sleeps ``delay`` seconds (default 0.25) on its ``at``-th
+  decision (default the 3rd), past a short deadline.
+- ``Frozen``: ``NoFastRandom`` that, from its ``at``-th decision on (default the 2nd), waits for
+  ever on a ``threading.Event`` nobody sets (``release`` sets it, to end a test cleanly).
+- ``Exiter``: calls like the random bot and calls ``sys.exit(3)`` on every play.
+- ``Interrupter``: calls like the random bot and raises ``KeyboardInterrupt`` on every play.
+- ``EventCrasher``: ``NoFastRandom`` whose ``on_event`` counts the event, then raises
+  (``RuntimeError`` and ``SystemExit`` by turns).
+- ``FastExiter``: the random bot (fast path included) whose ``fast_card`` calls ``sys.exit(3)``.
 
 Each is also a command bot: ``python tests/data/arena_bots.py CLASS --arena ADDRESS --token T``.
 """
@@ -15,7 +24,9 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
+from typing import Any
 
 from arena.core.cards import Card
 from arena.core.views import View
@@ -76,6 +87,91 @@ class Quitter(RandomBot):
         if self.cards == 30:
             os._exit(3)
         return super().play(view)
+
+
+class Sleeper(NoFastRandom):
+    """Sleeps ``delay`` seconds on its ``at``-th decision (calls and plays counted together)."""
+
+    def __init__(self, seed: int = 0, delay: float = 0.25, at: int = 3) -> None:
+        super().__init__(seed)
+        self.delay = delay
+        self.at = at
+        self.decisions = 0
+
+    def _wait(self) -> None:
+        self.decisions += 1
+        if self.decisions == self.at:
+            time.sleep(self.delay)
+
+    def call(self, view: View) -> int:
+        self._wait()
+        return super().call(view)
+
+    def play(self, view: View) -> Card:
+        self._wait()
+        return super().play(view)
+
+
+class Frozen(NoFastRandom):
+    """From its ``at``-th decision on, never answers: it waits on an event nobody sets."""
+
+    def __init__(self, seed: int = 0, at: int = 2) -> None:
+        super().__init__(seed)
+        self.at = at
+        self.decisions = 0
+        self.never = threading.Event()
+
+    def release(self) -> None:
+        """Lets the stuck call return (tests use it to leave no thread behind)."""
+        self.never.set()
+
+    def _wait(self) -> None:
+        self.decisions += 1
+        if self.decisions >= self.at:
+            self.never.wait()
+
+    def call(self, view: View) -> int:
+        self._wait()
+        return super().call(view)
+
+    def play(self, view: View) -> Card:
+        self._wait()
+        return super().play(view)
+
+
+class Exiter(NoFastRandom):
+    """Tries to end the whole process on every play."""
+
+    def play(self, view: View) -> Card:
+        sys.exit(3)
+
+
+class Interrupter(NoFastRandom):
+    """Raises KeyboardInterrupt on every play, as if someone pressed Ctrl-C inside the bot."""
+
+    def play(self, view: View) -> Card:
+        raise KeyboardInterrupt("the bot interrupted itself")
+
+
+class EventCrasher(NoFastRandom):
+    """Follows the game, and its event handler fails every time."""
+
+    def __init__(self, seed: int = 0) -> None:
+        super().__init__(seed)
+        self.events = 0
+
+    def on_event(self, event: Any) -> None:
+        self.events += 1
+        if self.events % 2:
+            raise RuntimeError("the event handler is broken")
+        raise SystemExit(4)
+
+
+class FastExiter(RandomBot):
+    """The random bot, fast path included, whose fast card choice exits the process."""
+
+    def fast_card(self, seat: int, legal: int) -> int:
+        sys.exit(3)
 
 
 if __name__ == "__main__":
