@@ -94,7 +94,8 @@ class FakeBot:
             request="call" if calling else "play", n=n, id=request.request_id, table=request.table_id,
             seat=request.seat, deadline_ms=request.deadline_ms, time_bank_ms=request.time_bank_ms,
             retry_reason=request.retry_reason, trump=request.view.trump, hand=list(request.view.hand),
-            legal=list(request.legal_calls) if calling else list(request.legal_cards),
+            legal=list(request.legal_calls) if calling else list(request.legal_cards), game=request.view.game_id,
+            names=list(request.view.player_names),
         )
         if calling and not request.retry_reason:
             self.fresh_calls += 1

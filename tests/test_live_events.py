@@ -136,7 +136,7 @@ def test_serve_waits_for_the_absent_bot_says_so_and_finishes_when_it_comes(tmp_p
         assert all(name in text.split("Standings")[1] for name in ("a", "b", "c", "d"))
         bot = subprocess.Popen([sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
                                 "--token", "boo"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        out, err = arena.communicate(timeout=60)
+        _, err = arena.communicate(timeout=60)
     finally:
         for process in (arena, bot):
             if process is not None and process.poll() is None:
@@ -189,7 +189,7 @@ def test_a_frozen_launched_bot_is_faulted_at_its_deadline_and_the_event_goes_on(
             time.sleep(0.05)
         pid = int(pidfile.read_text(encoding="utf-8"))
         os.kill(pid, signal.SIGSTOP)
-        out, err = arena.communicate(timeout=120)
+        _, err = arena.communicate(timeout=120)
     finally:
         if pid:
             with contextlib.suppress(ProcessLookupError):  # the arena ended it
