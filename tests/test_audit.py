@@ -178,6 +178,17 @@ def test_an_unplanned_game_is_found(folder: Path, capsys: pytest.CaptureFixture[
     assert "game r9-g1-d1-p0 was not in the plan" in out
 
 
+def test_a_game_played_in_other_seats_than_planned_is_found(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    records = load(folder)
+    first = records[0]["game"]
+    planned = records[0]["seats"]
+    swapped = [planned[1], planned[0], *planned[2:]]
+    save(folder, [dict(r, seats=swapped) if r["game"] == first else r for r in records])
+    status, out = verify(folder, capsys)
+    assert status == 1
+    assert f"(game {first}): the seats {swapped} (first dealer 3) are not the planned {planned}" in out
+
+
 def test_a_duplicated_game_is_found(folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
     records = load(folder)
     first = records[0]["game"]

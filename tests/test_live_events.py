@@ -5,6 +5,7 @@ games, the live status, and plans that grow or change between runs."""
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import os
 import signal
@@ -17,7 +18,9 @@ from typing import Any
 
 import pytest
 
+from arena.event.tournament import Progress
 from tests.data.runs import (
+    BOTS,
     COMMAND,
     NO_FAST,
     RANDOM,
@@ -311,3 +314,52 @@ def test_a_bot_whose_definition_changed_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 1
     assert "bot 'r2' is not the bot its recorded games were played by" in result.stderr
     assert "Give the new version a new name" in result.stderr
+
+
+def test_the_progress_bar_names_the_bots_awaited() -> None:
+    out = io.StringIO()
+    bar = Progress(40, 8, True, file=out)
+    bar.update(3, {"ghost": "never connected in 31 s"})
+    bar.update(3, {"ghost": "never connected in 32 s"}, step=0)
+    bar.close()
+    assert "faults 3, waiting for ghost (never connected in 32 s)" in out.getvalue()
+    assert "9/40" in out.getvalue()
+
+
+def test_status_of_a_run_whose_arena_ended_without_finishing(tmp_path: Path) -> None:
+    config = write(tmp_path / "t.toml", tournament_text(deal_sets=1))
+    run(config, tmp_path / "out")
+    path = tmp_path / "out" / "status.json"
+    data = json.loads(path.read_text(encoding="utf-8"))
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    path.write_text(json.dumps(dict(data, state="running", pid=int(dead.stdout))), encoding="utf-8")
+    text = cli("status", tmp_path / "out").stdout
+    assert "not running (the arena that wrote this status has ended without finishing: run it again to resume)" in text
+
+
+# --- in-process bots off the arena's loop -----------------------------------------------------------
+
+
+def test_a_sleeping_in_process_bot_is_late_and_no_bot_at_another_table_is(tmp_path: Path) -> None:
+    # The sleeper sits at some tables, four launched bots over gRPC at all of them: while it sleeps
+    # past its deadline in its own thread, the arena's loop keeps serving the gRPC bots everywhere.
+    text = tournament_text(("r1", "r2", "r3", "r4"), kind="command", spec=COMMAND, deal_sets=1, concurrency=4)
+    text = text.replace("deadline_ms = 10000", "deadline_ms = 1000")
+    text += f'\n[[bots]]\nname = "sleepy"\npython = "{BOTS}:Sleeper"\noptions = {{ delay = 1.6, at = 3 }}\n'
+    config = write(tmp_path / "t.toml", text)
+    summary = run(config, tmp_path / "out")
+    assert summary.played == 20
+    faults = [(r["seats"][f["seat"]], f["kind"]) for r in records(tmp_path / "out") for f in r["faults"]]
+    assert faults and {bot for bot, _ in faults} == {"sleepy"}
+    assert {kind for _, kind in faults} == {"late"}
+    assert cli("verify", tmp_path / "out").returncode == 0
+
+
+def test_sys_exit_in_an_in_process_bot_is_its_crash_and_the_tournament_completes(tmp_path: Path) -> None:
+    config = write(tmp_path / "t.toml", tournament_text(spec=NO_FAST, r2=f"{BOTS}:Exiter", deal_sets=2))
+    result = cli("run", config, "--results", tmp_path / "out", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "8 games played" in result.stderr
+    faults = [f for r in records(tmp_path / "out") for f in r["faults"]]
+    assert faults and {f["kind"] for f in faults} == {"crash"}
+    assert all("the bot raised SystemExit" in f["detail"] for f in faults)

@@ -62,7 +62,7 @@ from arena.players.fast import has_fast_path, play_fast
 from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, play_game
 
-__all__ = ["Judge", "RunSummary", "Tournament"]
+__all__ = ["Judge", "Progress", "RunSummary", "Tournament"]
 
 STATUS_EVERY_S = 1.0
 
@@ -160,7 +160,7 @@ class Tournament:
         self._state = "starting"
         self._awaited: dict[str, str] = {}
         self._status_written = 0.0
-        self._bar: _Progress | None = None
+        self._bar: Progress | None = None
         self.manifest: Manifest | None = None
         self._unreleased: list[list[Block]] = []
         self._planner: Planner | None = None
@@ -446,7 +446,7 @@ class Tournament:
             self.judge.start(games)
         self._release(recorded)
         done, total = self._dispatcher.counts()
-        self._bar = _Progress(self._planned_total(total), done, self.progress)
+        self._bar = Progress(self._planned_total(total), done, self.progress)
         ticker: asyncio.Task[None] | None = None
         try:
             if any(b.kind != "python" for b in self.bots.values()):
@@ -779,16 +779,16 @@ class Tournament:
             self._server = None
 
 
-class _Progress:
+class Progress:
     """A progress bar of games done with its ETA, the faults so far and the bots awaited (quiet when
     not wanted)."""
 
-    def __init__(self, total: int, done: int, enabled: bool) -> None:
+    def __init__(self, total: int, done: int, enabled: bool, file: Any = None) -> None:
         self.bar: Any = None
         if enabled:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True, leave=False)
+            self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True, leave=False, file=file)
 
     def update(self, faults: int, awaited: dict[str, str], step: int = 1) -> None:
         if self.bar is not None:
