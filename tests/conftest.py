@@ -11,17 +11,21 @@ import asyncio
 import contextlib
 import json
 import os
+import socket
 import subprocess
 import sys
 from collections.abc import AsyncIterator, Coroutine, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import pytest
 
 from arena.core.rules import Rules
 from arena.net.server import ArenaServer, ServerSettings
 from arena.players.table import GameRecord, TableSettings
+from protocol import callbreak_pb2 as pb
+from protocol import callbreak_pb2_grpc as pb_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
@@ -184,6 +188,32 @@ async def wait_connected(server: ArenaServer, names: Sequence[str], timeout: flo
     """Waits until each bot of ``names`` has a session with a free table."""
     for name in names:
         await server.lobby.release(await server.lobby.claim(name, timeout))
+
+
+def free_port() -> int:
+    """A port nothing listens on (it was free a moment ago)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+async def handshake(port: int, first: pb.ConnectRequest) -> tuple[list[pb.ConnectResponse], grpc.StatusCode, str]:
+    """Sends one message on a fresh stream; returns what came back and the final status."""
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
+        await stream.write(first)
+        received = []
+        try:
+            while (msg := await stream.read()) is not grpc.aio.EOF:
+                received.append(msg)
+            return received, await stream.code(), await stream.details()
+        except grpc.aio.AioRpcError as err:
+            return received, err.code(), err.details() or ""
+
+
+def hello(token: str = "", version: int = 1) -> pb.ConnectRequest:
+    """A Hello with ``token``, speaking protocol ``version``."""
+    return pb.ConnectRequest(hello=pb.Hello(bot_name="raw", token=token, protocol_version=version))
 
 
 def check_record(record: GameRecord, rules: Rules) -> None:

@@ -19,7 +19,7 @@ from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot
-from tests.conftest import Bots, arena, check_record, run, token, wait_connected, without_timings
+from tests.conftest import Bots, arena, check_record, handshake, hello, run, token, wait_connected, without_timings
 
 FOUR = ["ana", "bo", "cy", "di"]
 
@@ -175,24 +175,6 @@ def test_health_and_reflection() -> None:
 
 
 # --- the handshake ------------------------------------------------------------------------------
-
-
-async def handshake(port: int, first: pb.ConnectRequest) -> tuple[list[pb.ConnectResponse], grpc.StatusCode, str]:
-    """Sends one message on a fresh stream; returns what came back and the final status."""
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
-        await stream.write(first)
-        received = []
-        try:
-            while (msg := await stream.read()) is not grpc.aio.EOF:
-                received.append(msg)
-            return received, await stream.code(), await stream.details()
-        except grpc.aio.AioRpcError as err:
-            return received, err.code(), err.details() or ""
-
-
-def hello(token: str = "", version: int = 1) -> pb.ConnectRequest:
-    return pb.ConnectRequest(hello=pb.Hello(bot_name="raw", token=token, protocol_version=version))
 
 
 @pytest.mark.parametrize(("first", "reason", "code"), [

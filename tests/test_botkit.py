@@ -13,7 +13,6 @@ import contextlib
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -30,7 +29,7 @@ from arena.net import botkit
 from arena.net.botkit import Bot, Refused, play_session
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
-from tests.conftest import ROOT, run
+from tests.conftest import ROOT, free_port, run
 from tests.data.kit_bots import Recorder, Sleepy
 
 KIT_BOTS = ROOT / "tests" / "data" / "kit_bots.py"
@@ -153,13 +152,6 @@ def event(table: str, game: str, kind: str, seat: int = 0) -> pb.ConnectResponse
 
 def refusal(reason: int, detail: str) -> pb.ConnectResponse:
     return pb.ConnectResponse(refusal=pb.Refusal(reason=reason, detail=detail))
-
-
-def free_port() -> int:
-    """A port nothing listens on (it was free a moment ago)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 # --- bot processes -----------------------------------------------------------------------------

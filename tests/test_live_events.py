@@ -9,7 +9,6 @@ import io
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from arena.event.tournament import Progress
+from tests.conftest import free_port
 from tests.data.runs import (
     BOTS,
     COMMAND,
@@ -38,12 +38,6 @@ from tests.data.runs import (
 FIVE = ("a", "b", "c", "d", "e")
 EVENT_BOTS = ROOT / "tests" / "data" / "event_bots.py"
 FAKE_BOTS = ROOT / "tests" / "fake_bots.py"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def with_ghost(policy: str, *, absent_after: float = 1.0, port: int = 0) -> str:

@@ -7,7 +7,6 @@ import asyncio
 import dataclasses
 import json
 import re
-import socket
 import subprocess
 import sys
 import time
@@ -26,7 +25,7 @@ from arena.players.table import TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot
-from tests.conftest import Bots, arena, run, token
+from tests.conftest import Bots, arena, free_port, handshake, hello, run, token
 from tests.data.runs import ROOT, bot_tables, games, tournament_text, write
 from tests.data.runs import run as run_tournament
 
@@ -37,12 +36,6 @@ FAKE_BOTS = ROOT / "tests" / "fake_bots.py"
 
 
 FOUR = bot_tables(["a", "b", "c", "d"])
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 # --- which ids name a game ----------------------------------------------------------------------------
@@ -143,7 +136,7 @@ def test_an_arena_that_serves_its_most_sessions_refuses_with_arena_full() -> Non
             first = pb_grpc.ArenaStub(channel).Connect()
             await first.write(pb.ConnectRequest(hello=pb.Hello(token=token("ana"), protocol_version=1)))
             assert (await first.read()).WhichOneof("kind") == "welcome"
-            return await handshake(port, token("bo"))
+            return await handshake(port, hello(token("bo")))
 
     received, code, detail = run(scenario())
     assert [pb.RefusalReason.Name(m.refusal.reason) for m in received] == ["REFUSAL_REASON_ARENA_FULL"]
@@ -157,26 +150,13 @@ def test_a_withdrawn_bot_is_ended_with_ok_and_refused_later(bots: Bots) -> None:
             await server.lobby.release(await server.lobby.claim("ana", 10))
             server.withdraw("ana", "absent: never came back")
             status = await proc.wait_async(10)
-            return status, await handshake(port, token("ana"))
+            return status, await handshake(port, hello(token("ana")))
 
     status, (received, code, detail) = run(scenario())
     assert status == 0  # its stream ended with OK: the tournament is over for it
     assert bots.processes[0].lines()[-1]["end"] == "OK"
     assert [pb.RefusalReason.Name(m.refusal.reason) for m in received] == ["REFUSAL_REASON_WITHDRAWN"]
     assert code is grpc.StatusCode.PERMISSION_DENIED and "withdrawn from the tournament" in detail
-
-
-async def handshake(port: int, bot_token: str) -> tuple[list[pb.ConnectResponse], grpc.StatusCode, str]:
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
-        await stream.write(pb.ConnectRequest(hello=pb.Hello(token=bot_token, protocol_version=1)))
-        received = []
-        try:
-            while (msg := await stream.read()) is not grpc.aio.EOF:
-                received.append(msg)
-            return received, await stream.code(), await stream.details()
-        except grpc.aio.AioRpcError as err:
-            return received, err.code(), err.details() or ""
 
 
 # --- keepalive ------------------------------------------------------------------------------------------

@@ -39,6 +39,11 @@ Standings = Callable[[], Mapping[str, float]]
 """Current score per bot, for adaptive (swiss) rounds."""
 
 
+def block_id(round_number: int, group: int, deal_set: int) -> str:
+    """The id of a block: ``r<round>-g<group>-d<deal set>``."""
+    return f"r{round_number}-g{group}-d{deal_set}"
+
+
 @dataclasses.dataclass(frozen=True)
 class Assignment:
     """One game to play: a deal set at one table in one rotation."""
@@ -59,7 +64,7 @@ class Assignment:
     @property
     def block(self) -> str:
         """The id of the block: one deal set in all its rotations at one table."""
-        return f"r{self.round}-g{self.group}-d{self.deal_set}"
+        return block_id(self.round, self.group, self.deal_set)
 
     @property
     def id(self) -> str:
@@ -81,7 +86,7 @@ class Block:
     @property
     def id(self) -> str:
         """The stable id of the block."""
-        return f"r{self.round}-g{self.group}-d{self.deal_set}"
+        return block_id(self.round, self.group, self.deal_set)
 
     @property
     def bots(self) -> frozenset[str]:
