@@ -18,7 +18,9 @@ Modes (``--at N`` picks the Nth request, counting call and play requests from 1)
 - ``drop``: on the Nth request drops its connection without answering, waits ``--sleep`` seconds,
   connects again (a new stream and Hello) and plays well from then on (``dropped`` and ``hello`` lines);
 - ``drop-idle``: drops its connection right after its first Welcome, before any request, waits
-  ``--sleep`` seconds, connects again and plays well.
+  ``--sleep`` seconds, connects again and plays well;
+- ``flap``: drops its connection on every request, without answering, and connects again after
+  ``--sleep`` seconds.
 
 The bot connects once and never reconnects (except in the ``drop`` modes). It prints JSON lines to
 stdout, for the tests to read: ``hello`` for each connection, ``welcome``, ``refusal``, every
@@ -42,7 +44,8 @@ import grpc
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
-MODES = ("good", "slow", "silent", "crash", "illegal", "garbage", "wrong-id", "wrong-kind", "drop", "drop-idle")
+MODES = ("good", "slow", "silent", "crash", "illegal", "garbage", "wrong-id", "wrong-kind", "drop", "drop-idle",
+         "flap")
 
 
 class Drop(Exception):
@@ -104,6 +107,8 @@ class FakeBot:
         good_call = request.legal_calls[0] if calling else None
         good_card = None if calling else request.legal_cards[0]
         mode = self.mode
+        if mode == "flap":
+            raise Drop
         if mode == "drop" and n == self.at and not self.dropped:
             self.dropped = True
             raise Drop

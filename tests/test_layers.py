@@ -22,8 +22,10 @@ PURE = {"asyncio", "os", "time", "socket", "subprocess", "threading", "grpc", "p
 
 def layer_of(module: str) -> int | None:
     parts = module.split(".")
-    if parts[0] != "arena" or len(parts) == 1:
+    if parts[0] != "arena":
         return None
+    if len(parts) == 1:
+        return LAYERS["core"]  # the package itself names only the rules core (and its version)
     return LAYERS.get(parts[1])
 
 
@@ -47,17 +49,30 @@ def own_module(path: Path) -> str:
     return ".".join(relative.parts)
 
 
-@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(ARENA.parent)))
-def test_each_module_imports_only_its_own_layer_and_those_below(path: Path) -> None:
-    mine = layer_of(own_module(path))
-    assert mine is not None, f"{path} is in no layer"
+def violations(path: Path, module: str) -> list[str]:
+    """What breaks the layering in a file that is the module ``module``, one line each."""
+    mine = layer_of(module)
+    if mine is None:
+        return [f"{path} is in no layer"]
+    found = []
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            found.append(f"{path}:{node.lineno}: a relative import; name the module in full")
     for name, line in imports(path):
         theirs = layer_of(name)
-        if name == "arena":  # ``from arena import __version__``: the package's version, below everything
-            continue
-        assert theirs is None or theirs <= mine, f"{path}:{line} imports {name}, a layer above it"
-        if name.split(".")[0] in ("grpc", "grpc_health", "grpc_reflection", "protocol"):
-            assert own_module(path).startswith("arena.net."), f"{path}:{line}: only arena/net may import {name}"
+        if theirs is not None and theirs > mine:
+            found.append(f"{path}:{line} imports {name}, a layer above it")
+        if name.split(".")[0] in ("grpc", "grpc_health", "grpc_reflection", "protocol") and not module.startswith(
+            "arena.net."
+        ):
+            found.append(f"{path}:{line}: only arena/net may import {name}")
+    return found
+
+
+@pytest.mark.parametrize("path", modules(), ids=lambda p: str(p.relative_to(ARENA.parent)))
+def test_each_module_imports_only_its_own_layer_and_those_below(path: Path) -> None:
+    assert violations(path, own_module(path)) == []
 
 
 @pytest.mark.parametrize("path", sorted((ARENA / "core").glob("*.py")), ids=lambda p: p.name)
@@ -66,13 +81,33 @@ def test_the_rules_core_is_pure(path: Path) -> None:
         assert name.split(".")[0] not in PURE, f"{path}:{line} imports {name}: the rules core does no I/O"
 
 
+def test_the_package_itself_names_only_the_rules_core() -> None:
+    for name, line in imports(ARENA / "__init__.py"):
+        assert layer_of(name) in (LAYERS["errors"], LAYERS["core"]) or name == "__future__", f"line {line}: {name}"
+
+
 def test_the_layer_map_covers_every_folder() -> None:
     folders = {p.name for p in ARENA.iterdir() if p.is_dir() and not p.name.startswith("__")}
     assert folders == {name for name in LAYERS if (ARENA / name).is_dir()}
 
 
-def test_the_checker_sees_a_violation(tmp_path: Path) -> None:
-    """The test above would catch an upward import (it reads real import statements)."""
-    fake = tmp_path / "bad.py"
-    fake.write_text("from arena.rating.ratings import compute_standings\nimport grpc\n", encoding="utf-8")
-    assert [(layer_of(name), line) for name, line in imports(fake)] == [(5, 1), (None, 2)]
+@pytest.mark.parametrize(("module", "source", "expected"), [
+    ("arena.core.x", "from arena.rating.ratings import compute_standings\n", "imports arena.rating.ratings"),
+    ("arena.players.x", "import arena.net.botkit\n", "imports arena.net.botkit"),
+    ("arena.event.x", "import grpc\n", "only arena/net may import grpc"),
+    ("arena.rating.x", "from protocol import callbreak_pb2\n", "only arena/net may import protocol"),
+    ("arena.event.x", "from .plan import Plan\n", "a relative import"),
+])
+def test_the_checker_finds_each_kind_of_violation(tmp_path: Path, module: str, source: str, expected: str) -> None:
+    fake = tmp_path / "x.py"
+    fake.write_text(source, encoding="utf-8")
+    [found] = violations(fake, module)
+    assert expected in found
+
+
+def test_the_checker_passes_imports_that_go_down(tmp_path: Path) -> None:
+    fake = tmp_path / "x.py"
+    source = ("import asyncio\nimport grpc\nfrom arena.core.cards import Card\nfrom arena.errors import ArenaError\n"
+              "from arena.event.store import ResultsStore\n")
+    fake.write_text(source, encoding="utf-8")
+    assert violations(fake, "arena.net.x") == [f"{fake}:5 imports arena.event.store, a layer above it"]

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from arena.event.tournament import Progress
+from arena.event.status import Progress
 from tests.conftest import free_port
 from tests.data.runs import (
     BOTS,
@@ -25,6 +25,7 @@ from tests.data.runs import (
     NO_FAST,
     RANDOM,
     ROOT,
+    STUBBORN,
     cli,
     games,
     records,
@@ -133,6 +134,12 @@ def test_serve_waits_for_the_absent_bot_says_so_and_finishes_when_it_comes(tmp_p
         assert all(name in text.split("Standings")[1] for name in ("a", "b", "c", "d"))
         bot = subprocess.Popen([sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
                                 "--token", "boo"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        while arena.poll() is None:  # once the bot is back and playing, the event is no longer waiting
+            data = json.loads(cli("status", folder, "--json").stdout)
+            if data["games_done"] > 8 and data["state"] != "finished":
+                assert data["state"] == "running" and data["awaited"] == [], data
+                break
+            time.sleep(0.1)
         _, err = arena.communicate(timeout=60)
     finally:
         for process in (arena, bot):
@@ -357,3 +364,76 @@ def test_sys_exit_in_an_in_process_bot_is_its_crash_and_the_tournament_completes
     faults = [f for r in records(tmp_path / "out") for f in r["faults"]]
     assert faults and {f["kind"] for f in faults} == {"crash"}
     assert all("the bot raised SystemExit" in f["detail"] for f in faults)
+
+
+@pytest.mark.parametrize(("spec", "raised"), [("BadModel", "RuntimeError: cannot load my model file"),
+                                              ("ExitingModel", "SystemExit: 4")])
+@pytest.mark.parametrize("fast", [True, False], ids=["fast-path", "normal-table"])
+def test_an_in_process_bot_that_cannot_be_made_crashes_its_game_not_the_arena(
+    tmp_path: Path, spec: str, raised: str, fast: bool
+) -> None:
+    others = RANDOM if fast else NO_FAST
+    config = write(tmp_path / "t.toml", tournament_text(spec=others, r4=f"{EVENT_BOTS}:{spec}", deal_sets=2))
+    result = cli("run", config, "--results", tmp_path / "out", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "8 games played" in result.stderr
+    faults = [f for r in records(tmp_path / "out") for f in r["faults"]]
+    assert [(f["kind"], f["detail"]) for f in faults] == [("crash", f"creating the bot raised {raised}")]
+    assert cli("verify", tmp_path / "out").returncode == 0
+
+
+# --- taken out, and run again ---------------------------------------------------------------------------
+
+
+def test_a_run_again_after_a_disqualification_plays_nothing_and_changes_nothing(tmp_path: Path) -> None:
+    names = [f"p{i}" for i in range(1, 10)]  # a partitioned field (padded with house bots)
+    config = write(tmp_path / "t.toml", tournament_text(names, deal_sets=2, concurrency=4, p9=STUBBORN,
+                                                        extra="[faults]\ndisqualify_after = 1\n"))
+    first = run(config, tmp_path / "out")
+    assert list(first.disqualified) == ["p9"]
+    manifest = (tmp_path / "out" / "manifest.json").read_text(encoding="utf-8")
+    again = cli("run", config, "--results", tmp_path / "out", "--no-progress")
+    assert again.returncode == 0, again.stderr
+    assert f"0 games played, {first.played} already recorded" in again.stderr
+    assert "plan changed" not in again.stderr
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))["plan"] == json.loads(
+        manifest)["plan"]
+    assert cli("verify", tmp_path / "out").returncode == 0
+
+
+def test_swiss_pairs_the_rounds_after_a_disqualification_without_the_bot(tmp_path: Path) -> None:
+    names = [f"s{i}" for i in range(1, 9)]
+    config = write(tmp_path / "t.toml", tournament_text(
+        names, deal_sets=4, concurrency=4, s8=STUBBORN, tournament='format = "swiss"\n',
+        extra="[faults]\ndisqualify_after = 1\n[swiss]\nopening_rounds = 1\n"))
+    summary = run(config, tmp_path / "out")
+    assert list(summary.disqualified) == ["s8"]
+    per_bot: dict[str, int] = {}
+    for rounds in games(tmp_path / "out").values():
+        for bot in rounds[0]["seats"]:
+            per_bot[bot] = per_bot.get(bot, 0) + 1
+    # s8 played its first block only; every other bot played every round; a house bot took its place.
+    assert per_bot.pop("s8") == 4
+    assert set(per_bot.values()) - {16, 12} == set() and all(per_bot[b] == 16 for b in names[:-1])
+    assert cli("verify", tmp_path / "out").returncode == 0
+
+
+def test_an_absent_bot_removed_from_the_configuration_is_reported(tmp_path: Path) -> None:
+    config = write(tmp_path / "t.toml", with_ghost("wait"))
+    assert cli("run", config, "--results", tmp_path / "out", "--no-progress").returncode == 3
+    without = write(tmp_path / "u.toml", tournament_text(("a", "b", "c", "d"), spec=RANDOM,
+                                                        tournament='forfeit = "wait"\n', extra="[server]\nport = 0\n"))
+    result = cli("run", without, "--results", tmp_path / "out", "--no-progress")
+    assert result.returncode == 0, result.stderr
+    assert "plan changed: ghost is no longer in the configuration (it had played no game)" in result.stderr
+    assert "plan changed: 8 unplayed blocks dropped" in result.stderr
+    assert cli("verify", tmp_path / "out").returncode == 0
+
+
+def test_a_results_folder_that_cannot_be_made_is_one_line_and_status_2(tmp_path: Path) -> None:
+    config = write(tmp_path / "t.toml", tournament_text(deal_sets=1))
+    (tmp_path / "file").write_text("not a folder", encoding="utf-8")
+    result = cli("run", config, "--results", tmp_path / "file" / "out", "--no-progress")
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1].startswith("callbreak-arena: error: cannot use ")
+    assert "Traceback" not in result.stderr

@@ -70,12 +70,14 @@ class Fault:
 
 
 class PlayerFault(Exception):
-    """Raised by a player that could not give a decision (late, disconnected, crashed)."""
+    """Raised by a player that could not give a decision (late, disconnected, crashed); ``gone``
+    when the seat cannot play again in this game (the fallback takes it to the end)."""
 
-    def __init__(self, kind: FaultKind, detail: str) -> None:
+    def __init__(self, kind: FaultKind, detail: str, *, gone: bool = False) -> None:
         super().__init__(detail)
         self.kind = kind
         self.detail = detail
+        self.gone = gone or kind in (FaultKind.DISCONNECT, FaultKind.STALLED, FaultKind.ABSENT)
 
 
 def fallback_call(legal_calls: range) -> int:

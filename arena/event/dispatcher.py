@@ -54,7 +54,6 @@ class Dispatcher(Generic[Seat]):
         self.rotation = rotation
         self.blocks: dict[str, BlockState] = {}
         """The blocks with games left or running, in plan order (finished blocks leave it)."""
-        self.dropped: list[Block] = []
         self.games_done = 0
         """Games recorded in blocks that left :attr:`blocks`."""
 
@@ -170,7 +169,6 @@ class Dispatcher(Generic[Seat]):
             else:
                 dropped.append(state.block)
                 del self.blocks[block_id]
-        self.dropped.extend(dropped)
         return dropped
 
     def counts(self) -> tuple[int, int]:

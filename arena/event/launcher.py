@@ -66,9 +66,9 @@ class Launcher:
         """Bot -> why it cannot play any more (failed to start, or ended too often)."""
         self.restarted: dict[str, int] = {}
         self._connected: set[str] = set()
-        self._processes: dict[str, _Process] = {}
         self._watchers: set[asyncio.Task[None]] = set()
         self._all: list[_Process] = []
+        """The processes running (or not yet stopped)."""
         self._closing = False
 
     def _argv(self, bot: BotConfig, token: str) -> list[str]:
@@ -113,7 +113,6 @@ class Launcher:
         except OSError as err:
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             return
-        self._processes[bot.name] = entry
         task = asyncio.get_running_loop().create_task(self._watch(bot, entry))
         self._watchers.add(task)
         task.add_done_callback(self._watchers.discard)
@@ -124,6 +123,8 @@ class Launcher:
 
     async def _watch(self, bot: BotConfig, entry: _Process) -> None:
         status = await entry.process.wait()
+        if entry in self._all:
+            self._all.remove(entry)
         self._note_exit(entry, status)
         if self._closing:
             return
@@ -184,6 +185,8 @@ class Launcher:
 
     async def stop(self, entry: _Process) -> None:
         """Ends one process (its whole group): terminate, then kill after 5 s."""
+        if entry in self._all:
+            self._all.remove(entry)
         process = entry.process
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
@@ -202,5 +205,4 @@ class Launcher:
         self._closing = True
         for task in list(self._watchers):
             task.cancel()
-        await asyncio.gather(*(self.stop(entry) for entry in self._all), return_exceptions=True)
-        self._all.clear()
+        await asyncio.gather(*(self.stop(entry) for entry in list(self._all)), return_exceptions=True)

@@ -66,6 +66,8 @@ class Plan:
     adaptive: bool
     sequential: bool
     blocks: list[Block]
+    field: list[str]
+    """The bots the plan was made for, house bots included (a changed field re-plans unplayed rounds)."""
     dropped: list[Block] = dataclasses.field(default_factory=list)
 
     @property
@@ -80,7 +82,7 @@ class Plan:
     def to_dict(self) -> dict[str, Any]:
         return {
             "rotation": self.rotation, "rounds": self.rounds, "adaptive": self.adaptive,
-            "sequential": self.sequential, "blocks": [b.to_list() for b in self.blocks],
+            "sequential": self.sequential, "blocks": [b.to_list() for b in self.blocks], "field": self.field,
             "dropped": [b.to_list() for b in self.dropped],
         }
 
@@ -89,7 +91,7 @@ class Plan:
         return cls(
             rotation=str(data["rotation"]), rounds=int(data["rounds"]), adaptive=bool(data["adaptive"]),
             sequential=bool(data["sequential"]), blocks=[Block.from_list(b) for b in data["blocks"]],
-            dropped=[Block.from_list(b) for b in data.get("dropped", [])],
+            field=[str(b) for b in data["field"]], dropped=[Block.from_list(b) for b in data.get("dropped", [])],
         )
 
 
@@ -106,12 +108,6 @@ class Manifest:
     house: list[str]
     """Unranked filler bots."""
     statuses: dict[str, BotStatus] = dataclasses.field(default_factory=dict)
-
-    @property
-    def field(self) -> list[str]:
-        """The bots the plan was made for (not withdrawn or disqualified), house bots included."""
-        names = [b["name"] for b in self.config.get("bots", [])]
-        return [n for n in [*names, *self.house] if n not in self.statuses or self.statuses[n].status == "absent"]
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -187,43 +183,44 @@ class Planner:
         self.played = set(played)
         self.excluded = set(excluded)
         self.field_changed = field_changed
-        self._previous: dict[int, list[Block]] = {}
-        for block in previous.blocks + previous.dropped if previous else []:
-            self._previous.setdefault(block.round, []).append(block)
+        self._planned: dict[int, list[Block]] = {}
+        """The blocks the previous plan would play, by round."""
+        self._known: dict[int, list[Block]] = {}
+        """Those and the blocks it had dropped: a block of the same bots keeps its id."""
+        for block in previous.blocks if previous else []:
+            self._planned.setdefault(block.round, []).append(block)
+        for block in (previous.blocks + previous.dropped) if previous else []:
+            self._known.setdefault(block.round, []).append(block)
         self.dropped: list[Block] = []
+        """Blocks of the previous plan not in this one."""
         self.added: list[Block] = []
-        """Blocks not in the previous plan."""
+        """Blocks of this plan not in the previous one."""
 
     def round(self, number: int) -> list[Block]:
         """The blocks of round ``number`` (call for 1, 2, ... in order)."""
-        old = sorted(self._previous.get(number, []), key=lambda b: b.group)
-        played = [b for b in old if b.id in self.played]
+        planned = sorted(self._planned.get(number, []), key=lambda b: b.group)
+        known = sorted(self._known.get(number, []), key=lambda b: b.group)
         schedule = self.schedule
         if schedule.complete:
-            blocks = self._complete(number, old, played)
-        elif played or (old and not self.field_changed):
-            blocks = old  # a round once played (or a plan nothing changed) keeps its tables
-            schedule.meet([b.order for b in old])
+            blocks = self._complete(number, known)
+        elif any(b.id in self.played for b in planned) or (planned and not self.field_changed):
+            blocks = planned  # a round once played (or a plan nothing changed) keeps its tables
+            schedule.meet([b.order for b in planned])
         else:
             blocks = schedule.round_blocks(number)
-        old_ids = {b.id for b in old}
-        kept = []
-        for block in blocks:
-            if block.id not in self.played and block.bots & self.excluded:
-                if block.id in old_ids:
-                    self.dropped.append(block)
-                continue
-            if block.id not in old_ids:
-                self.added.append(block)
-            kept.append(block)
+        kept = [b for b in blocks if b.id in self.played or not b.bots & self.excluded]
+        kept_ids = {b.id for b in kept}
+        planned_ids = {b.id for b in planned}
+        self.dropped.extend(b for b in planned if b.id not in kept_ids)
+        self.added.extend(b for b in kept if b.id not in planned_ids)
         return kept
 
-    def _complete(self, number: int, old: list[Block], played: list[Block]) -> list[Block]:
+    def _complete(self, number: int, known: list[Block]) -> list[Block]:
         fresh = self.schedule.round_blocks(number)
-        if not old:
+        if not known:
             return fresh
-        by_bots = {b.bots: b for b in old}
-        next_group = max(b.group for b in old) + 1
+        by_bots = {b.bots: b for b in known}
+        next_group = max(b.group for b in known) + 1
         out = []
         for block in fresh:
             kept = by_bots.get(block.bots)
@@ -232,7 +229,7 @@ class Planner:
                 next_group += 1
             out.append(kept)
         fresh_bots = {b.bots for b in fresh}
-        out.extend(b for b in played if b.bots not in fresh_bots)  # played blocks always stay
+        out.extend(b for b in known if b.id in self.played and b.bots not in fresh_bots)  # played blocks stay
         out.sort(key=lambda b: b.group)
         return out
 
@@ -253,6 +250,7 @@ def check_bots(old: Mapping[str, Any], new: TournamentConfig) -> None:
 
 def change_summary(
     old: Manifest, new_config: TournamentConfig, planner: Planner, removed: Sequence[str], rounds: int,
+    statuses: Mapping[str, BotStatus],
 ) -> list[str]:
     """What changed between the stored plan and the new one, one sentence each."""
     lines = []
@@ -266,7 +264,10 @@ def change_summary(
     if entrants:
         lines.append(f"late {'entrants' if len(entrants) > 1 else 'entrant'}: {', '.join(entrants)}")
     for bot in removed:
-        lines.append(f"{bot} is no longer in the configuration: withdrawn (its played blocks stay)")
+        if bot in statuses:
+            lines.append(f"{bot} is no longer in the configuration: withdrawn (its played blocks stay)")
+        else:
+            lines.append(f"{bot} is no longer in the configuration (it had played no game)")
     if planner.added:
         lines.append(f"{_plural(len(planner.added), 'new block')} to play")
     if planner.dropped:

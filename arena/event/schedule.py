@@ -207,11 +207,7 @@ class Schedule:
         self.standings = standings
         self.house: list[str] = []
         """Unranked filler bots added to the field."""
-        if (format in ("round-robin", "swiss") and len(self.bots) > 8) or format == "swiss":
-            while len(self.bots) % 4:
-                name = _unused("house-", len(self.house) + 1, self.bots)
-                self.house.append(name)
-                self.bots.append(name)
+        self._pad()
         self.copies: dict[str, str] = {}
         """Second copies of A and B (head-to-head without a pool): copy name -> bot."""
         if format in ("head-to-head", "sprt") and not self.options.get("opponents"):
@@ -219,6 +215,21 @@ class Schedule:
                 self.copies[_unused(f"{original}#", 2, [*self.bots, *self.copies])] = original
         self._meetings: dict[frozenset[str], int] = {}
         self._planned: dict[int, list[tuple[str, ...]]] = {}
+
+    def _pad(self) -> None:
+        """Pads a partitioned field with house bots to a multiple of four (reusing earlier ones)."""
+        if (self.format in ("round-robin", "swiss") and len(self.bots) > 8) or self.format == "swiss":
+            spare = list(self.house)
+            while len(self.bots) % 4:
+                name = spare.pop(0) if spare else _unused("house-", len(self.house) + 1, self.bots)
+                if name not in self.house:
+                    self.house.append(name)
+                self.bots.append(name)
+
+    def set_field(self, bots: Sequence[str]) -> None:
+        """Plans the rounds to come for these bots (a swiss field a bot has left), padded anew."""
+        self.bots = list(bots)
+        self._pad()
 
     @property
     def rotations(self) -> int:

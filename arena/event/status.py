@@ -20,7 +20,7 @@ from typing import Any
 from arena.errors import RecordsError
 from arena.event.store import write_atomic
 
-__all__ = ["STATUS", "BotState", "SessionState", "Status", "TableState", "read_status", "write_status"]
+__all__ = ["STATUS", "BotState", "Progress", "SessionState", "Status", "TableState", "read_status", "write_status"]
 
 STATUS = "status.json"
 STALE_S = 10.0
@@ -137,3 +137,27 @@ def read_status(folder: Path) -> Status | None:
         return Status.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, KeyError) as err:
         raise RecordsError(f"{path} cannot be read: {err}") from None
+
+
+class Progress:
+    """A progress bar of games done with its ETA, the faults so far and the bots awaited, and why
+    (quiet when not wanted)."""
+
+    def __init__(self, total: int, done: int, enabled: bool, file: Any = None) -> None:
+        self.bar: Any = None
+        if enabled:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True, leave=False, file=file)
+
+    def update(self, faults: int, awaited: Mapping[str, str], step: int = 1) -> None:
+        """One more game done (``step``), or only a fresh postfix (``step=0``)."""
+        if self.bar is not None:
+            if step:
+                self.bar.update(step)
+            waiting = f", waiting for {', '.join(f'{b} ({why})' for b, why in awaited.items())}" if awaited else ""
+            self.bar.set_postfix_str(f"faults {faults}{waiting}", refresh=step == 0)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()

@@ -229,11 +229,6 @@ class ResultsStore:
                 self._syncer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="fsync")
             self._syncing = self._syncer.submit(os.fsync, self._file.fileno())
 
-    def flush(self) -> None:
-        """Pushes written records to the operating system (readers then see them)."""
-        if self._file is not None:
-            self._file.flush()
-
     def close(self) -> None:
         """Makes every record durable and closes the file."""
         if self._timer is not None:

@@ -1,9 +1,10 @@
 """The tournament runner: from a configuration to durable records, whoever turns up.
 
 It opens the results folder (checking that the configuration still fits its records and saying in
-words what changed), plans the blocks, starts an arena server when any bot plays over gRPC,
-launches the bots the configuration names by command, and dispatches games to tables as their
-bots are present and free (:mod:`arena.event.dispatcher`): nothing waits for an absent bot while
+words what changed), plans the blocks (:mod:`arena.event.plan`), starts an arena server when any
+bot plays over gRPC, launches the bots the configuration names by command
+(:mod:`arena.event.launcher`), and dispatches games to tables as their bots are present and free
+(:mod:`arena.event.dispatcher`, :mod:`arena.event.seats`): nothing waits for an absent bot while
 other games can be played. A bot absent for ``absent_after_s`` has its games postponed; when only
 postponed games are left, the ``forfeit`` policy decides:
 
@@ -14,9 +15,9 @@ postponed games are left, the ``forfeit`` policy decides:
   way are finished by the fallback player, and the ones played stay.
 
 Disqualification (:mod:`arena.event.policy`) takes a bot out the same way as a withdrawal.
-Records are written as each round ends; the live status is written to ``status.json`` about once
-a second; standings and sequential tests belong to a *judge* (:class:`Judge`), which the layer
-above supplies.
+Records are written as each round ends; the live status goes to ``status.json`` about once a
+second (:mod:`arena.event.status`); standings and sequential tests belong to a *judge*
+(:class:`Judge`), which the layer above supplies.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
-import math
 import os
 import secrets
 import time
@@ -36,9 +36,9 @@ from typing import Any, Protocol
 from arena.core.dealing import DealSource, seeded_deals
 from arena.core.faults import Fault
 from arena.errors import ConfigError, RecordsError
-from arena.event.bots import HOUSE_BOT, load_bot_class, make_bot
+from arena.event.bots import HOUSE_BOT, make_bot
 from arena.event.config import BotConfig, TournamentConfig, read_deal_file
-from arena.event.dispatcher import BlockState, Dispatcher
+from arena.event.dispatcher import Dispatcher
 from arena.event.launcher import Launcher, LaunchFailed
 from arena.event.plan import (
     BotStatus,
@@ -53,18 +53,20 @@ from arena.event.plan import (
 from arena.event.policy import FaultPolicy
 from arena.event.records import GameRecords
 from arena.event.schedule import Assignment, Block, Schedule
-from arena.event.status import BotState, SessionState, Status, TableState, write_status
+from arena.event.seats import Seat, Seating
+from arena.event.status import BotState, Progress, SessionState, Status, TableState, write_status
 from arena.event.store import ResultsStore, game_lines
-from arena.net.remote import RemotePlayer
 from arena.net.server import ArenaServer, ServerSettings
-from arena.players.base import AbsentPlayer, Player
-from arena.players.fast import has_fast_path, play_fast
-from arena.players.local import LocalPlayer
+from arena.players.base import Player
+from arena.players.fast import play_fast
 from arena.players.table import GameRecord, play_game
 
-__all__ = ["Judge", "Progress", "RunSummary", "Tournament"]
+__all__ = ["Judge", "RunSummary", "Tournament"]
 
 STATUS_EVERY_S = 1.0
+YIELD_EVERY_S = 0.005
+"""Longest time the dispatcher plays fast-path games without letting the event loop serve others."""
+TAKEN_OUT = ("withdrawn", "disqualified")
 
 
 class Judge(Protocol):
@@ -81,7 +83,8 @@ class Judge(Protocol):
         """True when no new block needs to begin (a sequential test has decided)."""
 
     def refresh(self, force: bool = False) -> None:
-        """Rewrites the live standings (at most every few seconds unless ``force``)."""
+        """Rewrites the live standings (at most every few seconds unless ``force``); may be called
+        from a worker thread."""
 
 
 @dataclasses.dataclass
@@ -101,19 +104,7 @@ class RunSummary:
     outstanding: int = 0
     """Games left unplayed because the bots they need were absent (``forfeit = "wait"`` under ``run``)."""
     awaited: dict[str, str] = dataclasses.field(default_factory=dict)
-    """The absent bots those games wait for, and since when, in words."""
-
-
-@dataclasses.dataclass
-class _Seat:
-    """A seat taken for a game that is about to start."""
-
-    bot: str
-    kind: str
-    """``local`` (in-process), ``remote`` (a session's table, taken), ``fresh`` (a process to launch for
-    the game) or ``fallback`` (the fallback player)."""
-    remote: RemotePlayer | None = None
-    reason: str = ""
+    """The absent bots those games wait for, and why, in words."""
 
 
 class Tournament:
@@ -137,34 +128,37 @@ class Tournament:
         self.deal_sets = self.deal_file.games if self.deal_file else list(range(1, config.deal_sets + 1))
         self.statuses: dict[str, BotStatus] = {}
         self.policy = FaultPolicy(config.disqualify_after)
-        self.address = ""
-        """``host:port`` of the arena server, once it listens."""
+        self.seating = Seating(config, self.bots, self.statuses)
         self.summary = RunSummary(self.folder)
+        self.manifest: Manifest | None = None
+        self._schedule: Schedule | None = None
+        self._planner: Planner | None = None
+        self._unreleased: list[list[Block]] = []
+        """For fixed plans: the blocks of every round, released to the dispatcher from :attr:`_planning` on."""
+        self._planning = 0
+        """The last schedule round released (the swiss standings count the rounds before it only)."""
         self._scores: dict[int, dict[str, list[int]]] = {}
         """Game totals per schedule round and bot, for the swiss standings."""
         self._games_by_bot: dict[str, int] = {}
         self._faults_by_bot: dict[str, int] = {}
-        self._planning = 0
-        self._factories: dict[str, Callable[..., Any]] = {}
-        self._fast: dict[str, bool] = {}
-        self._server: ArenaServer | None = None
-        self._launcher: Launcher | None = None
-        self._dispatcher: Dispatcher[_Seat] = Dispatcher(config.rotation)
-        self._forfeiting: set[str] = set()
+        self._dispatcher: Dispatcher[Seat] = Dispatcher(config.rotation)
         self._wake = asyncio.Event()
         self._slots: list[int] = list(range(config.concurrency, 0, -1))
         self._tables: dict[int, tuple[Assignment, list[str], float]] = {}
         self._rounds_done: dict[int, int] = {}
         self._tasks: set[asyncio.Task[None]] = set()
-        self._started = time.monotonic()
+        self._failure: BaseException | None = None
+        """An error of the arena itself in a game task (not a bot's fault): it ends the run."""
         self._state = "starting"
-        self._awaited: dict[str, str] = {}
+        self._awaited: set[str] = set()
         self._status_written = 0.0
+        self._refreshing: asyncio.Task[None] | None = None
         self._bar: Progress | None = None
-        self.manifest: Manifest | None = None
-        self._unreleased: list[list[Block]] = []
-        self._planner: Planner | None = None
-        self._schedule: Schedule | None = None
+
+    @property
+    def address(self) -> str:
+        """``host:port`` of the arena server, once it listens."""
+        return self.seating.server.address if self.seating.server is not None else ""
 
     # -- deals and planning ----------------------------------------------------------------------
 
@@ -199,16 +193,23 @@ class Tournament:
             bot = seats[fault.seat]
             self._faults_by_bot[bot] = self._faults_by_bot.get(bot, 0) + 1
 
+    def _excluded(self) -> set[str]:
+        """The bots taken out of the tournament (withdrawn or disqualified)."""
+        return {bot for bot, s in self.statuses.items() if s.status in TAKEN_OUT}
+
     def _open(self) -> list[GameRecords]:
         """Opens the folder, checks the configuration against it and makes the plan."""
         config = self.config
-        if self.fresh:
-            self.store.clear()
-        games = self.store.open()
+        try:
+            if self.fresh:
+                self.store.clear()
+            games = self.store.open()
+        except OSError as err:
+            raise ConfigError(f"cannot use {self.folder} as the results folder: {err.strerror or err}") from None
         raw = self.store.manifest()
         previous = Manifest.from_dict(raw, str(self.store.manifest_path)) if raw is not None else None
         identity = self._identity()
-        excluded: set[str] = set()
+        removed: list[str] = []
         if previous is not None:
             old_identity = {k: previous.config.get(k) for k in identity}
             if digest(old_identity) != digest(identity):
@@ -217,30 +218,31 @@ class Tournament:
                     "Use a new results folder, or --fresh to discard these results and start again"
                 )
             check_bots(previous.config, config)
-            self.statuses = {b: s for b, s in previous.statuses.items() if s.status != "absent"}
+            self.statuses.update({b: s for b, s in previous.statuses.items() if s.status in TAKEN_OUT})
             played_bots = {bot for game in games for bot in game.seats}
             for item in previous.config.get("bots", []):
                 name = item["name"]
                 if name not in self.bots:
-                    excluded.add(name)
+                    removed.append(name)
                     if name in played_bots and name not in self.statuses:
                         self.statuses[name] = BotStatus("withdrawn", "removed from the configuration")
         for game in games:
             for bot in self.policy.add_game(game.seats, [f for r in game.rounds for f in r.faults]):
                 if bot not in self.statuses:
                     self.statuses[bot] = BotStatus("disqualified", self.policy.reason(bot))
-        excluded |= set(self.statuses)
-        field = [b.name for b in config.bots if b.name not in excluded]
-        if len(field) < 2:
-            raise ConfigError(f"fewer than 2 bots are left to play ({', '.join(field) or 'none'}): "
-                              "the others are withdrawn or disqualified")
+        excluded = self._excluded() | set(removed)
+        # A fixed plan is made for the bots of the configuration, the ones taken out included (their
+        # blocks not begun are dropped), so that a run again with nothing changed plans the same;
+        # swiss pairs each round anew among the bots still playing.
+        field = [b.name for b in config.bots if b.name not in excluded or config.format != "swiss"]
+        if len([b for b in field if b not in excluded]) < 2:
+            raise ConfigError("fewer than 2 bots are left to play: the others are withdrawn or disqualified")
         schedule = Schedule(
             bots=field, format=config.format, rotation=config.rotation, deal_sets=self.deal_sets, seed=config.seed,
             options=config.format_options, draw_seats=config.rules.draw_seating, standings=self._standings,
         )
         house = sorted(set(schedule.house) | set(previous.house if previous else []))
-        for name in house:
-            self.bots[name] = BotConfig(name=name, python=HOUSE_BOT, house=True)
+        self._add_house(house)
         for copy, original in schedule.copies.items():
             if original in self.bots:
                 self.bots[copy] = dataclasses.replace(self.bots[original], name=copy)
@@ -252,188 +254,70 @@ class Tournament:
                     f"the configuration plans {schedule.rounds} deal sets, but round {beyond[-1]} of {self.folder} "
                     f"already has recorded games: keep at least {beyond[-1]} deal sets, or use --fresh"
                 )
-        field_changed = previous is not None and set(previous.field) != set(field) | set(schedule.house)
+        field_changed = previous is not None and previous.plan.field != schedule.bots
         planner = Planner(schedule, previous.plan if previous else None, played, excluded, field_changed)
         self._schedule, self._planner = schedule, planner
-        blocks: list[Block] = []
         if not schedule.adaptive:
             self._unreleased = [planner.round(r) for r in range(1, schedule.rounds + 1)]
-            blocks = [b for rnd in self._unreleased for b in rnd]
         self.manifest = Manifest(
             tournament=config.name, config={**config.to_dict(), **identity}, identity=digest(identity),
-            plan=Plan(config.rotation, schedule.rounds, schedule.adaptive, schedule.sequential, blocks,
+            plan=Plan(config.rotation, schedule.rounds, schedule.adaptive, schedule.sequential,
+                      [b for rnd in self._unreleased for b in rnd], list(schedule.bots),
                       (previous.plan.dropped if previous else []) + planner.dropped),
             house=house, statuses=self.statuses,
         )
         if previous is not None:
-            removed = [b for b in excluded if b not in self.bots and b not in previous.statuses]
-            self.summary.changes = change_summary(previous, config, planner, sorted(removed), schedule.rounds)
+            self.summary.changes = change_summary(previous, config, planner, sorted(removed), schedule.rounds,
+                                                  self.statuses)
         self.store.write_manifest(self.manifest.to_dict())
         for game in games:
             self._note(game.seats, game.final.totals, game.first.schedule_round,
                        [f for r in game.rounds for f in r.faults])
         return games
 
+    def _add_house(self, names: Sequence[str]) -> None:
+        for name in names:
+            self.bots.setdefault(name, BotConfig(name=name, python=HOUSE_BOT, house=True))
 
-    def _release(self, recorded: set[str]) -> bool:
-        """Releases the next rounds to the dispatcher: all at once for fixed plans, one at a time when
-        later rounds depend on earlier results (swiss) or the run may stop early (sprt). Returns
-        True when something was released."""
+    def _release(self, recorded: set[str]) -> None:
+        """Releases rounds to the dispatcher: all at once for fixed plans, one at a time when later
+        rounds depend on earlier results (swiss) or the run may stop early (sprt)."""
         schedule, planner, manifest = self._schedule, self._planner, self.manifest
         assert schedule is not None and planner is not None and manifest is not None
-        released = False
-        while True:
-            if self._dispatcher.blocks and not self._dispatcher.idle and (schedule.adaptive or schedule.sequential):
-                return released
-            if self.judge is not None and schedule.sequential and self.judge.decided():
-                self.summary.stopped_early = self._planning < schedule.rounds
-                self._unreleased.clear()
-                return released
-            if self._planning >= schedule.rounds:
-                return released
+        stepwise = schedule.adaptive or schedule.sequential
+        while self._planning < schedule.rounds:
+            if stepwise and not self._dispatcher.idle:
+                return
+            if schedule.sequential and self.judge is not None and self.judge.decided():
+                self.summary.stopped_early = True
+                return
             self._planning += 1
             if schedule.adaptive:
+                known = len(planner.dropped)
                 blocks = planner.round(self._planning)
                 manifest.plan.blocks.extend(blocks)
-                manifest.plan.dropped.extend(b for b in planner.dropped if b not in manifest.plan.dropped)
-                self.store.write_manifest(manifest.to_dict())
+                manifest.plan.dropped.extend(planner.dropped[known:])
+                self._add_house(schedule.house)
+                manifest.house = sorted(set(manifest.house) | set(schedule.house))
+                self._save_manifest()
             else:
                 blocks = self._unreleased[self._planning - 1]
+            excluded = self._excluded()
             for block in blocks:
-                if any(bot in self._excluded() for bot in block.order) and not (
-                    {g.id for g in block.games(self.config.rotation)} & recorded
-                ):
-                    self._dispatcher.dropped.append(block)
-                    continue
                 state = self._dispatcher.add(block, recorded)
-                state.fallback |= {bot for bot in block.order if bot in self._excluded()}
-            released = True
-            if not (schedule.adaptive or schedule.sequential):
-                continue
-
-    def _excluded(self) -> set[str]:
-        return {bot for bot, s in self.statuses.items() if s.status in ("withdrawn", "disqualified")}
-
-    # -- seats -----------------------------------------------------------------------------------
-
-    def _kind(self, bot: str) -> str:
-        config = self.bots[bot]
-        if config.kind == "python":
-            return "local"
-        if config.kind == "command" and self.config.fresh_process:
-            return "fresh"
-        return "remote"
-
-    def _present(self, bot: str) -> bool:
-        kind = self._kind(bot)
-        if kind == "local":
-            return True
-        if self._launcher is not None and bot in self._launcher.broken:
-            return False
-        if kind == "fresh":
-            return True
-        return self._server is not None and self._server.lobby.present(bot)
-
-    def _absent_for(self, bot: str) -> float:
-        if self._launcher is not None and bot in self._launcher.broken:
-            return math.inf
-        seen = self._server.lobby.last_seen.get(bot, 0.0) if self._server is not None else 0.0
-        return time.monotonic() - max(self._started, seen)
-
-    def _fallback_reason(self, bot: str) -> str:
-        status = self.statuses.get(bot)
-        if status is not None:
-            return f"{bot} is {status.status}: {status.reason}"
-        return f"{bot} is absent: {self._why_absent(bot)}"
-
-    def _why_absent(self, bot: str) -> str:
-        if self._launcher is not None and bot in self._launcher.broken:
-            return self._launcher.broken[bot]
-        if self._server is not None and bot in self._server.lobby.last_seen:
-            return f"not connected for {self._absent_for(bot):.0f} s"
-        return f"never connected in {self._absent_for(bot):.0f} s"
-
-    def _take(self, bot: str, state: BlockState) -> _Seat | None:
-        if bot in state.fallback:
-            return _Seat(bot, "fallback", reason=self._fallback_reason(bot))
-        kind = self._kind(bot)
-        if kind == "local":
-            return _Seat(bot, "local")
-        if kind == "fresh":
-            return _Seat(bot, "fresh") if self._present(bot) else self._forfeit_seat(bot)
-        assert self._server is not None
-        player = self._server.seat(bot, bot)
-        if player is not None:
-            return _Seat(bot, "remote", player)
-        return self._forfeit_seat(bot)
-
-    def _forfeit_seat(self, bot: str) -> _Seat | None:
-        if bot in self._forfeiting and not self._present(bot):
-            return _Seat(bot, "fallback", reason=self._fallback_reason(bot))
-        return None
-
-    def _can_sit(self, bot: str, state: BlockState) -> bool:
-        if bot in state.fallback or self._kind(bot) == "local":
-            return True
-        if not self._present(bot):
-            return bot in self._forfeiting
-        return self._kind(bot) == "fresh" or (self._server is not None and self._server.lobby.free_tables(bot) > 0)
-
-    def _give_back(self, seat: _Seat) -> None:
-        if seat.remote is not None and self._server is not None:
-            self._server.lobby.give_back(seat.remote.session)
-
-    async def _player(self, seat: _Seat, game: Assignment, fresh: list[Any]) -> Player:
-        if seat.kind == "fallback":
-            return AbsentPlayer(seat.bot, seat.reason)
-        if seat.kind == "remote":
-            assert seat.remote is not None
-            return seat.remote
-        bot = self.bots[seat.bot]
-        if seat.kind == "local":
-            return LocalPlayer(make_bot(self._factory(seat.bot), bot.seed, bot.options), seat.bot)
-        # A process of its own for this game: it cannot remember an earlier replay of these deals.
-        assert self._server is not None and self._launcher is not None
-        server = self._server
-        key = f"{seat.bot}@{game.id}"
-        entry, session = await self._launcher.launch_for_game(
-            bot, key, server.lobby.claim, self.config.absent_after or 30.0,
-        )
-        fresh.append(entry)
-        return server.player(session, seat.bot)
-
-    def _factory(self, name: str) -> Callable[..., Any]:
-        if name not in self._factories:
-            self._factories[name] = load_bot_class(self.bots[name].python)
-        return self._factories[name]
-
-    def _play_fast(self, game: Assignment, seats: Sequence[_Seat]) -> GameRecord | None:
-        """The in-process fast path, when all four seats are in-process bots that offer it."""
-        if any(seat.kind != "local" for seat in seats):
-            return None
-        bots = []
-        for name in game.seats:
-            bot = self.bots[name]
-            if self._fast.get(name) is False:
-                return None
-            instance = make_bot(self._factory(name), bot.seed, bot.options)
-            self._fast[name] = has_fast_path(instance)
-            if not self._fast[name]:
-                return None
-            bots.append(instance)
-        return play_fast(
-            self.config.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
-            game_number=game.deal_set, first_dealer=game.first_dealer,
-        )
+                state.fallback |= block.bots & excluded  # only in blocks already begun: the planner dropped the rest
 
     # -- running ---------------------------------------------------------------------------------
 
     async def run(self) -> RunSummary:
         """Plays every game not yet recorded, as far as the bots and the policies allow."""
         summary = self.summary
+        with contextlib.suppress(OSError):
+            if self.folder.is_dir():  # a status of a run before this one must not pass for this one's
+                write_status(self.folder, self.status())
         for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
             if bot.kind == "python":
-                make_bot(self._factory(name), bot.seed, bot.options)
+                make_bot(self.seating.factory(name), bot.seed, bot.options)
         games = self._open()
         summary.skipped = len(games)
         recorded = {game.game for game in games}
@@ -459,12 +343,10 @@ class Tournament:
             self._state = "interrupted"
             raise
         finally:
-            if ticker is not None:
-                ticker.cancel()
-            for task in list(self._tasks):
-                task.cancel()
-            if self._tasks:
-                await asyncio.gather(*self._tasks, return_exceptions=True)
+            for task in [ticker, self._refreshing, *self._tasks]:
+                if task is not None:
+                    task.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
             self._bar.close()
             self.store.close()
             with contextlib.suppress(OSError):
@@ -479,7 +361,7 @@ class Tournament:
         assert schedule is not None
         if not schedule.adaptive:
             return released + sum(len(r) for r in self._unreleased[self._planning:]) * schedule.rotations
-        return schedule.total()
+        return max(released, schedule.total())
 
     async def _start_server(self) -> None:
         config = self.config
@@ -500,51 +382,56 @@ class Tournament:
             await server.start(f"{config.host}:{config.port}")
         except RuntimeError as err:  # grpc: the address cannot be bound
             raise ConfigError(f"cannot listen on {config.host}:{config.port}: {err}") from None
-        self._server = server
-        self.address = server.address
+        self.seating.server = server
         for name, status in self.statuses.items():
             self._bar_server(name, status.status, status.reason)
         server.lobby.watch(self._lobby_changed)
         self.log(f"arena listening on {self.address} ({'TLS' if server.tls else 'plaintext'})")
         launched = [b for b in self.bots.values() if b.kind == "command"]
         if launched:
-            self._launcher = Launcher(
+            launcher = self.seating.launcher = Launcher(
                 self.folder, self.address, restarts=config.restarts, register=server.add_token,
                 present=server.lobby.present, changed=self._wake.set,
             )
             for bot in launched:
-                self._launcher.check(bot)
+                launcher.check(bot)
             if not config.fresh_process:
                 for bot in launched:
                     if bot.name not in self._excluded():
-                        await self._launcher.start(self.bots[bot.name])
+                        await launcher.start(self.bots[bot.name])
 
     def _lobby_changed(self) -> None:
-        server = self._server
-        if server is not None:
+        server, seating = self.seating.server, self.seating
+        if server is not None and (seating.launcher is not None or seating.forfeiting):
             for bot in self.bots:
                 if server.lobby.present(bot):
-                    if self._launcher is not None:
-                        self._launcher.connected(bot)
-                    if bot in self._forfeiting:  # it came back: its next blocks are its own again
-                        self._forfeiting.discard(bot)
+                    if seating.launcher is not None:
+                        seating.launcher.connected(bot)
+                    if bot in seating.forfeiting:  # it came back: its blocks not begun are its own again
+                        seating.forfeiting.discard(bot)
                         if bot in self.statuses and self.statuses[bot].status == "absent":
                             del self.statuses[bot]
+                            self._save_manifest()
                         self.log(f"{bot} is back")
         self._wake.set()
 
     async def _dispatch(self, recorded: set[str]) -> None:
-        dispatcher = self._dispatcher
-        judge = self.judge
+        dispatcher, seating = self._dispatcher, self.seating
+        yielded = time.monotonic()
         while True:
+            if self._failure is not None:
+                raise self._failure
             self._wake.clear()
             self._release(recorded)
-            decided = judge is not None and self._schedule is not None and self._schedule.sequential and judge.decided()
-            picked = dispatcher.pick(len(self._slots), self._take, self._give_back, only_started=decided)
+            decided = self.summary.stopped_early
+            picked = dispatcher.pick(len(self._slots), seating.take, seating.give_back, only_started=decided)
             for game, seats in picked:
-                state = dispatcher.blocks[game.block]
-                state.fallback |= {seat.bot for seat in seats if seat.kind == "fallback"}
-                record = self._play_fast(game, seats)
+                dispatcher.blocks[game.block].fallback |= {seat.bot for seat in seats if seat.kind == "fallback"}
+                bots = seating.fast_bots(game, seats)
+                record = None if bots is None else play_fast(
+                    self.config.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
+                    game_number=game.deal_set, first_dealer=game.first_dealer,
+                )
                 if record is not None:
                     self._store(game, record, 0)
                     self._finished(game, record)
@@ -554,64 +441,60 @@ class Tournament:
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
             if picked:
+                self._state = "running"
+                if time.monotonic() - yielded > YIELD_EVERY_S:  # fast-path games run on the loop: let it breathe
+                    await asyncio.sleep(0)
+                    yielded = time.monotonic()
                 continue
-            if dispatcher.idle and (decided or not self._unreleased_left()):
+            if dispatcher.idle and (decided or self._planning >= len(self.deal_sets)):
                 return
-            timeout = self._absence(dispatcher)
+            timeout = self._absence()
             if timeout == 0.0:
                 continue
             if self.summary.outstanding:
                 return
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout)
+            yielded = time.monotonic()
 
-    def _unreleased_left(self) -> bool:
-        schedule = self._schedule
-        assert schedule is not None
-        return self._planning < schedule.rounds
-
-    def _absence(self, dispatcher: Dispatcher[_Seat]) -> float | None:
+    def _absence(self) -> float | None:
         """Applies the absence policy when only games of absent bots are left; returns how long to
         wait before looking again (None: until something happens; 0: look again at once)."""
-        if not self._slots:
-            self._awaited = {}
-            return None
-        blockers = dispatcher.waiting_on(self._can_sit)
-        absent = {bot for bot in blockers if not self._present(bot)}
-        self._awaited = {bot: self._why_absent(bot) for bot in sorted(absent)}
-        if not absent:
+        dispatcher, seating = self._dispatcher, self.seating
+        self._state = "running"
+        blockers = dispatcher.waiting_on(seating.can_sit)
+        absent = {bot for bot in blockers if not seating.present(bot)}
+        self._awaited = absent
+        if not absent or not self._slots:
             return None
         patience = self.config.absent_after
-        overdue = {bot for bot in absent if self._absent_for(bot) >= patience}
-        waits = [patience - self._absent_for(bot) for bot in absent - overdue]
+        overdue = {bot for bot in absent if seating.absent_for(bot) >= patience}
+        waits = [patience - seating.absent_for(bot) for bot in absent - overdue]
         next_look = max(0.05, min(waits)) if waits else None
         if not overdue or not dispatcher.only_blocked_by(overdue):
-            self._state = "running"
             return next_look
         policy = self.config.forfeit
         if policy == "fallback":
-            fresh = overdue - self._forfeiting
-            for bot in sorted(fresh):
-                why = self._why_absent(bot)
+            new = overdue - seating.forfeiting
+            for bot in sorted(new):
+                why = seating.why_absent(bot)
                 self.log(f"{bot} is absent ({why}): the fallback player takes its seats")
                 self.statuses[bot] = BotStatus("absent", f"{why}; the fallback player took its seats")
-            self._forfeiting |= overdue
-            if fresh:
+            seating.forfeiting |= overdue
+            if new:
                 self._save_manifest()
-            return 0.0 if fresh else next_look
+            return 0.0 if new else next_look
         if policy == "withdraw":
             for bot in sorted(overdue):
-                self._take_out(bot, "withdrawn", f"absent: {self._why_absent(bot)}")
+                self._take_out(bot, "withdrawn", f"absent: {seating.why_absent(bot)}")
             return 0.0
         self._state = "waiting"
         if not self.serve and dispatcher.running == 0:
-            left = sum(len(s.left) for s in dispatcher.blocks.values())
-            if self._schedule is not None and not self._schedule.adaptive:
-                left += sum(len(r) for r in self._unreleased[self._planning:]) * self._schedule.rotations
-            self.summary.outstanding = left
-            self.summary.awaited = dict(self._awaited)
+            done, total = dispatcher.counts()
+            self.summary.outstanding = self._planned_total(total) - done
+            self.summary.awaited = {bot: seating.why_absent(bot) for bot in sorted(absent)}
             for bot in overdue:
-                self.statuses[bot] = BotStatus("absent", self._why_absent(bot))
+                self.statuses[bot] = BotStatus("absent", seating.why_absent(bot))
             self._save_manifest()
         return next_look
 
@@ -622,32 +505,41 @@ class Tournament:
             return
         self.statuses[bot] = BotStatus(status, reason)
         (self.summary.disqualified if status == "disqualified" else self.summary.withdrawn)[bot] = reason
+        self.seating.forfeiting.discard(bot)
         dropped = self._dispatcher.drop(bot)
         for rnd in self._unreleased[self._planning:]:
             dropped.extend(b for b in rnd if bot in b.order)
             rnd[:] = [b for b in rnd if bot not in b.order]
-        if self.manifest is not None:
+        schedule, manifest = self._schedule, self.manifest
+        if schedule is not None and schedule.adaptive:  # swiss: the rounds to come are paired without it
+            schedule.set_field([b for b in schedule.bots if b != bot and b not in schedule.house])
+            self._add_house(schedule.house)
+        if manifest is not None:
             gone = {b.id for b in dropped}
-            self.manifest.plan.dropped.extend(dropped)
-            self.manifest.plan.blocks = [b for b in self.manifest.plan.blocks if b.id not in gone]
+            manifest.plan.dropped.extend(dropped)
+            manifest.plan.blocks = [b for b in manifest.plan.blocks if b.id not in gone]
+            if schedule is not None:
+                manifest.plan.field = list(schedule.bots)
+                manifest.house = sorted(set(manifest.house) | set(schedule.house))
         self._save_manifest()
         self.log(f"{bot} is {status}: {reason}")
         self._bar_server(bot, status, reason)
         self._wake.set()
 
     def _bar_server(self, bot: str, status: str, reason: str) -> None:
-        if self._server is not None:
+        server = self.seating.server
+        if server is not None:
             if status == "disqualified":
-                self._server.disqualify(bot, reason)
+                server.disqualify(bot, reason)
             else:
-                self._server.withdraw(bot, reason)
+                server.withdraw(bot, reason)
 
     def _save_manifest(self) -> None:
         if self.manifest is not None:
             self.manifest.statuses = dict(self.statuses)
             self.store.write_manifest(self.manifest.to_dict())
 
-    async def _game(self, game: Assignment, seats: list[_Seat], slot: int) -> None:
+    async def _game(self, game: Assignment, seats: list[Seat], slot: int) -> None:
         players: list[Player] = []
         fresh: list[Any] = []
         self._tables[slot] = (game, [s.bot for s in seats if s.kind == "fallback"], time.monotonic())
@@ -655,10 +547,10 @@ class Tournament:
         try:
             try:
                 for seat in seats:
-                    players.append(await self._player(seat, game, fresh))
+                    players.append(await self.seating.player(seat, game, fresh))
             except LaunchFailed:
                 for seat in seats[len(players):]:
-                    self._give_back(seat)
+                    self.seating.give_back(seat)
                 self._dispatcher.put_back(game)
                 return
             written = 0
@@ -677,19 +569,27 @@ class Tournament:
             if written < len(record.rounds):
                 store(record)
             self._finished(game, record)
+        except asyncio.CancelledError:
+            raise
+        except BaseException as err:  # the arena's own failure (a bot's is a fault): it ends the run
+            self._failure = err
         finally:
             for player in players:
                 await player.close()
-            if self._launcher is not None:
+            if self.seating.launcher is not None:
                 for entry in fresh:
-                    await self._launcher.stop(entry)
+                    await self.seating.launcher.stop(entry)
             del self._tables[slot]
             self._slots.append(slot)
             self._wake.set()
 
     def _store(self, game: Assignment, record: GameRecord, first: int) -> None:
         deals = f"file:{self.config.deal_file.name}" if self.config.deal_file else "seed"
-        self.store.append(game_lines(self.config.name, self.config.seed, deals, game, record, first))
+        try:
+            self.store.append(game_lines(self.config.name, self.config.seed, deals, game, record, first))
+        except OSError as err:
+            path = self.store.records_path
+            raise RecordsError(f"cannot write the records to {path}: {err.strerror or err}") from None
 
     def _finished(self, game: Assignment, record: GameRecord) -> None:
         self._dispatcher.finished(game)
@@ -702,7 +602,7 @@ class Tournament:
         if self.judge is not None:
             self.judge.game_done(game, record)
         if self._bar is not None:
-            self._bar.update(summary.faults, self._awaited)
+            self._bar.update(summary.faults, self._awaited_words())
         self._write_status()
 
     # -- status ----------------------------------------------------------------------------------
@@ -712,10 +612,14 @@ class Tournament:
             await asyncio.sleep(STATUS_EVERY_S)
             self._write_status(force=True)
             if self._bar is not None:
-                self._bar.update(self.summary.faults, self._awaited, step=0)
-            if self.judge is not None:
-                # Standings read every record: on a worker thread, so the loop keeps serving the bots.
-                await asyncio.to_thread(self.judge.refresh)
+                self._bar.update(self.summary.faults, self._awaited_words(), step=0)
+            if self.judge is not None and (self._refreshing is None or self._refreshing.done()):
+                # The standings read every record: on a worker thread, and never in the way of the
+                # status, so the loop keeps serving the bots and the status stays fresh.
+                self._refreshing = asyncio.get_running_loop().create_task(asyncio.to_thread(self.judge.refresh))
+
+    def _awaited_words(self) -> dict[str, str]:
+        return {bot: self.seating.why_absent(bot) for bot in sorted(self._awaited)}
 
     def _write_status(self, force: bool = False) -> None:
         now = time.monotonic()
@@ -726,31 +630,29 @@ class Tournament:
 
     def status(self) -> Status:
         """The live status of the event."""
-        dispatcher = self._dispatcher
+        dispatcher, seating, server = self._dispatcher, self.seating, self.seating.server
         done, total = dispatcher.counts()
         left: dict[str, int] = {}
         for state in dispatcher.blocks.values():
             for game in state.left:
                 for seated in game.seats:
                     left[seated] = left.get(seated, 0) + 1
-        server = self._server
         bots = []
         for name, bot in self.bots.items():
             status = self.statuses.get(name)
-            if status is not None and status.status != "absent":
+            if status is not None and status.status in TAKEN_OUT:
                 state_name, reason = status.status, status.reason
-            elif self._launcher is not None and name in self._launcher.broken:
-                state_name, reason = "broken", self._launcher.broken[name]
-            elif not self._present(name):
-                state_name, reason = "absent", self._why_absent(name)
+            elif seating.launcher is not None and name in seating.launcher.broken:
+                state_name, reason = "broken", seating.launcher.broken[name]
+            elif not seating.present(name):
+                state_name, reason = "absent", seating.why_absent(name)
             else:
                 state_name, reason = "playing", ""
             bots.append(BotState(
                 bot=name, kind=bot.kind, state=state_name, reason=reason,
-                absent_s=None if state_name != "absent" else round(self._absent_for(name), 1),
+                absent_s=None if state_name != "absent" else round(seating.absent_for(name), 1),
                 games_done=self._games_by_bot.get(name, 0), games_left=left.get(name, 0),
-                faults=self._faults_by_bot.get(name, 0),
-                faulty_decisions=self.policy.counts.get(name, 0),
+                faults=self._faults_by_bot.get(name, 0), faulty_decisions=self.policy.counts.get(name, 0),
             ))
         now = time.monotonic()
         sessions = [] if server is None else [
@@ -761,42 +663,20 @@ class Tournament:
         tables = [TableState(f"t{slot}", game.id, list(game.seats), fallback, self._rounds_done.get(slot, 0),
                              round(now - began, 1))
                   for slot, (game, fallback, began) in sorted(self._tables.items())]
-        messages = {"waiting": "only games of absent bots are left: waiting for "
-                               + ", ".join(self._awaited) if self._awaited else "waiting"}
+        awaited = sorted(self._awaited)
+        message = f"only games of absent bots are left: waiting for {', '.join(awaited)}" if (
+            self._state == "waiting") else ""
+        planned = self._planned_total(total) if self._schedule is not None else 0
         return Status(
-            tournament=self.config.name, state=self._state, message=messages.get(self._state, ""), pid=os.getpid(),
-            updated=time.time(), address=self.address, tls=server.tls if server is not None else False,
-            games_done=done, games_planned=self._planned_total(total), awaited=list(self._awaited), bots=bots,
-            sessions=sessions, tables=tables,
+            tournament=self.config.name, state=self._state, message=message, pid=os.getpid(), updated=time.time(),
+            address=self.address, tls=server.tls if server is not None else False, games_done=done,
+            games_planned=planned, awaited=awaited, bots=bots, sessions=sessions, tables=tables,
         )
 
     async def _close(self) -> None:
-        if self._launcher is not None:
-            await self._launcher.close()
-            self._launcher = None
-        if self._server is not None:
-            await self._server.stop(0.5, over=self._state == "finished")
-            self._server = None
-
-
-class Progress:
-    """A progress bar of games done with its ETA, the faults so far and the bots awaited (quiet when
-    not wanted)."""
-
-    def __init__(self, total: int, done: int, enabled: bool, file: Any = None) -> None:
-        self.bar: Any = None
-        if enabled:
-            from tqdm import tqdm
-
-            self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True, leave=False, file=file)
-
-    def update(self, faults: int, awaited: dict[str, str], step: int = 1) -> None:
-        if self.bar is not None:
-            if step:
-                self.bar.update(step)
-            waiting = f", waiting for {', '.join(f'{b} ({why})' for b, why in awaited.items())}" if awaited else ""
-            self.bar.set_postfix_str(f"faults {faults}{waiting}", refresh=step == 0)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.close()
+        seating = self.seating
+        if seating.launcher is not None:
+            await seating.launcher.close()
+            seating.launcher = None
+        if seating.server is not None:
+            await seating.server.stop(0.5, over=self._state == "finished")

@@ -141,6 +141,11 @@ class Bot:
     def on_event(self, event: pb.Event) -> None:
         """Called for every event when overridden (the kit then asks the arena for events)."""
 
+    @property
+    def wants_events(self) -> bool:
+        """True when the class overrides :meth:`on_event` (an arena asks ``wants_events`` of any bot)."""
+        return type(self).on_event is not Bot.on_event
+
     def on_notice(self, notice: pb.Notice) -> None:
         """Called for every notice; prints it to stderr by default."""
         kind = _enum_name(pb.NoticeKind, notice.kind)
@@ -162,10 +167,6 @@ def _enum_name(enum: Any, value: int) -> str:
         return str(enum.Name(value))
     except ValueError:
         return str(value)
-
-
-def _wants_events(bot: Bot) -> bool:
-    return type(bot).on_event is not Bot.on_event
 
 
 # --- one session -----------------------------------------------------------------------------
@@ -201,7 +202,7 @@ class _Lane:
                     assert self._make is not None
                     self._bot = self._make()
                 job(self._bot)
-            except Exception:  # a bug in the bot: say so, and let the arena's deadline take its course
+            except BaseException:  # a bug in the bot, SystemExit included: say so, let the deadline take its course
                 traceback.print_exc()
                 sys.stderr.flush()
 
@@ -253,7 +254,7 @@ class _Session:
                 stream = pb_grpc.ArenaStub(channel).Connect()
                 await stream.write(pb.ConnectRequest(hello=pb.Hello(
                     bot_name=bot.name, bot_version=str(bot.version), token=token,
-                    protocol_version=PROTOCOL_VERSION, events=_wants_events(bot),
+                    protocol_version=PROTOCOL_VERSION, events=bot.wants_events,
                 )))
                 writer = asyncio.create_task(self._write(stream))
                 try:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import itertools
 import time
 from collections.abc import Awaitable, Callable
@@ -159,8 +160,11 @@ class Session:
 
     # -- requests ------------------------------------------------------------------------------
 
-    async def request(self, decision: Decision, timeout_ms: int, encoder: RequestEncoder) -> tuple[object, float]:
-        """Sends a request and waits for its answer.
+    async def request(
+        self, decision: Decision, timeout_ms: int, encoder: RequestEncoder, spent_ms: float = 0.0,
+    ) -> tuple[object, float]:
+        """Sends a request and waits for its answer; ``spent_ms`` of its deadline went by on an
+        earlier stream (the request tells the bot what is left).
 
         Raises :class:`PlayerFault` (late) when none comes in time, and :class:`SessionClosed` when
         the session ends first.
@@ -174,7 +178,8 @@ class Session:
         if timeout_ms:
             pending.timer = loop.call_later(timeout_ms / 1000.0, self._expire, request_id)
         # The bot is told the deadline and the bank apart; the timer allows for both (``timeout_ms``).
-        self.send(encoder.request(decision, request_id, decision.deadline_ms))
+        deadline = max(1, round(decision.deadline_ms - spent_ms)) if decision.deadline_ms else 0
+        self.send(encoder.request(decision, request_id, deadline))
         try:
             answer = await pending.future
         finally:
@@ -249,8 +254,8 @@ class Session:
     # -- ending --------------------------------------------------------------------------------
 
     def kick(self, code: grpc.StatusCode, detail: str) -> None:
-        """Ends the stream from the arena's side with ``code``, once what is queued (a last notice)
-        has been written, or after a second if the bot does not read."""
+        """Ends the stream from the arena's side with ``code``, once what is queued (a last notice, the
+        last events) has been written, or as soon as a second goes by with the bot reading nothing."""
         if self.kicked is not None:
             return
         self.kicked = (code, detail)
@@ -258,9 +263,14 @@ class Session:
         asyncio.get_running_loop().create_task(self._end_after_drain())
 
     async def _end_after_drain(self) -> None:
-        if self._writer is not None:
-            await asyncio.wait({self._writer}, timeout=1.0)
-            self._writer.cancel()
+        writer = self._writer
+        if writer is not None:
+            left = len(self._outbox) + 1
+            # Wait while the bot keeps reading what is queued; give up on one that stopped.
+            while not writer.done() and len(self._outbox) < left:
+                left = len(self._outbox)
+                await asyncio.wait({writer}, timeout=1.0)
+            writer.cancel()
         if self.handler is not None and self.handler is not asyncio.current_task():
             self.handler.cancel()
 
@@ -302,33 +312,53 @@ class RemotePlayer:
         """The events of the game so far, sent again to a new stream after a reconnect."""
         self._faults: list[tuple[FaultKind, str]] = []
         self._released = False
+        self._away_since: float | None = None
+        """``time.monotonic()`` of the first drop since the bot's last answer here: the grace runs from it."""
 
     async def decide(self, decision: Decision) -> tuple[object, float]:
         timeout = decision.deadline_ms + decision.time_bank_ms if decision.deadline_ms else 0
+        spent = 0.0
+        """Milliseconds this decision's requests were open on the bot's streams: the time away does not count."""
         while True:
             session = self.session
             if session.closed.is_set():
                 session = await self._come_back(session)
+            left = max(1, round(timeout - spent)) if timeout else 0
+            opened = time.perf_counter()
             try:
-                return await session.request(decision, timeout, self.encoder)
+                answer, elapsed = await session.request(decision, left, self.encoder, spent)
             except SessionClosed:
-                continue  # wait for the bot to come back, then ask again on its new stream
+                # Ask again on the bot's new stream, with what is left of the deadline: a bot that
+                # drops and comes back at every request cannot hold its table for ever.
+                spent += (time.perf_counter() - opened) * 1000.0
+                if timeout and spent >= timeout:
+                    raise PlayerFault(FaultKind.LATE, f"no answer within {spent:.0f} ms over its connections: "
+                                                      "the deadline passed") from None
+                continue
+            self._away_since = None
+            return answer, spent + elapsed
 
     async def _come_back(self, old: Session) -> Session:
-        """The bot's new session, if it comes back within the grace; else the seat is gone."""
-        self._faults.extend(old.drain_faults())
-        if self.lobby is not None and self.bot in self.lobby.barred:  # disqualified or withdrawn: no coming back
-            raise PlayerFault(FaultKind.ABSENT, self.lobby.barred[self.bot][1])
-        kind = FaultKind.STALLED if old.stalled else FaultKind.DISCONNECT
-        gone = f"{old.close_reason}; the bot did not come back within {self.grace_s:g} s"
-        if self.lobby is None or self.grace_s <= 0:
-            raise PlayerFault(kind, f"the bot is gone: {old.close_reason}")
-        await self._release(old)
-        left = max(0.0, self.grace_s - (time.monotonic() - old.closed_at))
-        try:
-            session = await self.lobby.claim(self.bot, left)
-        except TimeoutError:
-            raise PlayerFault(kind, gone) from None
+        """The bot's new session, if it comes back within the grace (counted from the first drop since
+        its last answer); else the seat is gone."""
+        faults = old.drain_faults()
+        lobby = self.lobby
+        if lobby is not None and lobby.is_barred(self.bot):  # disqualified or withdrawn: no coming back
+            self._faults.extend(faults)
+            raise PlayerFault(FaultKind.ABSENT, lobby.barred_detail(self.bot))
+        if self._away_since is None:
+            self._away_since = old.closed_at
+        self._faults.extend(faults)  # a stall, if that is why the stream ended, is among them
+        left = self.grace_s - (time.monotonic() - self._away_since)
+        session = None
+        if lobby is not None and self.grace_s > 0:
+            await self._release(old)
+            with contextlib.suppress(TimeoutError):
+                session = await lobby.claim(self.bot, max(0.0, left))
+        if session is None:
+            why = old.close_reason
+            raise PlayerFault(FaultKind.DISCONNECT, f"{why}; the bot did not come back within {self.grace_s:g} s"
+                              if self.grace_s > 0 else f"the bot is gone: {why}")
         self.session = session
         self._released = False
         self.version = session.version or self.version

@@ -110,6 +110,15 @@ class Lobby:
             self.last_seen[session.bot] = time.monotonic()
             self._notify()
 
+    def is_barred(self, key: str) -> bool:
+        """True when the bot of a session key (``bot``, or ``bot@game`` for a process launched for one
+        game) is disqualified or withdrawn."""
+        return key in self.barred or key.split("@", 1)[0] in self.barred
+
+    def barred_detail(self, key: str) -> str:
+        """Why the bot of ``key`` is barred."""
+        return self.barred.get(key, self.barred.get(key.split("@", 1)[0], (0, "")))[1]
+
     def live(self, bot: str) -> list[Session]:
         """The open sessions of a bot."""
         return [s for s in self.sessions.get(bot, []) if not s.closed.is_set()]
@@ -247,8 +256,8 @@ class ArenaServer:
         if bot is None:
             return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
                         "this token is not known to the arena: check the token the organiser gave your bot")
-        if bot in self.lobby.barred:
-            reason, detail = self.lobby.barred[bot]
+        if self.lobby.is_barred(bot):
+            reason, detail = self.lobby.barred.get(bot) or self.lobby.barred[bot.split("@", 1)[0]]
             return bot, (reason, grpc.StatusCode.PERMISSION_DENIED, detail)
         if len(self.lobby.live(bot)) >= self.settings.max_sessions:
             return bot, (pb.REFUSAL_REASON_DUPLICATE_SESSION, grpc.StatusCode.ALREADY_EXISTS,
@@ -358,7 +367,8 @@ class ArenaServer:
     def bar(self, bot: str, reason: int, detail: str, notice: int | None, code: grpc.StatusCode) -> None:
         """Ends the bot's sessions with ``code`` (after a notice, if given); later Hellos are refused."""
         self.lobby.barred[bot] = (reason, detail)
-        for session in self.lobby.live(bot):
+        for session in [s for s in self.lobby.all_live() if self.lobby.is_barred(s.bot) and
+                        s.bot.split("@", 1)[0] == bot]:
             if notice is not None:
                 session.notice(notice, 0, "", detail)
             session.kick(code, detail)

@@ -11,7 +11,8 @@ offers the fast path with two methods:
 
 A bot whose fast choice is illegal, or that raises anything at all (``SystemExit`` and
 ``KeyboardInterrupt`` included), makes the game fall back to a normal table (:func:`play_fast`
-returns ``None``), where faults are handled and recorded as usual.
+returns ``None``), where faults are handled and recorded as usual. The fast path runs on the
+caller's thread and times nothing: no deadline applies to its bots, which are trusted research code.
 """
 
 from __future__ import annotations

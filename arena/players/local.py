@@ -17,8 +17,10 @@ How an in-process bot plays at a table:
 - **An overrun runs on.** A thread cannot be stopped: a call that overran its time keeps running
   until it returns, and its answer is then thrown away. The seat's later calls wait behind it in
   the thread's queue and are judged by their own deadlines, so while the bot is stuck each of its
-  decisions is late too. An event waits for the bot's handler at most as long as the seat's last
-  decision could have (1 s before its first decision), and not at all while the bot is stuck.
+  decisions is late too. Events wait in the thread's queue, ahead of the seat's next decision;
+  the table never waits for them, except for a game's last event, which it waits for at most as
+  long as the seat's last decision could have (1 s before its first decision), and not at all
+  while the bot is stuck.
 - **Crashes are faults.** Whatever a bot raises, ``SystemExit`` and ``KeyboardInterrupt``
   included, is a ``crash`` fault of that seat, never the arena's exit. What ``on_event`` raises is
   ignored.
@@ -33,7 +35,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import queue
-import sys
 import threading
 import time
 import weakref
@@ -44,7 +45,7 @@ from arena.core.cards import Card
 from arena.core.faults import FaultKind, PlayerFault
 from arena.core.game import Game, Phase
 from arena.core.views import View
-from arena.players.base import Decision, DecisionKind, QuietPlayer, TableEvent
+from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 
 __all__ = ["InProcessBot", "LocalPlayer", "play_out"]
 
@@ -148,12 +149,8 @@ class _Worker:
 def _event_handler(bot: object) -> Callable[[TableEvent], object] | None:
     """The bot's ``on_event``, unless it has none or only the bot kit's default, which does nothing."""
     handler = getattr(bot, "on_event", None)
-    if not callable(handler):
-        return None
-    # A bot built on the kit has loaded it; importing it from here would pull grpc into the players.
-    kit = sys.modules.get("arena.net.botkit")
-    if kit is not None and getattr(type(bot), "on_event", None) is kit.Bot.on_event:
-        return None
+    if not callable(handler) or getattr(bot, "wants_events", True) is False:
+        return None  # no handler, or one the bot says does nothing (the bot kit's default)
     return handler  # type: ignore[no-any-return]
 
 
@@ -205,7 +202,9 @@ class LocalPlayer(QuietPlayer):
             return
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_Outcome] = loop.create_future()
-        if self._worker.busy:  # stuck in an earlier call: the event waits in the bot's queue, the table does not
+        if self._worker.busy or not isinstance(event.body, GameEnd):
+            # The event waits in the bot's queue, ahead of its next decision; the table goes on. Only
+            # the game's last event is waited for (a little), so the bot has seen the whole game.
             self._worker.submit((handler, event, loop, future))
             return
         wait = self._event_wait_s

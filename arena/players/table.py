@@ -125,8 +125,6 @@ def round_dict(result: RoundResult) -> dict[str, object]:
     }
 
 
-_GONE = (FaultKind.DISCONNECT, FaultKind.STALLED, FaultKind.ABSENT)
-"""Faults after which a seat gets the fallback for the rest of the game."""
 _NONE = (0, 0, 0, 0)
 
 
@@ -193,11 +191,15 @@ class _Table:
             try:
                 answer, elapsed = await player.decide(decision)
             except PlayerFault as err:
-                if err.kind in _GONE:
+                strays = player.drain_faults()  # what the player saw on the way (a stall), recorded here
+                if err.gone:
                     self.dead[seat] = err.detail
                 elif err.kind is FaultKind.LATE and deadline:
                     self.bank[seat] = 0  # the wait ran through the whole bank
-                return await self.fall_back(seat, decision, err.kind, err.detail)
+                value = await self.fall_back(seat, decision, err.kind, err.detail)
+                for stray_kind, detail in strays:
+                    self.fault(seat, stray_kind, detail)
+                return value
             self.think_ms[seat] += elapsed
             if deadline and elapsed > deadline:
                 self.bank[seat] = max(0, self.bank[seat] - int(elapsed - deadline))

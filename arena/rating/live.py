@@ -48,7 +48,8 @@ class LiveJudge:
         self._differences = (BlockDifferences(str(options["a"]), str(options["b"]))
                              if config.format == "sprt" else None)
         self._order: list[str] | None = None
-        """The plan's block ids in plan order, read from the manifest."""
+        """The plan's block ids in plan order, read from the manifest (again whenever it changes)."""
+        self._stamp: int | None = None
         self._rotations = 4
         self._state: SprtResult | None = None
         self._refreshed = -math.inf
@@ -94,8 +95,8 @@ class LiveJudge:
         complete; ``None`` unless the format is ``sprt``."""
         if self._differences is None:
             return None
+        order = self._plan_order()  # first: a changed plan clears the verdict
         if self._state is None:
-            order = self._plan_order()
             options = self.config.format_options
             scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
             self._state = sprt(
@@ -107,8 +108,14 @@ class LiveJudge:
         return self._state
 
     def _plan_order(self) -> list[str]:
+        store = ResultsStore(self.folder)
+        try:
+            stamp = store.manifest_path.stat().st_mtime_ns
+        except OSError:
+            stamp = None
+        if stamp != self._stamp:  # the plan changed (a block dropped): read the order again
+            self._stamp, self._order, self._state = stamp, None, None
         if self._order is None:
-            store = ResultsStore(self.folder)
             raw = store.manifest()
             if raw is None:  # nothing planned yet: nothing to decide on
                 return []

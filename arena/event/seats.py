@@ -1,0 +1,217 @@
+"""Seats: how each kind of bot takes its seat at a game, and whether it can now.
+
+- an in-process bot (``python = ...``) can always sit: each game gets a fresh instance, run in a
+  worker thread of its own (:class:`~arena.players.local.LocalPlayer`);
+- a remote or launched bot sits when one of its sessions has a free table;
+- with ``fresh_process``, a launched bot sits by starting a process for the game, which must
+  connect before the game begins;
+- the *fallback player* (:class:`~arena.players.base.AbsentPlayer`) sits for a bot taken out of
+  the tournament in a block already under way, or for an absent bot under ``forfeit = "fallback"``.
+
+A bot that cannot even be made (its class raises, ``SystemExit`` included) gets a seat that fails
+every decision as a ``crash`` of that game: the game and the tournament go on.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from arena.core.faults import FaultKind, PlayerFault
+from arena.event.bots import load_bot_class, make_bot
+from arena.event.config import BotConfig, TournamentConfig
+from arena.event.dispatcher import BlockState
+from arena.event.launcher import Launcher
+from arena.event.plan import BotStatus
+from arena.event.schedule import Assignment
+from arena.net.remote import RemotePlayer
+from arena.net.server import ArenaServer
+from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
+from arena.players.fast import has_fast_path
+from arena.players.local import LocalPlayer
+
+__all__ = ["BrokenPlayer", "Seat", "Seating"]
+
+
+@dataclasses.dataclass
+class Seat:
+    """A seat taken for a game that is about to start."""
+
+    bot: str
+    kind: str
+    """``local`` (in-process), ``remote`` (a session's table, taken), ``fresh`` (a process to launch
+    for the game), ``fallback`` (the fallback player) or ``broken`` (an in-process bot that could
+    not be made)."""
+    remote: RemotePlayer | None = None
+    reason: str = ""
+
+
+class BrokenPlayer(QuietPlayer):
+    """The seat of an in-process bot that could not be made: its first decision is a ``crash``,
+    after which the table plays the fallback to the end of the game."""
+
+    def __init__(self, name: str, detail: str) -> None:
+        self.name = name
+        self.detail = detail
+
+    async def decide(self, decision: Decision) -> tuple[object, float]:
+        raise PlayerFault(FaultKind.CRASH, self.detail, gone=True)
+
+
+class Seating:
+    """Who can sit now, and the players that take the seats."""
+
+    def __init__(
+        self, config: TournamentConfig, bots: Mapping[str, BotConfig], statuses: Mapping[str, BotStatus],
+    ) -> None:
+        self.config = config
+        self.bots = bots
+        self.statuses = statuses
+        self.server: ArenaServer | None = None
+        self.launcher: Launcher | None = None
+        self.forfeiting: set[str] = set()
+        """Absent bots whose seats the fallback player takes, under ``forfeit = "fallback"``."""
+        self.started = time.monotonic()
+        self._factories: dict[str, Callable[..., Any]] = {}
+        self._fast: dict[str, bool] = {}
+
+    # -- presence ------------------------------------------------------------------------------------
+
+    def kind(self, bot: str) -> str:
+        """``local``, ``fresh`` or ``remote``: how the bot takes a seat."""
+        config = self.bots[bot]
+        if config.kind == "python":
+            return "local"
+        if config.kind == "command" and self.config.fresh_process:
+            return "fresh"
+        return "remote"
+
+    def present(self, bot: str) -> bool:
+        """True when the bot is there to play (connected, or in-process)."""
+        kind = self.kind(bot)
+        if kind == "local":
+            return True
+        if self.launcher is not None and bot in self.launcher.broken:
+            return False
+        if kind == "fresh":
+            return True
+        return self.server is not None and self.server.lobby.present(bot)
+
+    def absent_for(self, bot: str) -> float:
+        """Seconds since the bot was last there (since the run began, if never); infinite when broken."""
+        if self.launcher is not None and bot in self.launcher.broken:
+            return math.inf
+        seen = self.server.lobby.last_seen.get(bot, 0.0) if self.server is not None else 0.0
+        return time.monotonic() - max(self.started, seen)
+
+    def why_absent(self, bot: str) -> str:
+        """Why the bot is not there, in words."""
+        if self.launcher is not None and bot in self.launcher.broken:
+            return self.launcher.broken[bot]
+        if self.server is not None and bot in self.server.lobby.last_seen:
+            return f"not connected for {self.absent_for(bot):.0f} s"
+        return f"never connected in {self.absent_for(bot):.0f} s"
+
+    def fallback_reason(self, bot: str) -> str:
+        """Why the fallback player takes the bot's seat, in words."""
+        status = self.statuses.get(bot)
+        if status is not None and status.status != "absent":
+            return f"{bot} is {status.status}: {status.reason}"
+        return f"{bot} is absent: {self.why_absent(bot)}"
+
+    # -- taking seats -------------------------------------------------------------------------------
+
+    def take(self, bot: str, state: BlockState) -> Seat | None:
+        """A seat for ``bot`` at a game of ``state``'s block, or ``None`` when it cannot sit now."""
+        if bot in state.fallback:
+            return Seat(bot, "fallback", reason=self.fallback_reason(bot))
+        kind = self.kind(bot)
+        if kind == "local":
+            return Seat(bot, "local")
+        if kind == "fresh":
+            return Seat(bot, "fresh") if self.present(bot) else self._forfeit(bot)
+        assert self.server is not None
+        player = self.server.seat(bot, bot)
+        if player is not None:
+            return Seat(bot, "remote", player)
+        return self._forfeit(bot)
+
+    def _forfeit(self, bot: str) -> Seat | None:
+        if bot in self.forfeiting and not self.present(bot):
+            return Seat(bot, "fallback", reason=self.fallback_reason(bot))
+        return None
+
+    def can_sit(self, bot: str, state: BlockState) -> bool:
+        """:meth:`take` without taking anything."""
+        if bot in state.fallback or self.kind(bot) == "local":
+            return True
+        if not self.present(bot):
+            return bot in self.forfeiting
+        return self.kind(bot) == "fresh" or (self.server is not None and self.server.lobby.free_tables(bot) > 0)
+
+    def give_back(self, seat: Seat) -> None:
+        """Returns a seat taken for a game that did not start."""
+        if seat.remote is not None and self.server is not None:
+            self.server.lobby.give_back(seat.remote.session)
+
+    async def player(self, seat: Seat, game: Assignment, fresh: list[Any]) -> Player:
+        """The player of a seat; a process launched for the game is appended to ``fresh``.
+
+        Raises :class:`~arena.event.launcher.LaunchFailed` when such a process does not connect.
+        """
+        if seat.kind == "fallback":
+            return AbsentPlayer(seat.bot, seat.reason)
+        if seat.kind == "broken":
+            return BrokenPlayer(seat.bot, seat.reason)
+        if seat.kind == "remote":
+            assert seat.remote is not None
+            return seat.remote
+        bot = self.bots[seat.bot]
+        if seat.kind == "local":
+            instance = self.make(seat.bot)
+            if isinstance(instance, str):
+                return BrokenPlayer(seat.bot, instance)
+            return LocalPlayer(instance, seat.bot)
+        # A process of its own for this game: it cannot remember an earlier replay of these deals.
+        assert self.server is not None and self.launcher is not None
+        entry, session = await self.launcher.launch_for_game(
+            bot, f"{seat.bot}@{game.id}", self.server.lobby.claim, self.config.absent_after or 30.0,
+        )
+        fresh.append(entry)
+        return self.server.player(session, seat.bot)
+
+    def factory(self, name: str) -> Callable[..., Any]:
+        """The class (or function) of an in-process bot, loaded once."""
+        if name not in self._factories:
+            self._factories[name] = load_bot_class(self.bots[name].python)
+        return self._factories[name]
+
+    def make(self, name: str) -> Any:
+        """A fresh instance of an in-process bot, or why it could not be made (a ``str``)."""
+        bot = self.bots[name]
+        try:
+            return make_bot(self.factory(name), bot.seed, bot.options)
+        except BaseException as err:
+            return f"creating the bot raised {type(err).__name__}: {err}"
+
+    def fast_bots(self, game: Assignment, seats: list[Seat]) -> list[Any] | None:
+        """Instances for the in-process fast path, when all four seats are in-process bots that
+        offer it; else ``None``."""
+        if any(seat.kind != "local" for seat in seats):
+            return None
+        bots = []
+        for index, name in enumerate(game.seats):
+            if self._fast.get(name) is False:
+                return None
+            instance = self.make(name)
+            if isinstance(instance, str):  # the normal table records the failure
+                seats[index] = Seat(name, "broken", reason=instance)
+                return None
+            self._fast[name] = has_fast_path(instance)
+            if not self._fast[name]:
+                return None
+            bots.append(instance)
+        return bots
