@@ -149,7 +149,7 @@ def test_standings_of_a_folder_without_records(tmp_path: Path) -> None:
     # A run that planned its games and was stopped before the first one finished.
     store = ResultsStore(tmp_path / "empty")
     store.write_manifest(Manifest(tournament="empty", config={}, identity="0",
-                                  plan=Plan("cyclic", 0, False, False, []), house=[]).to_dict())
+                                  plan=Plan("cyclic", 0, False, False, [], []), house=[]).to_dict())
     store.open()
     store.close()
     for fmt in FORMATS:

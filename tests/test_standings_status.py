@@ -218,7 +218,7 @@ def folder_with_manifest(tmp_path: Path, cfg: TournamentConfig, blocks: Sequence
     store = ResultsStore(folder)
     store.write_manifest(Manifest(
         tournament="t", config=cfg.to_dict(), identity="0",
-        plan=Plan("cyclic", len(blocks), False, cfg.format == "sprt", list(blocks)), house=[],
+        plan=Plan("cyclic", len(blocks), False, cfg.format == "sprt", list(blocks), []), house=[],
         statuses=statuses or {},
     ).to_dict())
     return folder
