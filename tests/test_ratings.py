@@ -32,7 +32,8 @@ from arena.rating.ratings import (
     render_standings,
     seat_report,
 )
-from arena.rating.stats import pentanomial_elo, sprt, t_quantile
+from arena.rating.sequential import sprt
+from arena.rating.stats import pentanomial_elo, t_quantile
 
 Record = dict[str, Any]
 RULES = Rules.profile().to_dict()

@@ -18,7 +18,7 @@ from arena.event.tournament import RunSummary, Tournament
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import compare
 from arena.rating.report import folder_report
-from arena.rating.stats import SprtResult, sprt
+from arena.rating.sequential import SprtResult, sprt
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"

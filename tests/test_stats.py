@@ -17,9 +17,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from arena.rating.sequential import Method, SprtResult, sprt
 from arena.rating.stats import (
-    Method,
-    SprtResult,
     loo_datum_diffs,
     los,
     matchpoints,
@@ -28,7 +27,6 @@ from arena.rating.stats import (
     normal_quantile,
     pentanomial_counts,
     pentanomial_elo,
-    sprt,
     t_cdf,
     t_quantile,
 )

@@ -18,7 +18,7 @@ from arena.event.store import ResultsStore, write_atomic
 from arena.players.table import GameRecord
 from arena.rating.ratings import BlockDifferences, render_standings
 from arena.rating.report import folder_standings
-from arena.rating.stats import SprtResult, sprt
+from arena.rating.sequential import SprtResult, sprt
 
 __all__ = ["STANDINGS_FILES", "LiveJudge", "write_standings"]
 

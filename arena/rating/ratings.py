@@ -40,7 +40,8 @@ from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.event.plan import BotStatus
 from arena.event.records import GameRecords, RoundRecord, group_games
-from arena.rating.stats import MeanCI, Method, SprtResult, los, matchpoints, mean_ci, pentanomial_elo, sprt
+from arena.rating.sequential import Method, SprtResult, sprt
+from arena.rating.stats import MeanCI, los, matchpoints, mean_ci, pentanomial_elo
 
 __all__ = [
     "NOT_RANKED",
