@@ -20,7 +20,7 @@ from pathlib import Path
 
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
-from arena.rating.live import write_standings
+from arena.rating.report import write_standings
 
 TARGET = 10_000
 

@@ -14,27 +14,16 @@ from arena.event.config import TournamentConfig
 from arena.event.plan import Manifest
 from arena.event.records import GameRecords
 from arena.event.schedule import Assignment
-from arena.event.store import ResultsStore, write_atomic
+from arena.event.store import ResultsStore
 from arena.players.table import GameRecord
-from arena.rating.ratings import BlockDifferences, render_standings
-from arena.rating.report import folder_standings
+from arena.rating.ratings import BlockDifferences
+from arena.rating.report import write_standings
 from arena.rating.sequential import SprtResult, sprt
 
-__all__ = ["STANDINGS_FILES", "LiveJudge", "write_standings"]
+__all__ = ["LiveJudge"]
 
-STANDINGS_FILES = {"standings.txt": "table", "standings.md": "markdown", "standings.json": "json",
-                   "standings.csv": "csv"}
-"""The standings files of a results folder, and the format of each."""
 REFRESH_EVERY_S = 5.0
 """Shortest time between two refreshes of the standings files (unless forced)."""
-
-
-def write_standings(folder: Path) -> None:
-    """Recomputes the standings of a results folder into its standings files, each written atomically
-    (a live view reads the old file or the new one, whole)."""
-    rows, rules = folder_standings(folder)
-    for name, fmt in STANDINGS_FILES.items():
-        write_atomic(folder / name, render_standings(rows, rules, fmt), durable=False)
 
 
 class LiveJudge:

@@ -13,7 +13,7 @@ from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.event.plan import Manifest
 from arena.event.records import GameRecords
-from arena.event.store import ResultsStore
+from arena.event.store import ResultsStore, write_atomic
 from arena.rating.ratings import (
     Comparison,
     Standing,
@@ -27,7 +27,7 @@ from arena.rating.ratings import (
     seat_report,
 )
 
-__all__ = ["folder_report", "folder_standings"]
+__all__ = ["STANDINGS_FILES", "folder_report", "folder_standings", "write_standings"]
 
 MATRIX_LIMIT = 12
 """The head-to-head matrix is shown for fields up to this size."""
@@ -131,3 +131,16 @@ def folder_report(folder: Path, fmt: str = "table") -> str:
                      + render_head_to_head(matrix, bots, rules, fmt))
     parts.append("Seats (mean round score across all bots)\n" + render_seat_report(seats, rules, fmt))
     return "\n".join(parts)
+
+
+STANDINGS_FILES = {"standings.txt": "table", "standings.md": "markdown", "standings.json": "json",
+                   "standings.csv": "csv"}
+"""The standings files of a results folder, and the format of each."""
+
+
+def write_standings(folder: Path) -> None:
+    """Recomputes the standings of a results folder into its standings files, each written atomically
+    (a live view reads the old file or the new one, whole)."""
+    rows, rules = folder_standings(folder)
+    for name, fmt in STANDINGS_FILES.items():
+        write_atomic(folder / name, render_standings(rows, rules, fmt), durable=False)
