@@ -23,9 +23,9 @@ from arena.event.records import GameRecords, RoundRecord, parse_record
 from arena.event.schedule import Assignment, Block
 from arena.event.store import ResultsStore
 from arena.players.table import GameRecord
-from arena.rating.live import STANDINGS_FILES, LiveJudge, write_standings
+from arena.rating.live import LiveJudge
 from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compute_standings, render_standings
-from arena.rating.report import folder_report
+from arena.rating.report import STANDINGS_FILES, folder_report, write_standings
 
 Record = dict[str, Any]
 RULES = Rules.profile()
