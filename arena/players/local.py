@@ -169,6 +169,8 @@ class LocalPlayer(QuietPlayer):
             DecisionKind.PLAY: lambda view: bot.play(view),
         }
         self._event_wait_s: float | None = _FIRST_EVENT_WAIT_S
+        self._stuck = False
+        """The seat's last decision ran past its time (its thread may be busy with it for ever)."""
         self._worker = _Worker(self.name)
         self._finalizer = weakref.finalize(self, self._worker.close)
         self._finalizer.atexit = False
@@ -184,9 +186,13 @@ class LocalPlayer(QuietPlayer):
         self._worker.submit((self._ask[decision.kind], decision.view, loop, future))
         try:
             answer, elapsed, error = await future
+        except PlayerFault:
+            self._stuck = True  # late: its thread is still busy with this call
+            raise
         finally:
             if timer is not None:
                 timer.cancel()
+        self._stuck = False
         if error is not None:  # a bot's bug, or its way out, is a fault of that seat, never of the tournament
             said = str(error)
             raise PlayerFault(
@@ -202,9 +208,10 @@ class LocalPlayer(QuietPlayer):
             return
         loop = asyncio.get_running_loop()
         future: asyncio.Future[_Outcome] = loop.create_future()
-        if self._worker.busy or not isinstance(event.body, GameEnd):
+        if self._stuck or not isinstance(event.body, GameEnd):
             # The event waits in the bot's queue, ahead of its next decision; the table goes on. Only
-            # the game's last event is waited for (a little), so the bot has seen the whole game.
+            # the game's last event is waited for (a little, behind the events still queued), so the
+            # bot has seen the whole game; not when the bot is stuck in a decision that overran.
             self._worker.submit((handler, event, loop, future))
             return
         wait = self._event_wait_s
