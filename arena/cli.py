@@ -33,6 +33,7 @@ from arena.event.tournament import Tournament
 from arena.players.local import play_out
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
+from arena.rating.sequential import describe
 
 __all__ = ["main"]
 
@@ -351,8 +352,8 @@ def _say(text: str) -> None:
 def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) -> int:
     config = _load(args.config)
     folder = args.results or config.results or Path("results") / config.name
-    tournament = Tournament(config, folder, fresh=args.fresh, progress=progress, serve=serve,
-                            judge=LiveJudge(folder, config), log=_say)
+    judge = LiveJudge(folder, config)
+    tournament = Tournament(config, folder, fresh=args.fresh, progress=progress, serve=serve, judge=judge, log=_say)
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
           f"results in {tournament.folder}", file=sys.stderr)
     try:
@@ -366,8 +367,10 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
         print(f"{bot} was disqualified: {reason}", file=sys.stderr)
     for bot, reason in summary.withdrawn.items():
         print(f"{bot} was withdrawn: {reason}", file=sys.stderr)
-    if summary.stopped_early:
-        print("the sequential test decided: the run stopped early", file=sys.stderr)
+    test = judge.sprt_state()
+    if test is not None:
+        stopped = "the run stopped early: " if summary.stopped_early else ""
+        print(f"{stopped}{describe(test)}", file=sys.stderr)
     sys.stdout.write(folder_report(tournament.folder, args.format))
     if summary.outstanding:
         awaited = "; ".join(f"{bot} ({why})" for bot, why in summary.awaited.items())
@@ -470,7 +473,10 @@ def render_status(status: Status) -> str:
     lines = [f"{status.tournament}: {state}" + (f" - {status.message}" if status.message and status.live else ""),
              f"updated {age:.0f} s ago by process {status.pid}"
              + (f"; arena on {status.address} ({'TLS' if status.tls else 'plaintext'})" if status.address else ""),
-             f"games: {status.games_done} of {status.games_planned} done"]
+             f"games: {status.games_done} of {status.games_planned} done"
+             + (" (the sequential test stops the run when it decides)" if status.test else "")]
+    if status.test:
+        lines.append(f"sequential test: {status.test}")
     if status.awaited:
         lines.append("waiting for: " + ", ".join(status.awaited))
     rows = [[b.bot, b.kind, b.state + (f" ({b.reason})" if b.reason else ""), b.games_done, b.games_left, b.faults,

@@ -10,7 +10,7 @@ import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 from pathlib import Path
-from statistics import NormalDist, mean, stdev
+from statistics import mean, stdev
 from typing import Any
 
 import pytest
@@ -21,19 +21,10 @@ from arena.event.config import parse_config
 from arena.event.records import RoundRecord, parse_record
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
-from arena.rating.ratings import (
-    Standing,
-    compare,
-    compute_standings,
-    head_to_head,
-    render_comparison,
-    render_head_to_head,
-    render_seat_report,
-    render_standings,
-    seat_report,
-)
-from arena.rating.sequential import sprt
-from arena.rating.stats import pentanomial_elo, t_quantile
+from arena.rating.ratings import Standing, compare, compute_standings, head_to_head, seat_report
+from arena.rating.report import render_comparison, render_head_to_head, render_seat_report, render_standings
+from arena.rating.sequential import describe, sprt
+from arena.rating.stats import pentanomial_elo, t_cdf, t_quantile
 
 Record = dict[str, Any]
 RULES = Rules.profile().to_dict()
@@ -138,22 +129,26 @@ def complete_games(records: Iterable[RoundRecord]) -> list[list[RoundRecord]]:
     return sorted(done, key=lambda g: (g[0].schedule_round, g[0].group, g[0].deal_set, g[0].rotation))
 
 
-def loo_by_bot(records: Iterable[RoundRecord]) -> tuple[dict[str, float], dict[str, dict[str, list[float]]]]:
-    """Duplicate score per bot (sum over hands of own - mean of the others), and per block the diffs."""
-    hands: dict[tuple[str, int], list[tuple[str, str, int]]] = {}
+def field_by_bot(records: Iterable[RoundRecord]) -> tuple[dict[str, float], dict[str, dict[int, list[float]]]]:
+    """Duplicate score per bot (sum over hands of own - mean of the *other bots'* results on the hand),
+    and per deal set (the cluster) the bot's diffs, one per round it played (every game here is
+    complete, so a round is a fifth of a game)."""
+    hands: dict[tuple[str, int], list[tuple[str, int, int]]] = {}
     for rounds in complete_games(records):
         for record in rounds:
             for seat, bot in enumerate(record.seats):
-                hands.setdefault((record.deal, seat), []).append((bot, record.block, record.scores[seat]))
+                hands.setdefault((record.deal, seat), []).append((bot, record.deal_set, record.scores[seat]))
     total: dict[str, float] = {}
-    blocks: dict[str, dict[str, list[float]]] = {}
+    clusters: dict[str, dict[int, list[float]]] = {}
     for results in hands.values():
-        for i, (bot, block, score) in enumerate(results):
-            others = [s for j, (_, _, s) in enumerate(results) if j != i]
-            diff = score - sum(others) / len(others) if others else 0.0
+        for bot, deal_set, score in results:
+            others = [s for b, _, s in results if b != bot]
+            if not others:
+                continue
+            diff = score - sum(others) / len(others)
             total[bot] = total.get(bot, 0.0) + diff
-            blocks.setdefault(bot, {}).setdefault(block, []).append(diff)
-    return total, blocks
+            clusters.setdefault(bot, {}).setdefault(deal_set, []).append(diff)
+    return total, clusters
 
 
 def openskill_reference(records: Iterable[RoundRecord]) -> dict[str, Any]:
@@ -238,10 +233,10 @@ def test_hand_computed_example() -> None:
 def test_example_against_an_independent_recomputation() -> None:
     records = example()
     rows = by_bot(compute_standings(records))
-    total, blocks = loo_by_bot(records)
+    total, clusters = field_by_bot(records)
     for bot, row in rows.items():
         assert row.dup_per_game == pytest.approx(total[bot] / row.games)
-        per_block = [sum(diffs) / 4 for diffs in blocks[bot].values()]
+        per_block = [sum(diffs) / 4 for diffs in clusters[bot].values()]  # one block per deal set
         ci = mean(per_block), T_975_1 * stdev(per_block) / math.sqrt(len(per_block))
         assert (row.dup_low, row.dup_high) == pytest.approx((ci[0] - ci[1], ci[0] + ci[1]))
     assert sum(row.dup_per_game for row in rows.values()) == pytest.approx(0.0, abs=1e-9)
@@ -253,21 +248,23 @@ def test_real_round_robin_duplicate_scores_sum_to_zero_and_rank_like_mean_totals
 ) -> None:
     rows = compute_standings(round_robin)
     assert {row.bot for row in rows} == {"heur", "bold", "rand1", "rand2", "rand3"}
-    assert all(row.games == 32 and row.rounds == 160 and row.blocks == 8 for row in rows)
+    assert all(row.games == 32 and row.rounds == 160 and row.blocks == 8 and row.clusters == 2 for row in rows)
     assert sum(row.dup_per_game for row in rows) == pytest.approx(0.0, abs=1e-6)
     # A complete design: the ranking by duplicate score is the ranking by mean total.
     assert [r.bot for r in rows] == [r.bot for r in sorted(rows, key=lambda r: -r.mean_total)]
     assert [r.dup_per_game for r in rows] == sorted((r.dup_per_game for r in rows), reverse=True)
-    # Every bot holds every hand 4 times among 20 results: dup = (20 total - S) / 19 per hand, so
-    # dup/game is an exact affine function of mean total.
+    # Every bot holds every hand 4 times among 20 results, and is compared with the 16 of the other
+    # bots only: per hand, S_b - 4 (S - S_b) / 16 = (5 S_b - S) / 4, so dup/game is 5/4 of the gap
+    # between its mean total and the field's (20/19 if its own results were in the datum).
     totals = [r.mean_total for r in rows]
-    assert [r.dup_per_game for r in rows] == pytest.approx([20 / 19 * (t - mean(totals)) for t in totals])
-    total, blocks = loo_by_bot(round_robin)
+    assert [r.dup_per_game for r in rows] == pytest.approx([5 / 4 * (t - mean(totals)) for t in totals])
+    total, clusters = field_by_bot(round_robin)
     for row in rows:
         assert row.dup_per_game == pytest.approx(total[row.bot] / 32)
-        per_block = [sum(diffs) / 4 for diffs in blocks[row.bot].values()]
-        half = t_quantile(0.975, 7) * stdev(per_block) / math.sqrt(8)
-        assert (row.dup_low, row.dup_high) == pytest.approx((mean(per_block) - half, mean(per_block) + half))
+        # One cluster per deal set: the bot's 16 games of the round (4 tables, 4 rotations) share its cards.
+        per_round = [sum(diffs) / 16 for diffs in clusters[row.bot].values()]
+        half = t_quantile(0.975, 1) * stdev(per_round) / math.sqrt(2)
+        assert (row.dup_low, row.dup_high) == pytest.approx((mean(per_round) - half, mean(per_round) + half))
         assert row.dup_low < row.dup_per_game < row.dup_high
     assert sum(r.matchpoint_pct for r in rows) / 5 == pytest.approx(50.0)
     assert sum(r.place_points for r in rows) / 5 == pytest.approx(1.5)
@@ -352,11 +349,13 @@ def test_faults_are_counted_by_kind_per_bot() -> None:
 def test_one_block_has_an_unbounded_interval_and_renders() -> None:
     rows = compute_standings(cyclic_block(BOTS, BLOCK1))
     assert all(row.blocks == 1 and row.dup_low == -math.inf and row.dup_high == math.inf for row in rows)
+    assert all(row.clusters == 1 and math.isinf(row.matchpoint_low) for row in rows)
     rules = Rules.profile()
     assert "[-inf, inf]" in render_standings(rows, rules, "table")
     assert "[-inf, inf]" in render_standings(rows, rules, "markdown")
     data = json.loads(render_standings(rows, rules, "json"), parse_constant=lambda c: pytest.fail(f"bare {c}"))
-    assert data[0]["dup_low"] is None and data[0]["dup_high"] is None
+    assert data["standings"][0]["dup_low"] is None and data["standings"][0]["dup_high"] is None
+    assert data["intervals"]["clusters"] == 1 and data["intervals"]["df"] == 0
     assert len(render_standings(rows, rules, "csv").splitlines()) == 5
 
 
@@ -384,11 +383,26 @@ def test_a_bot_without_finished_games_is_absent() -> None:
     assert compute_standings(records[-1:]) == []
 
 
-def test_a_lone_result_on_a_hand_is_neutral() -> None:
-    # Only the first rotation of a block: no hand has a second result yet.
+def test_a_lone_result_on_a_hand_is_not_compared() -> None:
+    # Only the first rotation of a block: no hand has a second result yet. Nothing is compared: no
+    # duplicate score, no matchpoints (not 0 and 50 %), though the game is played and counted.
     records = cyclic_block(BOTS, BLOCK1)[:1]
     rows = compute_standings(records)
-    assert all(r.dup_per_game == 0 and r.matchpoint_pct == 50.0 for r in rows)
+    assert all(math.isnan(r.dup_per_game) and math.isnan(r.matchpoint_pct) for r in rows)
+    assert all(r.games == 1 and r.dup_games == 0 and r.clusters == 0 for r in rows)
+    text = render_standings(rows, Rules.profile())
+    assert "nan" not in text and [line.split()[2] for line in text.splitlines()[2:6]] == ["-"] * 4
+
+
+def test_hands_nobody_else_has_played_yet_count_neither_as_zero_nor_as_a_game() -> None:
+    # Mid-round: deal set 1 played in all its rotations, deal set 2 in its first only.
+    whole = compute_standings(cyclic_block(BOTS, BLOCK1))
+    rows = by_bot(compute_standings(cyclic_block(BOTS, BLOCK1) + cyclic_block(BOTS, BLOCK2, schedule_round=2,
+                                                                              deal_set=2)[:1]))
+    for row in whole:
+        assert rows[row.bot].games == 5 and rows[row.bot].dup_games == 4 and rows[row.bot].clusters == 1
+        assert rows[row.bot].dup_per_game == pytest.approx(row.dup_per_game)  # not diluted by a fifth game
+        assert rows[row.bot].matchpoint_pct == pytest.approx(row.matchpoint_pct)
 
 
 def test_ties_everywhere() -> None:
@@ -403,12 +417,13 @@ def test_ties_everywhere() -> None:
     reference = openskill_reference(records)["A"]
     assert (rows[0].mu, rows[0].sigma) == pytest.approx((reference.mu, reference.sigma))
     c = compare(records, "A", "C")  # opposite each other: 2 game pairs per block, each a double draw
-    assert c.diff.mean == 0 and c.los == 0.5 and c.pairs == 4 and c.elo == pytest.approx((0.0, 0.0, 0.0))
+    assert c.diff.mean == 0 and c.los == 0.5 and c.pairs == 4
+    assert c.elo.elo == 0.0 and c.elo.describe() == "+0.0 (no interval: all 2 deal sets scored alike)"
     render_standings(rows, Rules.profile())
     render_comparison(c, Rules.profile())
     # Neighbours never hold each other's hands under cyclic rotation: no pairs, no Elo, still rendered.
     neighbours = compare(records, "A", "B")
-    assert neighbours.pairs == 0 and math.isnan(neighbours.elo[0])
+    assert neighbours.pairs == 0 and math.isnan(neighbours.elo.elo)
     assert "0 game pairs" in render_comparison(neighbours, Rules.profile())
 
 
@@ -416,10 +431,10 @@ def test_house_bots_are_last_and_unranked() -> None:
     rows = compute_standings(example(), house=["A"])  # A is the best bot of the example
     assert [r.bot for r in rows][-1] == "A" and rows[-1].house
     assert rows[-1].dup_per_game > rows[0].dup_per_game
-    lines = render_standings(rows, Rules.profile()).splitlines()[2:]
+    lines = render_standings(rows, Rules.profile()).split("\n\n")[0].splitlines()[2:]
     assert [line.split()[0] for line in lines] == ["1", "2", "3", "-"]
     assert lines[-1].split()[1:3] == ["A", "(house)"]
-    assert json.loads(render_standings(rows, Rules.profile(), "json"))[-1]["house"] is True
+    assert json.loads(render_standings(rows, Rules.profile(), "json"))["standings"][-1]["house"] is True
 
 
 # -- head to head -----------------------------------------------------------------------------------
@@ -447,20 +462,23 @@ def test_head_to_head_difference_los_and_pairs_by_hand() -> None:
     assert c.blocks == 3 and c.diff.mean == pytest.approx(65 / 12)
     se = stdev(blocks) / math.sqrt(3)
     assert c.diff.se == pytest.approx(se)
-    assert c.los == pytest.approx(NormalDist().cdf((65 / 12) / se)) and c.los == pytest.approx(0.96836, abs=1e-5)
+    # LOS from the t distribution on 2 df (3 deal sets): 0.8978, where the normal said 0.9684.
+    assert c.los == pytest.approx(t_cdf((65 / 12) / se, 2)) and c.los == pytest.approx(0.897794, abs=1e-6)
     half = t_quantile(0.975, 2) * se
     assert (c.diff.low, c.diff.high) == pytest.approx((65 / 12 - half, 65 / 12 + half))
     # Pairs: rotations 0 and 2, 1 and 3 (A and B swap hands): 1+1, 0+0.5; 1+0, 1+1; 0+0.5, 1+1.
     assert c.pairs == 6
-    assert c.elo == pytest.approx(pentanomial_elo([2, 0.5, 1, 2, 0.5, 2]))
-    assert c.elo[0] == pytest.approx(-400 * math.log10(1 / (8 / 12) - 1))  # mean score 2/3: +120.4 Elo
+    # Each block is a deal set of its own here, and its two pairs one cluster.
+    assert c.elo == pentanomial_elo([2, 0.5, 1, 2, 0.5, 2], clusters=[1, 1, 2, 2, 3, 3])
+    assert c.elo.elo == pytest.approx(-400 * math.log10(1 / (8 / 12) - 1))  # mean score 2/3: +120.4 Elo
     reverse = compare(records, "B", "A")
     assert reverse.diff.mean == pytest.approx(-c.diff.mean) and reverse.los == pytest.approx(1 - c.los)
-    assert reverse.elo[0] == pytest.approx(-c.elo[0])
+    assert reverse.elo.elo == pytest.approx(-c.elo.elo)
+    assert (reverse.elo.low, reverse.elo.high) == pytest.approx((-c.elo.high, -c.elo.low))
     matrix = head_to_head(records, ["A", "B", "O1", "O2"])
     assert matrix[("A", "B")].diff == c.diff and len(matrix) == 12
     text = render_head_to_head(matrix, ["A", "B", "O1", "O2"], Rules.profile())
-    assert "+0.54 (97%)" in text  # 5.42 tenths per game, LOS 97 %
+    assert "+0.54 (90%)" in text  # 5.42 tenths per game, LOS 90 %
 
 
 @pytest.mark.parametrize("method", ["alt", "alt2"])
@@ -469,11 +487,11 @@ def test_compare_sprt_is_stats_sprt_on_the_block_differences(method: Any) -> Non
     blocks = [6.25, 10.0, 0.0] * 4
     for delta1 in (3.0, 20.0, 0.5):
         c = compare(records, "A", "B", delta1=delta1, burn_in=3, cap=12, method=method)
-        assert c.sprt == sprt(blocks, 0.0, delta1, burn_in=3, cap=12, method=method)
+        assert c.sprt == sprt(blocks, 0.0, delta1, burn_in=3, cap=12, method=method, per_point=10, a="A", b="B")
     c = compare(records, "A", "B", delta0=1.0, delta1=4.0, alpha=0.1, beta=0.2, burn_in=5, method=method)
-    assert c.sprt == sprt(blocks, 1.0, 4.0, alpha=0.1, beta=0.2, burn_in=5, method=method)
+    assert c.sprt == sprt(blocks, 1.0, 4.0, alpha=0.1, beta=0.2, burn_in=5, method=method, per_point=10, a="A", b="B")
     assert compare(records, "A", "B").sprt is None
-    assert f"verdict: {c.sprt.verdict}" in render_comparison(c, Rules.profile())
+    assert f"SPRT: {describe(c.sprt)}" in render_comparison(c, Rules.profile())
 
 
 def test_head_to_head_tournament(h2h: list[RoundRecord]) -> None:
@@ -489,8 +507,8 @@ def test_head_to_head_tournament(h2h: list[RoundRecord]) -> None:
     assert len(diffs) == 6 and all(len(d) == 4 for d in blocks.values())
     c = compare(h2h, "heur", "rand1", delta1=50.0, burn_in=3)
     assert c.blocks == 6 and c.diff.mean == pytest.approx(mean(diffs))
-    assert c.los == pytest.approx(NormalDist().cdf(mean(diffs) / (stdev(diffs) / math.sqrt(6))))
-    assert c.sprt == sprt(diffs, 0.0, 50.0, burn_in=3)
+    assert c.los == pytest.approx(t_cdf(mean(diffs) / (stdev(diffs) / math.sqrt(6)), 5))
+    assert c.sprt == sprt(diffs, 0.0, 50.0, burn_in=3, per_point=10, a="heur", b="rand1")
     # The pairs: in rotation r and r + 2 heur and rand1 hold each other's hands.
     assert c.pairs == 2 * 6
     pairs = []
@@ -505,7 +523,7 @@ def test_head_to_head_tournament(h2h: list[RoundRecord]) -> None:
             pairs.append(score)
             a_seat = by_rotation[first].seats.index("heur")
             assert by_rotation[first + 2].seats[a_seat] == "rand1"
-    assert c.elo == pytest.approx(pentanomial_elo(pairs))
+    assert c.elo == pentanomial_elo(pairs, clusters=[n // 2 for n in range(len(pairs))])  # a block per deal set
     text = render_comparison(c, Rules.profile())
     assert "12 game pairs" in text and "likelihood of superiority" in text and "SPRT" in text
 
@@ -535,16 +553,17 @@ def test_seat_report_on_a_real_tournament(round_robin: list[RoundRecord]) -> Non
     rounds = len(round_robin)
     assert rounds == 40 * 5
     assert all(r.rounds == rounds for r in rows)
-    per_block: dict[str, dict[str, list[int]]] = {}
+    per_deal_set: dict[str, dict[int, list[int]]] = {}
     for record in round_robin:
         for seat in range(4):
             distance = (seat - record.dealer) % 4
             for key in (f"seat {seat}", f"dealer +{distance}" if distance else "dealer"):
-                per_block.setdefault(key, {}).setdefault(record.block, []).append(record.scores[seat])
+                per_deal_set.setdefault(key, {}).setdefault(record.deal_set, []).append(record.scores[seat])
     for row in rows:
-        values = [mean(v) for v in per_block[row.position].values()]
-        assert row.mean.n == 10 and row.mean.mean == pytest.approx(mean(values))  # 5 tables x 2 deal sets
-        half = t_quantile(0.975, 9) * stdev(values) / math.sqrt(10)
+        # Every table of a round holds the same cards at the same seat: one cluster per deal set.
+        values = [mean(v) for v in per_deal_set[row.position].values()]
+        assert row.mean.n == 2 and row.mean.mean == pytest.approx(mean(values))
+        half = t_quantile(0.975, 1) * stdev(values) / math.sqrt(2)
         assert (row.mean.low, row.mean.high) == pytest.approx((mean(values) - half, mean(values) + half))
     # Seats and distances are two views of the same rounds: their overall means agree.
     assert mean(r.mean.mean for r in rows[:4]) == pytest.approx(mean(r.mean.mean for r in rows[4:]))

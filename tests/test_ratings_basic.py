@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -12,7 +13,8 @@ import pytest
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.event.records import RoundRecord, parse_record
-from arena.rating.ratings import compute_standings, render_standings
+from arena.rating.ratings import compute_standings
+from arena.rating.report import render_standings
 
 Record = dict[str, Any]
 RULES = Rules.profile().to_dict()
@@ -93,12 +95,12 @@ def test_matchpoints_rank_the_results_on_each_hand() -> None:
 
 def test_raw_totals_without_rotation_reward_the_lucky_seat() -> None:
     # One rotation only: the bot on the best hand leads on totals, but duplicate scoring has no
-    # other result on the same hand to compare with, so it gives nothing.
+    # other result on the same hand to compare with, so it says nothing (no number, not 0).
     records = game("r1-g1-d1-p0", ["dot", "ace", "bea", "cal"],
                    [[HAND_VALUE[s] + SKILL[b] for s, b in enumerate(["dot", "ace", "bea", "cal"])]])
     rows = by_bot(compute_standings(records))
     assert rows["dot"].mean_total > rows["ace"].mean_total
-    assert all(row.dup_per_game == 0 for row in rows.values())
+    assert all(math.isnan(row.dup_per_game) and row.dup_games == 0 for row in rows.values())
 
 
 @pytest.mark.parametrize(("totals", "points"), [
@@ -121,7 +123,7 @@ def test_house_bots_are_sorted_last_and_unranked() -> None:
     rows = compute_standings(duplicate_block(list(skill), skill), house=["house-1"])
     assert [row.bot for row in rows] == ["ace", "bea", "cal", "house-1"]
     assert rows[-1].house and rows[-1].dup_per_game > rows[0].dup_per_game
-    table = render_standings(rows, Rules.profile(), "table").splitlines()
+    table = render_standings(rows, Rules.profile(), "table").split("\n\n")[0].splitlines()
     assert table[-1].split()[:3] == ["-", "house-1", "(house)"]
     assert [line.split()[0] for line in table[2:5]] == ["1", "2", "3"]
 
@@ -148,7 +150,7 @@ def test_every_rendering_lists_every_bot() -> None:
     for fmt in ("table", "markdown", "csv"):
         text = render_standings(rows, rules, fmt)
         assert all(bot in text for bot in SKILL)
-    data = json.loads(render_standings(rows, rules, "json"))
+    data = json.loads(render_standings(rows, rules, "json"))["standings"]
     assert [row["bot"] for row in data] == list(SKILL)
     assert data[0]["dup_low"] is None or isinstance(data[0]["dup_low"], float)  # nan is written as null
 

@@ -80,7 +80,9 @@ def test_table_lists_every_bot_and_every_column(round_robin: Path) -> None:
         assert column in header, column
     for name, _, _ in FIELD:
         assert re.search(rf"^\d\s+{name}\s", text, re.MULTILINE), name
-    assert "Head to head" in text and "Seats (mean round score across all bots)" in text
+    assert "Head to head" in text and "Seats (mean round score across all bots, in points)" in text
+    assert "Scores in points" in text and "clustered by deal set" in text and "2 deal sets, 1 df" in text
+    assert "Which number answers which question" in text
     assert "duplicate difference" not in text  # no A-B comparison in a round robin
     for position in ("seat 0", "seat 3", "dealer +1", "dealer +3", "dealer"):
         assert position in text
@@ -97,16 +99,19 @@ def test_markdown_is_github_tables(round_robin: Path) -> None:
 
 def test_json_has_every_part(round_robin: Path) -> None:
     data = json.loads(folder_report(round_robin, "json"), parse_constant=lambda c: pytest.fail(f"bare {c}"))
-    assert set(data) == {"standings", "comparison", "head_to_head", "seats"}
+    assert set(data) == {"unit", "intervals", "result", "standings", "comparison", "head_to_head", "seats"}
+    assert data["unit"] == "points" and data["result"] is None  # only the master profile names a winner
+    assert data["intervals"] == {"level": 0.95, "method": "Student's t on the clusters, ratio estimator",
+                                 "clustered_by": "deal set", "clusters": 2, "df": 1}
     assert data["comparison"] is None
     assert sorted(row["bot"] for row in data["standings"]) == sorted(name for name, _, _ in FIELD)
     assert set(data["standings"][0]) == {f.name for f in Standing.__dataclass_fields__.values()}
-    assert all(row["games"] == 8 and row["blocks"] == 2 for row in data["standings"])
+    assert all(row["games"] == 8 and row["blocks"] == 2 and row["clusters"] == 2 for row in data["standings"])
     assert len(data["head_to_head"]) == 12  # every ordered pair of 4 bots that met
     assert {c["a"] for c in data["head_to_head"]} == {name for name, _, _ in FIELD}
     assert [s["position"] for s in data["seats"]] == ["seat 0", "seat 1", "seat 2", "seat 3",
                                                       "dealer +1", "dealer +2", "dealer +3", "dealer"]
-    assert all(s["rounds"] == 8 * 5 and s["mean"]["n"] == 2 for s in data["seats"])
+    assert all(s["rounds"] == 8 * 5 and s["mean"]["clusters"] == 2 for s in data["seats"])
 
 
 def test_csv_has_a_header_and_one_row_per_bot(round_robin: Path) -> None:
@@ -125,12 +130,17 @@ def test_head_to_head_folder_shows_the_comparison(head_to_head: Path) -> None:
     assert "heur vs rand1: 4 blocks" in text
     assert "duplicate difference per game" in text and "(95% CI [" in text
     assert "likelihood of superiority" in text
-    assert "head-to-head Elo (pentanomial, 8 game pairs)" in text
+    assert "head-to-head Elo (pentanomial, 8 game pairs in 4 deal sets)" in text
+    assert "likelihood of superiority" in text and "(t, 3 df)" in text
     assert "SPRT" not in text  # a fixed-length comparison has no sequential test
     data: dict[str, Any] = json.loads(folder_report(head_to_head, "json"))
     comparison = data["comparison"]
     assert comparison["a"] == "heur" and comparison["b"] == "rand1" and comparison["blocks"] == 4
-    assert comparison["pairs"] == 8 and comparison["sprt"] is None and len(comparison["elo"]) == 3
+    assert comparison["pairs"] == 8 and comparison["sprt"] is None
+    assert comparison["elo"]["pairs"] == 8 and comparison["elo"]["clusters"] == 4
+    assert sum(comparison["elo"]["counts"].values()) == 8 and set(comparison["elo"]["counts"]) == {
+        "LL", "LD", "WL+DD", "WD", "WW"}
+    assert comparison["unit"] == "points" and comparison["diff"]["clusters"] == 4 and comparison["los_df"] == 3
     assert 0.0 <= comparison["los"] <= 1.0
     assert comparison["diff"]["low"] <= comparison["diff"]["mean"] <= comparison["diff"]["high"]
     assert "duplicate difference" in folder_report(head_to_head, "markdown")
@@ -159,13 +169,13 @@ def test_standings_of_a_folder_without_records(tmp_path: Path) -> None:
 
 def test_an_sprt_on_a_deal_file_is_capped_by_the_file_in_the_report(tmp_path: Path, capsys: Any) -> None:
     # The run stops at the deal file's last deal set; the report must judge the same blocks, not
-    # the configuration's deal_sets (left at its default of 8 when a deal file is given).
+    # the configuration's deal_sets (not used when a deal file is given).
     deals = tmp_path / "contest.deals"
     assert main(["deals", "--seed", "5", "--count", "12", "--out", str(deals)]) == 0
     capsys.readouterr()
     text = (f'[tournament]\nname = "df"\nseed = 1\ndeal_file = "{deals}"\nformat = "sprt"\n'
-            '[sprt]\na = "heur"\nb = "rand1"\ndelta1 = 0.01\n' + bots(FIELD[0], FIELD[1]))
+            '[sprt]\na = "heur"\nb = "rand1"\ndelta1 = 0.01\nburn_in = 12\n' + bots(FIELD[0], FIELD[1]))
     folder = play(text, tmp_path / "df")
     assert len({r.block for r in ResultsStore(folder).records()}) == 12
     sprt = json.loads(folder_report(folder, "json"))["comparison"]["sprt"]
-    assert sprt["n"] == 12 and sprt["verdict"] == "H1 (cap)"
+    assert sprt["n"] == 12 and sprt["verdict"] == "no decision" and sprt["cap"] == 12

@@ -24,8 +24,8 @@ from arena.event.schedule import Assignment, Block
 from arena.event.store import ResultsStore
 from arena.players.table import GameRecord
 from arena.rating.live import LiveJudge
-from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compute_standings, render_standings
-from arena.rating.report import STANDINGS_FILES, folder_report, write_standings
+from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compute_standings
+from arena.rating.report import STANDINGS_FILES, folder_report, render_standings, write_standings
 
 Record = dict[str, Any]
 RULES = Rules.profile()
@@ -113,11 +113,13 @@ def test_a_bot_taken_out_before_finishing_a_game_still_has_its_line() -> None:
     assert eve.games == 0 and eve.rank is None and eve.status == "withdrawn"
     assert gus.games == 0 and gus.rank is None and gus.status == "absent"
     text = render_standings(rows, RULES, "table")
-    line = text.splitlines()[-2]
+    tables = text.rsplit("\n\n", 1)[0]  # the notes follow the tables
+    line = tables.splitlines()[-2]
     assert line.split()[:4] == ["-", "eve", "-", "[-,"] and "withdrawn: absent: never connected in 30 s" in line
-    assert "absent: never connected in 30 s" in text.splitlines()[-1]
+    assert "absent: never connected in 30 s" in tables.splitlines()[-1]
     assert "nan" not in text
     data = json.loads(render_standings(rows, RULES, "json"), parse_constant=lambda c: pytest.fail(f"bare {c}"))
+    data = data["standings"]
     assert data[-2]["games"] == 0 and data[-2]["dup_per_game"] is None and data[-2]["fallback_pct"] is None
 
 
@@ -182,7 +184,7 @@ def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None
 
 def test_json_and_csv_carry_rank_status_reason_and_the_fallback_share() -> None:
     rows = compute_standings(field(), statuses=STATUSES)
-    data = json.loads(render_standings(rows, RULES, "json"))
+    data = json.loads(render_standings(rows, RULES, "json"))["standings"]
     assert [(d["bot"], d["rank"], d["status"]) for d in data] == [
         ("bea", 1, "absent"), ("cal", 2, "playing"), ("ace", None, "disqualified"), ("dot", None, "withdrawn"),
     ]
@@ -307,7 +309,7 @@ def test_games_recorded_before_the_run_count_as_if_played_now(tmp_path: Path) ->
         whole.game_done(game, game_record(game, diffs[game.id]))
     state = resumed.sprt_state()
     assert state is not None and state == whole.sprt_state() and state.n == 10
-    assert state.verdict.endswith("(cap)")  # the cap is the planned blocks
+    assert state.verdict == "no decision" and state.cap == 10  # the cap is the planned blocks
     # The report of the folder reads the same blocks the same way.
     lines = [record_data(g.id, g.seats, game_record(g, diffs[g.id]).totals) for g in games]
     (folder / "records.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
@@ -341,7 +343,7 @@ def test_the_standings_files_appear_with_the_status(tmp_path: Path) -> None:
         text = (folder / name).read_text(encoding="utf-8")
         assert NOT_RANKED_TITLE in text and "disqualified: 6 faulty decisions" in text, name
         assert "absent: never connected in 31 s" in text.split(NOT_RANKED_TITLE)[0], name
-    data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))
+    data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))["standings"]
     assert {d["bot"]: (d["rank"], d["status"]) for d in data} == {
         "bea": (1, "absent"), "cal": (2, "playing"), "dot": (3, "playing"), "ace": (None, "disqualified"),
     }
@@ -355,4 +357,6 @@ def test_the_standings_files_appear_with_the_status(tmp_path: Path) -> None:
     text = (folder / "standings.txt").read_text(encoding="utf-8")
     write_standings(folder)
     assert (folder / "standings.txt").read_text(encoding="utf-8") == text
-    assert text == render_standings(compute_standings(ResultsStore(folder).games(), (), statuses), RULES)
+    # The standings first, then (a head-to-head configuration) the comparison of its two bots.
+    assert text.startswith(render_standings(compute_standings(ResultsStore(folder).games(), (), statuses), RULES))
+    assert "A vs B: 0 blocks" in text

@@ -17,8 +17,12 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from arena.rating.sequential import Method, SprtResult, sprt
+from arena.rating.sequential import sprt
 from arena.rating.stats import (
+    ClusteredMean,
+    PairTally,
+    field_datum_diffs,
+    field_matchpoints,
     loo_datum_diffs,
     los,
     matchpoints,
@@ -155,77 +159,7 @@ def test_los_rejects_negative_se_and_passes_nan() -> None:
     assert math.isnan(los(math.nan, 1.0))
 
 
-# --- SPRT: formula and edges ---------------------------------------------------------------------
-
-
-def test_sprt_bounds_for_alpha_beta_five_percent() -> None:
-    result = sprt([], 0.0, 2.0)
-    assert result.lower == pytest.approx(-2.944438979, abs=1e-9)
-    assert result.upper == pytest.approx(2.944438979, abs=1e-9)
-    assert (result.n, result.verdict, result.llr) == (0, "continue", 0.0)
-    assert math.isnan(result.mean)
-    asymmetric = sprt([], 0.0, 2.0, alpha=0.01, beta=0.1)
-    assert (asymmetric.lower, asymmetric.upper) == pytest.approx((math.log(0.1 / 0.99), math.log(90)))
-
-
-SPRT_VALUES = [3.0, -2.0, 5.0, 1.0, 0.5, 4.0, -1.0, 2.5, 0.0, 3.5, 1.5, -0.5]
-
-
-def test_sprt_llr_alt_is_the_normal_likelihood_ratio() -> None:
-    values = SPRT_VALUES
-    n = len(values)
-    # Each hypothesis gets the mean square distance of the blocks from its own mean as the variance.
-    r0 = sum((x - 0.0) ** 2 for x in values) / n
-    r1 = sum((x - 1.0) ** 2 for x in values) / n
-    result = sprt(values, 0.0, 1.0, burn_in=100, method="alt")
-    assert result.llr == pytest.approx(n / 2 * math.log(r0 / r1), rel=1e-12)
-    # ... which is the log of the ratio of the two maximised normal likelihoods.
-    def log_likelihood(mu: float, var: float) -> float:
-        return sum(-0.5 * math.log(2 * math.pi * var) - (x - mu) ** 2 / (2 * var) for x in values)
-
-    assert result.llr == pytest.approx(log_likelihood(1.0, r1) - log_likelihood(0.0, r0), rel=1e-12)
-    assert result.verdict == "continue"
-    assert result.ci == mean_ci(values)
-    assert (result.mean, result.sd) == (result.ci.mean, result.ci.sd)
-    assert result.los == pytest.approx(normal_cdf(result.mean / (result.ci.sd / math.sqrt(n))), rel=1e-12)
-
-
-def test_sprt_llr_alt2_is_the_fishtest_brownian_formula() -> None:
-    values = SPRT_VALUES
-    n = len(values)
-    mean = sum(values) / n
-    var0 = sum((x - mean) ** 2 for x in values) / n  # divided by n, as fishtest
-    result = sprt(values, 0.0, 1.0, burn_in=100, method="alt2")
-    assert result.llr == pytest.approx(n * (1.0 - 0.0) * (2 * mean - 0.0 - 1.0) / (2 * var0), rel=1e-12)
-    # For a small Δ1 − Δ0, alt is alt2 with the variance (r0 + r1)/2; both agree near the mean.
-    d0, d1 = 1.0, 1.01
-    r0, r1 = (sum((x - d) ** 2 for x in values) / n for d in (d0, d1))
-    alt = sprt(values, d0, d1, burn_in=100, method="alt").llr
-    assert alt == pytest.approx(n * (d1 - d0) * (2 * mean - d0 - d1) / (r0 + r1), rel=1e-5)
-    around = (mean - 0.005, mean + 0.005)
-    assert sprt(values, *around, burn_in=100, method="alt").llr == pytest.approx(
-        sprt(values, *around, burn_in=100, method="alt2").llr, rel=1e-5)
-
-
-def test_sprt_stops_at_the_first_crossing_and_ignores_later_blocks() -> None:
-    values = [2.0, 3.0] * 10 + [-50.0] * 30
-    first = sprt(values, 0.0, 1.0, burn_in=4)
-    assert first.verdict == "H1"
-    assert first.n < 20
-    assert sprt(values[: first.n], 0.0, 1.0, burn_in=4) == first
-    # The same blocks fed one at a time: the decision comes at the same block.
-    states = [sprt(values[:k], 0.0, 1.0, burn_in=4).verdict for k in range(len(values) + 1)]
-    assert states.index("H1") == first.n
-
-
-def test_sprt_waits_for_the_burn_in() -> None:
-    values = [0.9, 1.1, 1.0, 1.2, 0.8, 1.0, 0.9, 1.1, 1.0, 1.2, 0.8, 1.0]
-    methods: tuple[Method, ...] = ("alt", "alt2")
-    for method in methods:
-        assert sprt(values[:9], 0.0, 1.0, method=method).verdict == "continue"
-        assert sprt(values[:9], 0.0, 1.0, method=method).llr > 2.944
-        assert sprt(values, 0.0, 1.0, method=method).verdict == "H1"
-        assert sprt(values, 0.0, 1.0, method=method).n == 10
+# --- SPRT edges (the test itself: tests/test_sequential.py) -------------------------------------
 
 
 def test_sprt_reverse_hypotheses_and_zero_variance() -> None:
@@ -237,29 +171,6 @@ def test_sprt_reverse_hypotheses_and_zero_variance() -> None:
     assert sprt([3.0, 2.0] * 10, 0.0, -1.0).verdict == "H0"
 
 
-@pytest.mark.parametrize(
-    ("mean", "delta1", "verdict"),
-    [(0.6, 1.0, "H1 (cap)"), (0.4, 1.0, "H0 (cap)"), (-0.6, -1.0, "H1 (cap)"), (-0.4, -1.0, "H0 (cap)")],
-)
-@pytest.mark.parametrize("method", ["alt", "alt2"])
-def test_sprt_cap_uses_the_midpoint(mean: float, delta1: float, verdict: str, method: Method) -> None:
-    # Blocks so spread out that 12 of them cannot decide: the cap gives the fixed-sample verdict.
-    values = [mean + 10.0, mean - 10.0] * 6 + [100.0] * 5
-    result = sprt(values, 0.0, delta1, burn_in=2, cap=12, method=method)
-    assert result.verdict == verdict
-    assert result.n == 12
-    assert result.mean == pytest.approx(mean)
-    assert result.lower < result.llr < result.upper
-
-
-def test_sprt_rejects_bad_parameters() -> None:
-    for kwargs in ({"delta1": 0.0}, {"alpha": 0.0}, {"beta": 1.0}, {"alpha": 0.6, "beta": 0.6},
-                   {"burn_in": 1}, {"cap": 0}, {"method": "alt3"}):
-        arguments: dict[str, object] = {"delta0": 0.0, "delta1": 1.0, **kwargs}
-        with pytest.raises(ValueError):
-            sprt([1.0, 2.0], **arguments)  # type: ignore[arg-type]
-
-
 # --- pentanomial head-to-head --------------------------------------------------------------------
 
 
@@ -267,7 +178,11 @@ def _pairs(ll: int, ld: int, wl_dd: int, wd: int, ww: int) -> list[float]:
     return [0.0] * ll + [0.5] * ld + [1.0] * wl_dd + [1.5] * wd + [2.0] * ww
 
 
-@pytest.mark.parametrize("counts", [(3, 5, 20, 9, 6), (0, 0, 10, 0, 0), (1, 0, 0, 0, 1), (2, 7, 1, 0, 0)])
+def _elo(x: float) -> float:
+    return -math.inf if x <= 0 else math.inf if x >= 1 else -400 * math.log10(1 / x - 1)
+
+
+@pytest.mark.parametrize("counts", [(3, 5, 20, 9, 6), (0, 0, 9, 1, 0), (1, 0, 0, 0, 1), (2, 7, 1, 0, 0)])
 def test_pentanomial_score_formula(counts: tuple[int, int, int, int, int]) -> None:
     pairs = _pairs(*counts)
     random.Random(1).shuffle(pairs)
@@ -275,32 +190,139 @@ def test_pentanomial_score_formula(counts: tuple[int, int, int, int, int]) -> No
     ll, ld, wl_dd, wd, ww = counts
     n = sum(counts)
     s = (ww + 0.75 * wd + 0.5 * wl_dd + 0.25 * ld) / n
+    # Each pair its own cluster: the sample variance of the per-game pair scores, and t on n - 1 df.
     var = (ww * (1 - s) ** 2 + wd * (0.75 - s) ** 2 + wl_dd * (0.5 - s) ** 2 + ld * (0.25 - s) ** 2
-           + ll * s**2) / n
-    z = 1.959963984540054
-
-    def elo(x: float) -> float:
-        x = min(max(x, 1e-6), 1 - 1e-6)
-        return -400 * math.log10(1 / x - 1)
-
-    expected = (elo(s), elo(s - z * math.sqrt(var / n)), elo(s + z * math.sqrt(var / n)))
-    assert pentanomial_elo(pairs) == pytest.approx(expected, abs=1e-9)
+           + ll * s**2) / (n - 1)
+    half = t_quantile(0.975, n - 1) * math.sqrt(var / n)
+    elo = pentanomial_elo(pairs)
+    assert (elo.score, elo.clusters, elo.pairs, elo.counts) == (pytest.approx(s), n, n, counts)
+    assert (elo.elo, elo.low, elo.high) == pytest.approx((_elo(s), _elo(s - half), _elo(s + half)), abs=1e-9)
 
 
 def test_pentanomial_known_values_and_edges() -> None:
     # 3 in 4 points per pair is +190.85 Elo; an even score is 0 with a symmetric interval.
-    elo, low, high = pentanomial_elo([1.5] * 8)
-    assert (elo, low, high) == pytest.approx((190.848501887865,) * 3)
-    elo, low, high = pentanomial_elo(_pairs(2, 3, 10, 3, 2))
-    assert elo == 0.0
-    assert low == pytest.approx(-high)
-    # A clean sweep is clamped, not infinite: s = 1 − 1e-6.
-    assert pentanomial_elo([2.0] * 5) == pytest.approx((400 * math.log10(1e6 - 1),) * 3)
-    assert pentanomial_elo([0.0] * 5)[0] == pytest.approx(-400 * math.log10(1e6 - 1))
-    assert all(math.isnan(x) for x in pentanomial_elo([]))
+    elo = pentanomial_elo([1.5] * 7 + [1.0])
+    assert elo.elo == pytest.approx(_elo(11.5 / 16)) and elo.low < elo.elo < elo.high
+    assert pentanomial_elo([1.5] * 8).elo == pytest.approx(190.848501887865)
+    elo = pentanomial_elo(_pairs(2, 3, 10, 3, 2))
+    assert elo.elo == 0.0
+    assert elo.low == pytest.approx(-elo.high)
+    # An interval that reaches a score of 1 is unbounded there, not clamped to a fake +2400.
+    near = pentanomial_elo([2.0] * 19 + [1.5])
+    assert near.high == math.inf and 500 < near.low < near.elo < 800
+    assert near.describe() == f"{near.elo:+.1f} [{near.low:+.1f}, +inf]"
+    assert pentanomial_elo([1.0, 2.0]).low == -math.inf  # one df: the t interval spans every score
+    assert all(math.isnan(x) for x in (pentanomial_elo([]).elo, pentanomial_elo([]).score))
+    assert pentanomial_elo([]).describe() == "-"
     assert pentanomial_counts([]) == (0, 0, 0, 0, 0)
     with pytest.raises(ValueError):
         pentanomial_counts([0.75])
+
+
+def test_a_sweep_has_no_point_estimate_and_an_exact_one_sided_bound() -> None:
+    # No lost pair in G clusters: the chance of a cluster that is not swept is below 1 - 0.025^(1/G)
+    # at 97.5 %, so the score is at least 0.025^(1/G) (a lost cluster counted as 0).
+    won = pentanomial_elo([2.0] * 5)
+    assert won.sweep == "won" and math.isnan(won.elo) and won.score == 1.0 and won.high == math.inf
+    assert won.low == pytest.approx(-400 * math.log10(1 / 0.025 ** (1 / 5) - 1))
+    assert won.describe() == f"no lost pairs in 5: at least {won.low:+.1f}"
+    lost = pentanomial_elo([0.0] * 5)
+    assert lost.sweep == "lost" and lost.high == pytest.approx(-won.low) and lost.low == -math.inf
+    assert lost.describe() == f"no won pairs in 5: at most {-won.low:+.1f}"
+    # Five pairs say little: even a clean sweep of them bounds the Elo only near 0.
+    assert -20 < won.low < 0
+    # Clusters, not pairs, are the independent evidence: 20 pairs in 10 deal sets bound like 10.
+    clustered = pentanomial_elo([2.0] * 20, clusters=[n // 2 for n in range(20)])
+    assert clustered.pairs == 20 and clustered.clusters == 10
+    assert clustered.low == pytest.approx(-400 * math.log10(1 / 0.025 ** (1 / 10) - 1))
+    assert clustered.low < pentanomial_elo([2.0] * 20).low
+    with pytest.raises(ValueError):
+        pentanomial_elo([2.0, 1.0], clusters=[1])
+
+
+def test_pair_tally_clusters_as_the_ratio_estimator() -> None:
+    tally = PairTally()
+    tally.add_cluster([2.0, 0.5])
+    tally.add_cluster([])  # no pairs: no cluster
+    tally.add_cluster([1.0, 2.0, 1.5])
+    tally.add_cluster([0.5])
+    elo = tally.elo()
+    per_game = ClusteredMean()
+    for cluster in ([2.0, 0.5], [1.0, 2.0, 1.5], [0.5]):
+        per_game.add(sum(cluster) / 2, len(cluster))
+    ci = per_game.interval()
+    assert elo.clusters == 3 and elo.counts == (0, 2, 1, 1, 2)
+    assert elo.score == pytest.approx(ci.mean)
+    assert (elo.elo, elo.low, elo.high) == pytest.approx((_elo(ci.mean), _elo(ci.low), _elo(ci.high)))
+
+
+# --- clustered means and LOS ---------------------------------------------------------------------
+
+
+def test_clustered_mean_by_hand() -> None:
+    # Clusters (total, weight): the ratio R = 12/8 = 1.5; residuals y - R n: 3 - 3 = 0, 7 - 4.5 = 2.5,
+    # 2 - 4.5 = -2.5; se^2 = 3/2 * 12.5 / 8^2.
+    sums = ClusteredMean()
+    for total, weight in ((3.0, 2.0), (7.0, 3.0), (2.0, 3.0)):
+        sums.add(total, weight)
+    sums.add(5.0, 0.0)  # no weight, no evidence
+    ci = sums.interval()
+    se = math.sqrt(1.5 * 12.5) / 8
+    assert (ci.mean, ci.n, ci.df) == (1.5, 3, 2)
+    assert ci.se == pytest.approx(se)
+    assert (ci.low, ci.high) == pytest.approx((1.5 - t_quantile(0.975, 2) * se, 1.5 + t_quantile(0.975, 2) * se))
+    assert ci.los == pytest.approx(t_cdf(1.5 / se, 2))
+    with pytest.raises(ValueError):
+        sums.add(1.0, -1.0)
+
+
+@given(st.lists(st.tuples(st.floats(-1e4, 1e4), st.integers(1, 40)), min_size=2, max_size=30))
+def test_clustered_mean_with_equal_weights_is_mean_ci_of_the_cluster_means(clusters: list[tuple[float, int]]) -> None:
+    weight = clusters[0][1]
+    sums = ClusteredMean()
+    for total, _ in clusters:
+        sums.add(total * weight, weight)
+    ci, reference = sums.interval(), mean_ci([total for total, _ in clusters])
+    assert ci.n == reference.n and ci.mean == pytest.approx(reference.mean, abs=1e-6)
+    assert ci.sd == pytest.approx(reference.sd, rel=1e-6, abs=1e-6)
+
+
+def test_clustered_mean_edges() -> None:
+    empty = ClusteredMean().interval()
+    assert empty.n == 0 and math.isnan(empty.mean) and math.isnan(ClusteredMean().mean)
+    one = ClusteredMean()
+    one.add(10.0, 4.0)
+    assert (one.interval().mean, one.interval().low, one.interval().high) == (2.5, -math.inf, math.inf)
+    assert math.isnan(one.interval().los)
+    flat = ClusteredMean()
+    for weight in (1.0, 3.0, 7.0, 0.2):
+        flat.add(0.1 * weight, weight)  # every cluster at the same ratio: no spread, only rounding
+    ci = flat.interval()
+    assert ci.low == ci.high == ci.mean == pytest.approx(0.1) and ci.sd == 0.0
+    shifted = ClusteredMean()
+    for total, weight in ((3.0, 2.0), (7.0, 3.0), (2.0, 3.0)):
+        shifted.add(total + 1e9 * weight, weight)
+    assert shifted.interval().se == pytest.approx(math.sqrt(1.5 * 12.5) / 8, rel=1e-6)
+
+
+def test_los_with_degrees_of_freedom_is_the_t_distribution() -> None:
+    assert los(2.0, 1.0, 4) == pytest.approx(t_cdf(2.0, 4))
+    assert los(0.0, 1.0, 3) == 0.5 and los(1.0, 0.0, 3) == 1.0
+    assert los(1.0, 1.0, 10**7) == pytest.approx(los(1.0, 1.0), abs=1e-7)
+
+
+def test_los_from_t_is_calibrated_when_there_is_no_difference() -> None:
+    # 5 clusters, true mean 0: LOS >= 0.95 should happen 5 % of the time. With the normal it happens
+    # P(T4 >= 1.645) = 8.7 % of the time, as the user reports measured (0.087-0.092).
+    assert 1 - t_cdf(normal_quantile(0.95), 4) == pytest.approx(0.0875, abs=5e-4)
+    rng = random.Random(5)
+    trials, t_hits, normal_hits = 20_000, 0, 0
+    for _ in range(trials):
+        ci = mean_ci([rng.gauss(0.0, 1.0) for _ in range(5)])
+        t_hits += los(ci.mean, ci.se, ci.df) >= 0.95
+        normal_hits += los(ci.mean, ci.se) >= 0.95
+    assert 0.045 <= t_hits / trials <= 0.055
+    assert 0.08 <= normal_hits / trials <= 0.095
 
 
 # --- one hand, several results -------------------------------------------------------------------
@@ -340,7 +362,29 @@ def test_loo_datum_diffs(scores: list[float], diffs: list[float]) -> None:
         assert out[i] == pytest.approx(sum(others) / len(others) if others else 0.0)
 
 
+@pytest.mark.parametrize(
+    ("scores", "owners", "diffs", "points"),
+    [([10, 10, 0, 0, 5], "aabcc", [25 / 3, 25 / 3, -6.25, -20 / 3, -5 / 3], [1.0, 1.0, 0.125, 1 / 6, 1 / 3]),
+     ([30, 41, -40, 20], "abcd", [30 - 7, 41 - 10 / 3, -40 - 91 / 3, 20 - 31 / 3], [2 / 3, 1.0, 0.0, 1 / 3]),
+     ([7, 9], "aa", [None, None], [None, None]),
+     ([7, 9, 3], "aab", [4.0, 6.0, -5.0], [1.0, 1.0, 0.0])],
+)
+def test_the_field_leaves_out_every_result_of_the_owner(
+    scores: list[int], owners: str, diffs: list[float | None], points: list[float | None],
+) -> None:
+    assert field_datum_diffs(scores, list(owners)) == pytest.approx(diffs)
+    assert field_matchpoints(scores, list(owners)) == pytest.approx(points)
+
+
 SCORES = st.lists(st.integers(min_value=-130, max_value=133), max_size=12)
+
+
+@given(SCORES)
+def test_distinct_owners_make_the_field_the_leave_one_out(scores: list[int]) -> None:
+    owners = list(range(len(scores)))
+    if len(scores) > 1:
+        assert field_datum_diffs(scores, owners) == pytest.approx(loo_datum_diffs(scores))
+        assert field_matchpoints(scores, owners) == pytest.approx(matchpoints(scores))
 
 
 @given(SCORES)
@@ -504,97 +548,10 @@ def test_mean_ci_covers_the_true_mean_95_percent_of_the_time(blocks: int) -> Non
     assert coverage == COVERAGE[blocks]
 
 
-# --- SPRT calibration ----------------------------------------------------------------------------
-# Block differences of A (BOLD) against B (STEADY) from the same model: the mean over the block's 4
-# hands of A's game total minus B's, plus A's block luck minus B's. Card luck cancels exactly (both
-# hold every hand). Standardised with the exact moments and rescaled to SIGMA around the chosen true
-# mean, so the shape stays (lumpy: flatter than a normal, excess kurtosis about −0.36, from the
-# make-or-miss swings) and the truth is exact.
-
-SIGMA = 10.0  # points per game, per block
-DELTA1 = 2.0  # points per game: δ1 = Δ1/σ = 0.2, so about 2·0.9·2.944/δ1² ≈ 132 blocks per test
-_RAW_MEAN = BOLD.game.mean - STEADY.game.mean
-_RAW_SD = math.sqrt((BOLD.game.var + STEADY.game.var) / 4 + LUCK**2 * (BOLD.round.var + STEADY.round.var))
-
-
-def _block_differences(rng: random.Random, blocks: int, true_mean: float) -> list[float]:
-    a, b = BOLD.game.draw(rng, 4 * blocks), STEADY.game.draw(rng, 4 * blocks)
-    ra, rb = BOLD.round.draw(rng, blocks), STEADY.round.draw(rng, blocks)
-    out = []
-    for j in range(blocks):
-        games = sum(a[h] - b[h] for h in range(4 * j, 4 * j + 4)) / 4
-        luck = LUCK * (ra[j] - BOLD.round.mean) - LUCK * (rb[j] - STEADY.round.mean)
-        out.append(true_mean + SIGMA * (games + luck - _RAW_MEAN) / _RAW_SD)
-    return out
-
-
-def test_block_difference_model() -> None:
-    mean, sd, skew, kurt = _moments(_block_differences(random.Random(0), 50_000, DELTA1))
-    assert mean == pytest.approx(DELTA1, abs=3 * SIGMA / math.sqrt(50_000))
-    assert sd == pytest.approx(SIGMA, rel=0.02)
-    assert abs(skew) > 0.1 or abs(kurt) > 0.1
-
-
-def _run_sprt(rng: random.Random, true_mean: float, method: Method, cap: int = 2000, burn_in: int = 10) -> SprtResult:
-    # Blocks arrive in chunks; sprt() reads them in order and stops at the first crossing, so this
-    # is the same as asking after every block.
-    values: list[float] = []
-    while True:
-        values += _block_differences(rng, 64, true_mean)
-        result = sprt(values, 0.0, DELTA1, burn_in=burn_in, cap=cap, method=method)
-        if result.verdict != "continue":
-            return result
-
-
-def _calibration(
-    true_mean: float, runs: int, seed: int, method: Method = "alt", burn_in: int = 10
-) -> tuple[float, float, int]:
-    """Share of tests accepting H1, mean length in blocks, and how many tests hit the cap."""
-    rng = random.Random(seed)
-    results = [_run_sprt(rng, true_mean, method, burn_in=burn_in) for _ in range(runs)]
-    accepted = sum(r.verdict.startswith("H1") for r in results) / runs
-    return accepted, sum(r.n for r in results) / runs, sum(r.verdict.endswith("(cap)") for r in results)
-
-
-# Measured with these seeds, 1,000 tests under each hypothesis (share accepting H1, mean blocks):
-# the expected length of a normal SPRT with known variance is 2·0.9·2.944/0.2² ≈ 132 blocks.
-CALIBRATION = {"H0": (0.052, 138.828), "H1": (0.949, 138.29)}
-
-
-def test_sprt_false_accept_rate_under_h0() -> None:
-    accepted, length, capped = _calibration(0.0, runs=1000, seed=1)
-    assert 0.03 <= accepted <= 0.07, accepted
-    assert 100 <= length <= 200
-    assert capped == 0
-    assert (accepted, length) == pytest.approx(CALIBRATION["H0"], abs=1e-9)
-
-
-def test_sprt_power_under_h1() -> None:
-    accepted, length, capped = _calibration(DELTA1, runs=1000, seed=2)
-    assert 0.93 <= accepted <= 0.97, accepted
-    assert 100 <= length <= 200
-    assert capped == 0
-    assert (accepted, length) == pytest.approx(CALIBRATION["H1"], abs=1e-9)
-
-
-# The default method (alt2) with the tournaments' default burn-in of 30 blocks, same model and seeds.
-CALIBRATION_ALT2 = {"H0": (0.06, 131.143), "H1": (0.939, 129.41)}
-
-
-def test_sprt_alt2_with_a_burn_in_of_30_is_calibrated() -> None:
-    false_accepts, length0, capped0 = _calibration(0.0, runs=1000, seed=1, method="alt2", burn_in=30)
-    power, length1, capped1 = _calibration(DELTA1, runs=1000, seed=2, method="alt2", burn_in=30)
-    assert 0.03 <= false_accepts <= 0.07, false_accepts
-    assert 0.93 <= power <= 0.97, power
-    assert capped0 == capped1 == 0
-    assert (false_accepts, length0) == pytest.approx(CALIBRATION_ALT2["H0"], abs=1e-9)
-    assert (power, length1) == pytest.approx(CALIBRATION_ALT2["H1"], abs=1e-9)
-
-
-def test_alt_is_slow_for_differences_far_above_delta1() -> None:
-    # The documented reason alt2 is the default: with alt, r0 and r1 both grow with a large
-    # difference, so the LLR per block shrinks; alt2's grows.
-    values = [40.0 + (i % 5) for i in range(40)]
-    alt, alt2 = sprt(values, 0.0, 5.0, method="alt"), sprt(values, 0.0, 5.0, method="alt2")
-    assert alt2.verdict == "H1" and alt2.n == 10
-    assert alt.verdict == "H1" and alt.n > alt2.n
+def test_pairs_that_all_score_alike_get_no_interval_rather_than_a_zero_width_one() -> None:
+    # Three deal sets of one WD pair each: the same score everywhere, nothing to measure spread by.
+    elo = pentanomial_elo([1.5, 1.5, 1.5], clusters=[1, 2, 3])
+    assert elo.elo == pytest.approx(_elo(0.75)) and math.isnan(elo.low) and math.isnan(elo.high)
+    assert elo.describe() == f"+{_elo(0.75):.1f} (no interval: all 3 deal sets scored alike)"
+    spread = pentanomial_elo([1.5, 1.0, 1.5], clusters=[1, 2, 3])
+    assert spread.low < spread.elo < spread.high

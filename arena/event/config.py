@@ -232,7 +232,8 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         name=name,
         seed=t.integer("seed", 1, 0, 2**63 - 1),
         # With a deal file, the file decides how many deal sets there are (0 here: not set).
-        deal_sets=0 if deal_file is not None else t.integer("deal_sets", 8, 1, 10_000_000),
+        deal_sets=0 if deal_file is not None else t.integer(
+            "deal_sets", SPRT_DEAL_SETS if fmt == "sprt" else 8, 1, 10_000_000),
         deal_file=deal_file,
         format=fmt,
         rotation=t.string("rotation", "cyclic", ROTATIONS),
@@ -313,6 +314,11 @@ def _bots(items: list[Any]) -> tuple[BotConfig, ...]:
     return tuple(bots)
 
 
+SPRT_DEAL_SETS = 10_000
+"""``tournament.deal_sets``' default under ``sprt``: the test's cap, far above the few hundred blocks
+a test usually needs, so that the default decides."""
+
+
 def _format_options(data: Mapping[str, Any], fmt: str, bots: Sequence[BotConfig]) -> dict[str, Any]:
     for other in _FORMAT_KEYS:
         if other != fmt and other in data:
@@ -357,7 +363,8 @@ def _format_options(data: Mapping[str, Any], fmt: str, bots: Sequence[BotConfig]
             raise ConfigError(f"{fmt}.opponents names {twice[0]!r} twice")
         options: dict[str, Any] = {"a": a, "b": b, "opponents": [str(o) for o in opponents]}
         if fmt == "sprt":
-            options.update(_sprt_options(r))
+            tournament = data.get("tournament", {})
+            options.update(_sprt_options(r, tournament if isinstance(tournament, Mapping) else {}))
         return options
     opening = r.integer("opening_rounds", 2, 1, 10_000)
     if len(bots) < 4:
@@ -372,17 +379,33 @@ def _number(r: _Reader, key: str, default: Any, low: float, high: float) -> floa
     return float(value)
 
 
-def _sprt_options(r: _Reader) -> dict[str, Any]:
-    # Deltas are given in points per game (as people read scores) and kept in tenths.
+def _sprt_options(r: _Reader, tournament: Mapping[str, Any]) -> dict[str, Any]:
+    # Deltas are given in points per game (as people read scores); the live judge turns them into tenths.
     delta0 = _number(r, "delta0", 0.0, -1000.0, 1000.0)
     delta1 = _number(r, "delta1", _REQUIRED, -1000.0, 1000.0)
     if delta1 == delta0:
         raise ConfigError("sprt.delta1 must differ from sprt.delta0: the test decides between the two")
+    burn_in = r.integer("burn_in", 30, 10, 100_000)
+    # The test reads one block per deal set, gives no verdict before the burn-in and none after the
+    # last block: with fewer deal sets than the burn-in it could only end in "no decision". (With a
+    # deal file its games set the count; the live judge checks that when it reads the file.)
+    deal_sets = tournament.get("deal_sets", SPRT_DEAL_SETS)
+    if (not tournament.get("deal_file") and isinstance(deal_sets, int) and not isinstance(deal_sets, bool)
+            and 0 < deal_sets < burn_in):
+        burn_in_is = f"{burn_in}{'' if 'burn_in' in r.data else ' (the default)'}"
+        deal_sets_are = f"{deal_sets}{'' if 'deal_sets' in tournament else ' (the default)'}"
+        fix = f"set tournament.deal_sets to {burn_in} or more" + (
+            f", or sprt.burn_in to {deal_sets} or less" if deal_sets >= 10 else " (sprt.burn_in cannot go below 10)")
+        raise ConfigError(
+            f"sprt.burn_in is {burn_in_is} but tournament.deal_sets is {deal_sets_are}: the test reads one block "
+            f"per deal set and gives no verdict before the burn-in, so it could never decide; {fix}; "
+            "a test usually needs a few hundred blocks"
+        )
     return {
         "delta0": delta0, "delta1": delta1,
         "alpha": _number(r, "alpha", 0.05, 0.0001, 0.5), "beta": _number(r, "beta", 0.05, 0.0001, 0.5),
-        "burn_in": r.integer("burn_in", 30, 10, 100_000),
-        "method": r.string("method", "alt2", ("alt", "alt2")),
+        "burn_in": burn_in,
+        "method": r.string("method", "el", ("el", "alt", "alt2")),
     }
 
 

@@ -95,6 +95,8 @@ class Status:
     bots: list[BotState]
     sessions: list[SessionState]
     tables: list[TableState]
+    test: str = ""
+    """The sequential test in one line, under ``sprt`` (``LLR 1.20 (-2.94, 2.94) [0.00, 5.00] 40 blocks, ...``)."""
 
     @property
     def live(self) -> bool:
@@ -143,20 +145,26 @@ class Progress:
     """A progress bar of games done with its ETA, the faults so far and the bots awaited, and why
     (quiet when not wanted)."""
 
-    def __init__(self, total: int, done: int, enabled: bool, file: Any = None) -> None:
+    def __init__(self, total: int | None, done: int, enabled: bool, file: Any = None) -> None:
+        """``total`` None: no planned total (a sequential test ends when it decides), games are counted."""
         self.bar: Any = None
         if enabled:
             from tqdm import tqdm
 
             self.bar = tqdm(total=total, initial=done, unit="game", dynamic_ncols=True, leave=False, file=file)
 
-    def update(self, faults: int, awaited: Mapping[str, str], step: int = 1) -> None:
-        """One more game done (``step``), or only a fresh postfix (``step=0``)."""
+    @property
+    def shown(self) -> bool:
+        return self.bar is not None
+
+    def update(self, faults: int, awaited: Mapping[str, str], step: int = 1, note: str = "") -> None:
+        """One more game done (``step``), or only a fresh postfix (``step=0``); ``note`` is shown first
+        (the sequential test's line)."""
         if self.bar is not None:
             if step:
                 self.bar.update(step)
             waiting = f", waiting for {', '.join(f'{b} ({why})' for b, why in awaited.items())}" if awaited else ""
-            self.bar.set_postfix_str(f"faults {faults}{waiting}", refresh=step == 0)
+            self.bar.set_postfix_str(f"{note + ', ' if note else ''}faults {faults}{waiting}", refresh=step == 0)
 
     def close(self) -> None:
         if self.bar is not None:

@@ -26,6 +26,7 @@ import asyncio
 import contextlib
 import dataclasses
 import hashlib
+import math
 import os
 import secrets
 import time
@@ -64,6 +65,7 @@ from arena.players.table import GameRecord, play_game
 __all__ = ["Judge", "RunSummary", "Tournament"]
 
 STATUS_EVERY_S = 1.0
+TEST_LOG_EVERY_S = 10.0
 YIELD_EVERY_S = 0.005
 """Longest time the dispatcher plays fast-path games without letting the event loop serve others."""
 TAKEN_OUT = ("withdrawn", "disqualified")
@@ -85,6 +87,10 @@ class Judge(Protocol):
     def refresh(self, force: bool = False) -> None:
         """Rewrites the live standings (at most every few seconds unless ``force``); may be called
         from a worker thread."""
+
+    def progress_line(self) -> str | None:
+        """The sequential test in one line (``LLR -0.66 (-2.94, 2.94) [0.00, 1.00] 116 blocks, ...``),
+        for the progress bar, the log and the status; ``None`` when there is no test."""
 
 
 @dataclasses.dataclass
@@ -154,6 +160,8 @@ class Tournament:
         self._status_written = 0.0
         self._refreshing: asyncio.Task[None] | None = None
         self._bar: Progress | None = None
+        self._test_logged = ("", -math.inf)
+        """The sequential test's line last logged, and when."""
 
     @property
     def address(self) -> str:
@@ -330,7 +338,9 @@ class Tournament:
             self.judge.start(games)
         self._release(recorded)
         done, total = self._dispatcher.counts()
-        self._bar = Progress(self._planned_total(total), done, self.progress)
+        # A sequential test ends when it decides: its bar counts games without a planned total.
+        open_ended = self._schedule is not None and self._schedule.sequential
+        self._bar = Progress(None if open_ended else self._planned_total(total), done, self.progress)
         ticker: asyncio.Task[None] | None = None
         try:
             if any(b.kind != "python" for b in self.bots.values()):
@@ -601,8 +611,8 @@ class Tournament:
             self._take_out(bot, "disqualified", self.policy.reason(bot))
         if self.judge is not None:
             self.judge.game_done(game, record)
-        if self._bar is not None:
-            self._bar.update(summary.faults, self._awaited_words())
+        if self._bar is not None and self._bar.shown:
+            self._bar.update(summary.faults, self._awaited_words(), note=self._test_line())
         self._write_status()
 
     # -- status ----------------------------------------------------------------------------------
@@ -611,12 +621,26 @@ class Tournament:
         while True:
             await asyncio.sleep(STATUS_EVERY_S)
             self._write_status(force=True)
+            line = self._test_line()
             if self._bar is not None:
-                self._bar.update(self.summary.faults, self._awaited_words(), step=0)
+                self._bar.update(self.summary.faults, self._awaited_words(), step=0, note=line)
+            if self._bar is None or not self._bar.shown:
+                self._log_test(line)
             if self.judge is not None and (self._refreshing is None or self._refreshing.done()):
                 # The standings read every record: on a worker thread, and never in the way of the
                 # status, so the loop keeps serving the bots and the status stays fresh.
                 self._refreshing = asyncio.get_running_loop().create_task(asyncio.to_thread(self.judge.refresh))
+
+    def _test_line(self) -> str:
+        return (self.judge.progress_line() or "") if self.judge is not None else ""
+
+    def _log_test(self, line: str) -> None:
+        """The sequential test's line in the log when there is no bar to show it: when it has moved,
+        at most every :data:`TEST_LOG_EVERY_S`."""
+        now = time.monotonic()
+        if line and line != self._test_logged[0] and now - self._test_logged[1] >= TEST_LOG_EVERY_S:
+            self._test_logged = (line, now)
+            self.log(line)
 
     def _awaited_words(self) -> dict[str, str]:
         return {bot: self.seating.why_absent(bot) for bot in sorted(self._awaited)}
@@ -671,6 +695,7 @@ class Tournament:
             tournament=self.config.name, state=self._state, message=message, pid=os.getpid(), updated=time.time(),
             address=self.address, tls=server.tls if server is not None else False, games_done=done,
             games_planned=planned, awaited=awaited, bots=bots, sessions=sessions, tables=tables,
+            test=self._test_line(),
         )
 
     async def _close(self) -> None:

@@ -10,7 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.core.scoring import tenths_per_point
-from arena.event.config import TournamentConfig
+from arena.errors import ConfigError
+from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.plan import Manifest
 from arena.event.records import GameRecords
 from arena.event.schedule import Assignment
@@ -18,7 +19,7 @@ from arena.event.store import ResultsStore
 from arena.players.table import GameRecord
 from arena.rating.ratings import BlockDifferences
 from arena.rating.report import write_standings
-from arena.rating.sequential import SprtResult, sprt
+from arena.rating.sequential import SequentialTest, SprtResult, fishtest_line
 
 __all__ = ["LiveJudge"]
 
@@ -31,16 +32,31 @@ class LiveJudge:
     format decides when no new block needs to begin."""
 
     def __init__(self, folder: Path, config: TournamentConfig) -> None:
+        """Refuses (:class:`~arena.errors.ConfigError`) an ``sprt`` run on a deal file of fewer games than
+        the burn-in: the configuration alone cannot know how many a deal file holds."""
         self.folder = folder
         self.config = config
         options = config.format_options
         self._differences = (BlockDifferences(str(options["a"]), str(options["b"]))
                              if config.format == "sprt" else None)
+        if self._differences is not None and config.deal_file is not None:
+            games = len(read_deal_file(config.deal_file).games)
+            burn_in = int(options["burn_in"])
+            if games < burn_in:
+                fix = (f", or set sprt.burn_in to {games} or less" if games >= 10
+                       else " (sprt.burn_in cannot go below 10)")
+                raise ConfigError(
+                    f"sprt.burn_in is {burn_in} but the deal file tournament.deal_file ({config.deal_file.name}) "
+                    f"holds {games} games: the test reads one block per game of the file and gives no verdict "
+                    f"before the burn-in, so it could never decide; use a deal file of {burn_in} games or more{fix}"
+                )
         self._order: list[str] | None = None
         """The plan's block ids in plan order, read from the manifest (again whenever it changes)."""
         self._stamp: int | None = None
         self._rotations = 4
         self._state: SprtResult | None = None
+        self._test: SequentialTest | None = None
+        """The test fed the complete prefix so far, block by block (rebuilt if the prefix or the cap changes)."""
         self._refreshed = -math.inf
         self._refresh_cost = 0.0
         self._refreshing = threading.Lock()
@@ -86,15 +102,31 @@ class LiveJudge:
             return None
         order = self._plan_order()  # first: a changed plan clears the verdict
         if self._state is None:
-            options = self.config.format_options
-            scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
-            self._state = sprt(
-                self._differences.complete_prefix(order, self._rotations),
-                float(options["delta0"]) * scale, float(options["delta1"]) * scale,
-                alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
-                cap=len(order) or None, method=options.get("method", "alt2"),
-            )
+            prefix = self._differences.complete_prefix(order, self._rotations)
+            cap = len(order) or None
+            test = self._test
+            if test is None or test.cap != cap or test.values != prefix[: len(test.values)]:
+                test = self._test = self._new_test(cap)
+                test.extend(prefix)
+            else:  # the usual case: more blocks complete after the ones already read
+                test.extend(prefix[len(test.values):])
+            self._state = test.result()
         return self._state
+
+    def progress_line(self) -> str | None:
+        """The test as fishtest shows it, for a progress bar or log (``None`` unless the format is ``sprt``):
+        ``LLR -0.66 (-2.94, 2.94) [0.00, 1.00] 116 blocks, A - B +0.42 points per game (95% CI ...)``."""
+        state = self.sprt_state()
+        return None if state is None else fishtest_line(state)
+
+    def _new_test(self, cap: int | None) -> SequentialTest:
+        options = self.config.format_options
+        scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
+        return SequentialTest(
+            float(options["delta0"]) * scale, float(options["delta1"]) * scale,
+            alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
+            cap=cap, method=options["method"], per_point=scale, a=str(options["a"]), b=str(options["b"]),
+        )
 
     def _plan_order(self) -> list[str]:
         store = ResultsStore(self.folder)

@@ -1,19 +1,23 @@
-"""Standings, head-to-head comparisons and the seat report, recomputed from records alone.
+"""Standings, head-to-head comparisons and the seat report, recomputed from records alone in one pass.
 
-Anyone with a results folder gets the same tables: nothing here reads anything but the records.
-``docs/standings.md`` explains every column. In short, for each bot:
+Anyone with a results folder gets the same tables: nothing here reads anything but the records (and
+the plan, to know when a round is complete). ``docs/standings.md`` explains every column and
+``docs/statistics.md`` every formula. In short, for each bot:
 
 - ``dup/game``: the duplicate score per game (primary sort). For every hand it played (one deal,
-  one seat) its round score minus the mean score of the *other* bots that played the same hand,
-  summed and divided by its games. Card luck cancels: a bot is compared only with bots that held
-  the same cards. Its 95 % interval comes from *block* means (a block is one deal set played in all
-  its rotations at one table), never from single rounds, whose luck is correlated within a block.
+  one seat) its round score minus the mean score of the results of the *other* bots on the same
+  hand (never its own results at its other tables), summed and divided by the games those hands
+  came from. A hand no other bot has played yet is not counted at all. Its 95 % interval is a
+  Student t interval clustered by deal set: every table of a schedule round plays the same deal
+  set, so a bot's games of one round are one cluster (a ratio estimator: the round's duplicate
+  points over the round's games), and the degrees of freedom come from the number of rounds.
 - ``mean round``, ``mean total``: raw means per round and per game.
 - ``place pts``: 3/2/1/0 points for places 1-4, exact ties sharing the points; ``MP%``: the share
-  of the other results on the same hand that it beat (ties half), as bridge matchpoints.
+  of the other bots' results on the same hand that it beat (ties half), as bridge matchpoints,
+  with the same clustered interval.
 - ``mu``, ``sigma``, ``ordinal``: an OpenSkill Plackett-Luce rating fed with each game's places
   (ties allowed), with no skill drift (tau = 0) because bots do not change during a tournament;
-  ``ordinal = mu - 3 sigma``.
+  ``ordinal = mu - 3 sigma``. Games are rated in schedule order whatever order they were recorded in.
 - calling: ``made%`` (rounds with tricks >= call), ``|err|`` (mean |tricks - call|), ``over``
   (overtricks per round), ``high%``/``low%`` (rounds called too high / too low).
 - ``fallback%``: the share of its decisions the arena made for it (fallback calls and cards,
@@ -21,29 +25,47 @@ Anyone with a results folder gets the same tables: nothing here reads anything b
 - ``status``: ``playing``, ``absent`` (a run stopped waiting for it), ``withdrawn`` or
   ``disqualified``, with the reason. Withdrawn and disqualified bots get no rank: they are listed
   after the ranking, apart. House bots (fillers) are listed last in the ranking, unranked.
+
+The pass (:class:`Tally`). Records are read one at a time, in the order the run wrote them (games
+finish in any order). The rounds of a game wait until its last round; then its counts (games,
+scores, calls, faults, fallbacks: sums, which do not depend on order) are added, and what compares
+results (the datum of each hand, matchpoints, the head-to-head differences, game pairs, the seat
+means, the ratings) is kept, compactly, with its schedule round. A round is scored when all its
+games are in: with a plan, when every game its blocks plan has been read, and rounds are scored in
+order (a round waits for the rounds before it, since the ratings depend on order); without a plan,
+or for games the plan does not know, at the end. Then its hands are compared, each bot's cluster is
+added to running sums, its games are rated in schedule order, and the round is forgotten. Memory is
+bounded by the bots (and pairs of bots), the plan's blocks and the rounds in flight, not by the
+number of rounds read. At the end, rounds still open (a run still playing, or stopped) are scored
+with what they have.
 """
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
+import itertools
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from openskill.models import PlackettLuce
-from tabulate import tabulate
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
-from arena.event.plan import BotStatus
+from arena.event.plan import BotStatus, Plan
 from arena.event.records import GameRecords, RoundRecord, group_games
-from arena.rating.sequential import Method, SprtResult, sprt
-from arena.rating.stats import MeanCI, los, matchpoints, mean_ci, pentanomial_elo
+from arena.rating.sequential import DEFAULT_METHOD, Method, SprtResult, sprt
+from arena.rating.stats import (
+    ClusteredMean,
+    MeanCI,
+    PairElo,
+    PairTally,
+    field_datum_diffs,
+    field_matchpoints,
+)
 
 __all__ = [
+    "CLUSTERED_BY",
     "NOT_RANKED",
     "NOT_RANKED_TITLE",
     "BlockDifferences",
@@ -51,22 +73,23 @@ __all__ = [
     "Results",
     "SeatRow",
     "Standing",
+    "Tally",
     "compare",
-    "compare_games",
     "compute_standings",
     "head_to_head",
-    "render_comparison",
-    "render_head_to_head",
-    "render_seat_report",
-    "render_standings",
+    "listed_apart",
     "seat_report",
     "sorted_games",
+    "tally",
 ]
 
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
 NOT_RANKED = ("withdrawn", "disqualified")
 """The statuses that take a bot out of the ranking (it is listed apart)."""
 NOT_RANKED_TITLE = "Not ranked: withdrawn, disqualified, or no game played"
+CLUSTERED_BY = "deal set"
+"""What the intervals' clusters are: the deal set, which every table of a schedule round plays."""
+SEAT_POSITIONS = ("seat 0", "seat 1", "seat 2", "seat 3", "dealer +1", "dealer +2", "dealer +3", "dealer")
 
 Results = Iterable[RoundRecord] | Iterable[GameRecords]
 """What the functions here read: the rounds of a results folder (games not finished are left
@@ -75,7 +98,7 @@ out), or its complete games."""
 
 @dataclasses.dataclass
 class Standing:
-    """One bot's line of the standings (scores in tenths, or DY points)."""
+    """One bot's line of the standings (scores in the records' unit: tenths, or DY points)."""
 
     bot: str
     rank: int | None = None
@@ -88,13 +111,22 @@ class Standing:
     games: int = 0
     rounds: int = 0
     dup_per_game: float = 0.0
+    """Duplicate score per game; nan when no hand of its games has another bot's result yet."""
     dup_low: float = math.nan
     dup_high: float = math.nan
+    dup_games: float = 0.0
+    """The games the duplicate score is spread over: a hand counts 1/rounds of its game once another
+    bot has played it (so all its games, when every hand has been)."""
+    clusters: int = 0
+    """Deal sets (schedule rounds) in the duplicate score's and MP%'s intervals: their t has clusters − 1 df."""
     blocks: int = 0
+    """Blocks (a deal set in all its rotations at one table) it played in."""
     mean_round: float = 0.0
     mean_total: float = 0.0
     place_points: float = 0.0
     matchpoint_pct: float = 0.0
+    matchpoint_low: float = math.nan
+    matchpoint_high: float = math.nan
     mu: float = 25.0
     sigma: float = 25.0 / 3
     ordinal: float = 0.0
@@ -111,163 +143,62 @@ class Standing:
     faults: int = 0
     faults_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
-        """JSON-ready form (nan and ±inf, which JSON lacks, become null)."""
-        return {k: (None if isinstance(v, float) and not math.isfinite(v) else v)
-                for k, v in dataclasses.asdict(self).items()}
+    SCORES = ("dup_per_game", "dup_low", "dup_high", "mean_round", "mean_total")
+    """The fields in score units (the rest are counts, shares, places and ratings)."""
 
-
-def sorted_games(results: Results) -> list[GameRecords]:
-    """The complete games of ``results``, sorted by game id parts (a stable order for ratings,
-    whatever order the games finished in)."""
-    items: list[RoundRecord | GameRecords] = list(results)
-    games = [item for item in items if isinstance(item, GameRecords)]
-    games += group_games([item for item in items if isinstance(item, RoundRecord)])
-    games.sort(key=lambda g: (g.first.schedule_round, g.first.group, g.first.deal_set, g.first.rotation))
-    return games
-
-
-def _place_points(places: Sequence[int], seat: int) -> float:
-    # Seats sharing a place share the points of the places they span.
-    place = places[seat]
-    tied = sum(1 for p in places if p == place)
-    return sum(PLACE_POINTS[place - 1: place - 1 + tied]) / tied
-
-
-def _hands(games: Sequence[GameRecords]) -> dict[tuple[str, int], list[tuple[str, str, int]]]:
-    """Every result on every hand: (deal, seat) -> [(bot, block, score)]."""
-    hands: dict[tuple[str, int], list[tuple[str, str, int]]] = {}
-    for game in games:
-        for record in game.rounds:
-            for seat, bot in enumerate(record.seats):
-                hands.setdefault((record.deal, seat), []).append((bot, record.block, record.scores[seat]))
-    return hands
-
-
-def _without_games(bot: str, house: bool) -> Standing:
-    """The line of a bot that has no complete game (shown when the manifest gives it a status)."""
-    nan = math.nan
-    return Standing(
-        bot, house=house, dup_per_game=nan, mean_round=nan, mean_total=nan, place_points=nan, matchpoint_pct=nan,
-        mu=nan, sigma=nan, ordinal=nan, made_pct=nan, abs_error=nan, overtricks=nan, too_high_pct=nan,
-        too_low_pct=nan, fallback_pct=nan,
-    )
-
-
-def compute_standings(
-    records: Results, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None,
-) -> list[Standing]:
-    """The standings of the complete games in ``records``: the ranked bots best first, then the house
-    bots, then the withdrawn and disqualified bots (``statuses``, from the manifest), unranked."""
-    house_bots = set(house)
-    statuses = statuses or {}
-    games = sorted_games(records)
-    rows: dict[str, Standing] = {}
-    model = PlackettLuce(tau=0.0)
-    ratings: dict[str, Any] = {}
-    block_dup: dict[str, dict[str, list[float]]] = {}
-    block_games: dict[str, dict[str, int]] = {}
-    for game in games:
-        final = game.final
-        seats = final.seats
-        for seat, bot in enumerate(seats):
-            row = rows.setdefault(bot, Standing(bot, house=bot in house_bots))
-            row.games += 1
-            row.rounds += len(game.rounds)
-            row.mean_total += final.totals[seat]
-            row.place_points += _place_points(final.places, seat)
-            block_games.setdefault(bot, {})[final.block] = block_games.get(bot, {}).get(final.block, 0) + 1
-            for record in game.rounds:
-                call, won = record.calls[seat], record.tricks_won[seat]
-                row.mean_round += record.scores[seat]
-                row.made_pct += won >= call
-                row.abs_error += abs(won - call)
-                row.overtricks += max(0, won - call)
-                row.too_high_pct += won < call
-                row.too_low_pct += won > call
-                row.decisions += record.decisions
-                row.fallbacks += record.fallbacks[seat]
-        for record in game.rounds:
-            for fault in record.faults:
-                row = rows[seats[fault.seat]]
-                row.faults += 1
-                row.faults_by_kind[fault.kind.value] = row.faults_by_kind.get(fault.kind.value, 0) + 1
-        teams = [[ratings.setdefault(bot, model.rating(name=bot))] for bot in seats]
-        rated = model.rate(teams, ranks=list(final.places))
-        for seat, bot in enumerate(seats):
-            ratings[bot] = rated[seat][0]
-    for results in _hands(games).values():
-        scores = [score for _, _, score in results]
-        # A lone result (a hand no other bot has played yet) is neutral: 0 duplicate, half a matchpoint.
-        points = matchpoints(scores)
-        for (bot, block, score), mp in zip(results, points, strict=True):
-            row = rows[bot]
-            row.matchpoint_pct += mp
-            if len(scores) > 1:
-                datum = (sum(scores) - score) / (len(scores) - 1)
-                row.dup_per_game += score - datum
-                block_dup.setdefault(bot, {}).setdefault(block, []).append(score - datum)
-    for bot, row in rows.items():
-        rounds_played = row.rounds
-        row.matchpoint_pct = 100.0 * row.matchpoint_pct / rounds_played
-        row.dup_per_game /= row.games
-        row.mean_total /= row.games
-        row.place_points /= row.games
-        row.mean_round /= rounds_played
-        row.made_pct = 100.0 * row.made_pct / rounds_played
-        row.abs_error /= rounds_played
-        row.overtricks /= rounds_played
-        row.too_high_pct = 100.0 * row.too_high_pct / rounds_played
-        row.too_low_pct = 100.0 * row.too_low_pct / rounds_played
-        row.fallback_pct = 100.0 * row.fallbacks / row.decisions
-        per_block = [sum(diffs) / block_games[bot][block] for block, diffs in block_dup.get(bot, {}).items()]
-        ci = mean_ci(per_block)
-        row.dup_low, row.dup_high, row.blocks = ci.low, ci.high, ci.n
-        rating = ratings[bot]
-        row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal()
-    for bot, status in statuses.items():
-        # A bot taken out before it finished a game still gets its line: the reason is news.
-        if bot not in rows:
-            rows[bot] = _without_games(bot, bot in house_bots)
-        if bot in rows:
-            rows[bot].status, rows[bot].reason = status.status, status.reason
-
-    def order(row: Standing) -> tuple[int, bool, float, float, str]:
-        section = 2 if _apart(row) else 1 if row.house else 0
-        if not row.games:
-            return section, True, 0.0, 0.0, row.bot
-        return section, False, -row.dup_per_game, -row.mean_total, row.bot
-
-    ordered = sorted(rows.values(), key=order)
-    for rank, row in enumerate((r for r in ordered if not r.house and not _apart(r)), start=1):
-        row.rank = rank
-    return ordered
-
-
-def _apart(row: Standing) -> bool:
-    """True for a bot listed apart from the ranking: withdrawn, disqualified, or without a game."""
-    return row.status in NOT_RANKED or not row.games
-
-
-# -- head to head ------------------------------------------------------------------------------
+    def to_dict(self, per_point: int = 1) -> dict[str, Any]:
+        """JSON-ready form, scores divided by ``per_point`` (``tenths_per_point(rules)`` gives points;
+        1 keeps the records' unit); nan and ±inf, which JSON lacks, become null."""
+        out: dict[str, Any] = {}
+        for key, value in dataclasses.asdict(self).items():
+            if key in self.SCORES:
+                value = value / per_point
+            out[key] = None if isinstance(value, float) and not math.isfinite(value) else value
+        return out
 
 
 @dataclasses.dataclass
 class Comparison:
-    """Bot A against bot B over the blocks where both played at the same table."""
+    """Bot A against bot B over the games where both sat at the same table."""
 
     a: str
     b: str
     blocks: int
+    """Blocks where both played."""
+    games: int
+    """Games where both played."""
     diff: MeanCI
-    """Per block: (A's total - B's total) per game, in tenths; the mean and its interval."""
+    """(A's total − B's total) per game, in the records' unit: the ratio over every game where both
+    played, with its t interval clustered by deal set (``diff.n`` counts deal sets)."""
     los: float
-    """Likelihood that A is stronger than B."""
-    elo: tuple[float, float, float]
-    """Pentanomial head-to-head Elo and its 95 % interval."""
-    pairs: int
+    """Likelihood that A is stronger than B: T(mean/se) on the clusters' degrees of freedom."""
+    elo: PairElo
+    """Pentanomial head-to-head Elo and its 95 % interval, clustered the same way."""
     sprt: SprtResult | None = None
-    """The sequential test, when one was asked for."""
+    """The sequential test with all its parameters, when one was asked for."""
+
+    @property
+    def pairs(self) -> int:
+        """Game pairs: two games of a block in which A and B hold each other's hands."""
+        return self.elo.pairs
+
+
+@dataclasses.dataclass
+class SeatRow:
+    """Mean round score of one seat position, across all bots."""
+
+    position: str
+    rounds: int
+    mean: MeanCI
+    """Clustered by deal set, as the standings' intervals."""
+
+
+def _block_key(block: str) -> tuple[int, ...]:
+    """``r3-g2-d3`` -> (3, 2, 3): blocks in schedule order."""
+    try:
+        return tuple(int(part[1:]) for part in block.split("-"))
+    except ValueError:
+        return ()
 
 
 class BlockDifferences:
@@ -303,227 +234,429 @@ class BlockDifferences:
             out.append(sum(games.values()) / len(games))
         return out
 
+    def in_schedule_order(self) -> list[float]:
+        """Per block where A and B met, in schedule order, A's total minus B's per game (tenths)."""
+        return [sum(games.values()) / len(games)
+                for _, games in sorted(self._blocks.items(), key=lambda item: (_block_key(item[0]), item[0]))]
 
-def _block_differences(games: Sequence[GameRecords], a: str, b: str) -> tuple[list[float], list[float]]:
-    """Per block where A and B met: A's total minus B's, per game (tenths); and the scores of game
-    pairs, two games of a block in which A and B hold each other's hands (1 per game A finished
-    ahead of B, 1/2 for an exact tie), as chess testing pairs games with colours reversed."""
-    blocks: dict[str, list[tuple[tuple[str, ...], int, float]]] = {}
-    for game in games:
+
+# -- the pass ----------------------------------------------------------------------------------
+
+
+def _game_key(game: GameRecords) -> tuple[int, int, int, int]:
+    first = game.first
+    return first.schedule_round, first.group, first.deal_set, first.rotation
+
+
+def sorted_games(results: Results) -> list[GameRecords]:
+    """The complete games of ``results``, sorted by game id parts (a stable order for ratings,
+    whatever order the games finished in)."""
+    items: list[RoundRecord | GameRecords] = list(results)
+    games = [item for item in items if isinstance(item, GameRecords)]
+    games += group_games([item for item in items if isinstance(item, RoundRecord)])
+    games.sort(key=_game_key)
+    return games
+
+
+def _place_points(places: Sequence[int], seat: int) -> float:
+    # Seats sharing a place share the points of the places they span.
+    place = places[seat]
+    tied = sum(1 for p in places if p == place)
+    return sum(PLACE_POINTS[place - 1: place - 1 + tied]) / tied
+
+
+@dataclasses.dataclass(slots=True)
+class _Game:
+    """What a scored round still needs of a finished game."""
+
+    key: tuple[int, int, int, int]
+    block: str
+    seats: tuple[str, ...]
+    totals: tuple[int, ...]
+    places: tuple[int, ...]
+
+
+class _Round:
+    """A schedule round not scored yet: its games, the results on each of its hands, its seat sums."""
+
+    __slots__ = ("games", "hands", "planned", "seats")
+
+    def __init__(self) -> None:
+        self.games: list[_Game] = []
+        self.hands: dict[tuple[str, int], list[tuple[str, int, float]]] = {}
+        """(deal, seat) -> (bot, score, the share of a game the hand is: 1/rounds of its game)."""
+        self.seats: dict[str, list[int]] = {}
+        """Seat position -> [sum of scores, rounds]."""
+        self.planned: set[str] = set()
+        """The ids of its games the plan holds (the round is complete when it has them all)."""
+
+    def add(self, game: GameRecords) -> None:
         final = game.final
-        seats = final.seats
-        if a in seats and b in seats:
-            diff = final.totals[seats.index(a)] - final.totals[seats.index(b)]
-            blocks.setdefault(final.block, []).append((seats, diff, 1.0 if diff > 0 else 0.5 if diff == 0 else 0.0))
-    diffs: list[float] = []
-    pairs: list[float] = []
-    for entries in blocks.values():
-        diffs.append(sum(diff for _, diff, _ in entries) / len(entries))
-        paired: set[int] = set()
-        for i, (seats, _, outcome) in enumerate(entries):
-            if i in paired:
-                continue
-            swapped = tuple(b if s == a else a if s == b else s for s in seats)
-            ia, ib = seats.index(a), seats.index(b)
-            for j in range(i + 1, len(entries)):
-                other = entries[j][0]
-                if j not in paired and (other == swapped or (other[ia] == b and other[ib] == a)):
-                    paired.update((i, j))
-                    pairs.append(outcome + entries[j][2])
-                    break
-    return diffs, pairs
+        self.games.append(_Game(_game_key(game), final.block, final.seats, final.totals, final.places))
+        share = 1.0 / len(game.rounds)
+        for record in game.rounds:
+            for seat, bot in enumerate(record.seats):
+                score = record.scores[seat]
+                self.hands.setdefault((record.deal, seat), []).append((bot, score, share))
+                distance = (seat - record.dealer) % 4
+                for key in (SEAT_POSITIONS[seat], SEAT_POSITIONS[3 + distance] if distance else "dealer"):
+                    sums = self.seats.setdefault(key, [0, 0])
+                    sums[0] += score
+                    sums[1] += 1
+
+
+class _Row:
+    """One bot's running sums."""
+
+    __slots__ = ("dup", "faults", "matchpoints", "rating", "standing")
+
+    def __init__(self, bot: str, rating: Any) -> None:
+        self.standing = Standing(bot)
+        """Counts and sums (divided only when the standings are asked for)."""
+        self.dup = ClusteredMean()
+        self.matchpoints = ClusteredMean()
+        self.faults: dict[str, int] = {}
+        self.rating = rating
+
+
+class _Pair:
+    """Bot A against bot B: running sums over the rounds where both played."""
+
+    __slots__ = ("blocks", "diff", "games", "pairs")
+
+    def __init__(self) -> None:
+        self.diff = ClusteredMean()
+        self.pairs = PairTally()
+        self.games = 0
+        self.blocks = 0
+
+
+def _game_pairs(games: Sequence[_Game], a: str, b: str) -> list[float]:
+    """The scores of game pairs of one block, two games in which A and B hold each other's hands
+    (1 per game A finished ahead of B, 1/2 for an exact tie), as chess testing pairs games with
+    colours reversed; games are paired greedily in schedule order."""
+    entries = [(g.seats, g.totals[g.seats.index(a)] - g.totals[g.seats.index(b)]) for g in games]
+    out: list[float] = []
+    paired: set[int] = set()
+    for i, (seats, diff) in enumerate(entries):
+        if i in paired:
+            continue
+        ia, ib = seats.index(a), seats.index(b)
+        for j in range(i + 1, len(entries)):
+            other, other_diff = entries[j]
+            if j not in paired and other[ia] == b and other[ib] == a:
+                paired.update((i, j))
+                out.append(sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in (diff, other_diff)))
+                break
+    return out
+
+
+class Tally:
+    """Every statistic of the standings, folded in record by record (see the module's docstring).
+
+    ``plan`` (the manifest's) says which games each round has, so that a complete round is scored
+    and forgotten at once; ``on_game`` hears of every finished game, in the order they are read.
+    Call :meth:`finish` after the last record, then ask for the standings, comparisons and seats.
+    """
+
+    def __init__(self, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None) -> None:
+        self.rules: Rules | None = None
+        """The rules of the first record read (the unit of its scores)."""
+        self.clusters = 0
+        """Deal sets scored."""
+        self._on_game = on_game
+        self._open: dict[str, list[RoundRecord]] = {}
+        self._rounds: dict[int, _Round] = {}
+        self._late: dict[int, _Round] = {}
+        """Games of a round already scored (records the plan did not announce), scored at the end."""
+        self._scored: set[int] = set()
+        self._rows: dict[str, _Row] = {}
+        self._pairs: dict[tuple[str, str], _Pair] = {}
+        self._seats: dict[str, ClusteredMean] = {}
+        self._model = PlackettLuce(tau=0.0)
+        self._blocks: set[str] = set()
+        self._expected: dict[int, int] = {}
+        if plan is not None:
+            for block in plan.blocks:
+                self._blocks.add(block.id)
+                self._expected[block.round] = self._expected.get(block.round, 0) + plan.rotations
+        self._order = sorted(self._expected)
+        self._next = 0
+
+    # -- reading ------------------------------------------------------------------------------
+
+    def add(self, record: RoundRecord) -> None:
+        """One record, in file order: a game counts once its last round is read."""
+        rounds = self._open.setdefault(record.game, [])
+        rounds.append(record)
+        if record.final:
+            del self._open[record.game]
+            self.add_game(GameRecords(tuple(rounds)))
+
+    def add_game(self, game: GameRecords) -> None:
+        """One complete game."""
+        if self.rules is None:
+            self.rules = game.first.rules
+        final = game.final
+        for seat, bot in enumerate(final.seats):
+            row = self._row(bot)
+            standing = row.standing
+            standing.games += 1
+            standing.rounds += len(game.rounds)
+            standing.mean_total += final.totals[seat]
+            standing.place_points += _place_points(final.places, seat)
+            for record in game.rounds:
+                call, won = record.calls[seat], record.tricks_won[seat]
+                standing.mean_round += record.scores[seat]
+                standing.made_pct += won >= call
+                standing.abs_error += abs(won - call)
+                standing.overtricks += max(0, won - call)
+                standing.too_high_pct += won < call
+                standing.too_low_pct += won > call
+                standing.decisions += record.decisions
+                standing.fallbacks += record.fallbacks[seat]
+        for record in game.rounds:
+            for fault in record.faults:
+                row = self._rows[final.seats[fault.seat]]
+                row.standing.faults += 1
+                row.faults[fault.kind.value] = row.faults.get(fault.kind.value, 0) + 1
+        number = game.first.schedule_round
+        if number in self._scored:
+            self._late.setdefault(number, _Round()).add(game)
+        else:
+            unit = self._rounds.setdefault(number, _Round())
+            unit.add(game)
+            if game.block in self._blocks:
+                unit.planned.add(game.game)
+            self._score_complete()
+        if self._on_game is not None:
+            self._on_game(game)
+
+    def finish(self) -> None:
+        """Scores the rounds still open, in order, with the games they have (games not finished are left out)."""
+        for number in sorted(self._rounds):
+            self._score(number, self._rounds.pop(number))
+        for number in sorted(self._late):
+            self._score(number, self._late.pop(number))
+        self._next = len(self._order)
+        self._open.clear()
+
+    def _row(self, bot: str) -> _Row:
+        row = self._rows.get(bot)
+        if row is None:
+            row = self._rows[bot] = _Row(bot, self._model.rating(name=bot))
+        return row
+
+    def _score_complete(self) -> None:
+        """Scores the planned rounds that are complete, in order, up to the first that is not."""
+        while self._next < len(self._order):
+            number = self._order[self._next]
+            unit = self._rounds.get(number)
+            if unit is None or len(unit.planned) < self._expected[number]:
+                return
+            self._score(number, self._rounds.pop(number))
+            self._next += 1
+
+    def _score(self, number: int, unit: _Round) -> None:
+        """Compares the results of one round, adds its clusters, rates its games; then it is gone.
+
+        Games of a round already scored (the plan did not announce them) come here again at the end:
+        they are compared among themselves and add a cluster of their own to the bots' sums (their
+        deal set is counted once in :attr:`clusters`)."""
+        if number not in self._scored:
+            self.clusters += 1
+        self._scored.add(number)
+        games = sorted(unit.games, key=lambda g: g.key)
+        # The duplicate score and matchpoints: each bot's results of the round are one cluster.
+        sums: dict[str, list[float]] = {}
+        # Hands and results in a fixed order, so that the sums come out the same to the last bit
+        # whatever order the games were recorded in.
+        for hand in sorted(unit.hands):
+            results = sorted(unit.hands[hand])
+            scores = [score for _, score, _ in results]
+            owners = [bot for bot, _, _ in results]
+            for (bot, _, share), diff, points in zip(
+                results, field_datum_diffs(scores, owners), field_matchpoints(scores, owners), strict=True
+            ):
+                if diff is None or points is None:
+                    continue  # nobody else has played this hand yet: not compared at all
+                acc = sums.setdefault(bot, [0.0, 0.0, 0.0, 0.0])
+                acc[0] += diff
+                acc[1] += share
+                acc[2] += points
+                acc[3] += 1
+        for bot, (dup, weight, points, hands) in sums.items():
+            row = self._rows[bot]
+            row.dup.add(dup, weight)
+            row.matchpoints.add(points, hands)
+        # Blocks, head-to-head differences and game pairs, per ordered pair of bots.
+        blocks: dict[str, list[_Game]] = {}
+        for game in games:
+            blocks.setdefault(game.block, []).append(game)
+        differences: dict[tuple[str, str], list[int]] = {}
+        paired: dict[tuple[str, str], list[float]] = {}
+        for block_games in blocks.values():
+            bots = sorted({bot for game in block_games for bot in game.seats})
+            for bot in bots:
+                self._rows[bot].standing.blocks += 1
+            for a, b in itertools.combinations(bots, 2):
+                met = [g for g in block_games if a in g.seats and b in g.seats]
+                diff = sum(g.totals[g.seats.index(a)] - g.totals[g.seats.index(b)] for g in met)
+                for key, sign in (((a, b), 1), ((b, a), -1)):
+                    counts = differences.setdefault(key, [0, 0, 0])
+                    counts[0] += sign * diff
+                    counts[1] += len(met)
+                    counts[2] += 1
+                pair_scores = _game_pairs(met, a, b)
+                paired.setdefault((a, b), []).extend(pair_scores)
+                paired.setdefault((b, a), []).extend(2.0 - s for s in pair_scores)
+        for key, (diff, count, met_blocks) in differences.items():
+            pair = self._pairs.get(key)
+            if pair is None:
+                pair = self._pairs[key] = _Pair()
+            pair.diff.add(diff, count)
+            pair.games += count
+            pair.blocks += met_blocks
+            pair.pairs.add_cluster(paired[key])
+        for position, (total, count) in unit.seats.items():
+            self._seats.setdefault(position, ClusteredMean()).add(total, count)
+        # The ratings, in schedule order.
+        for game in games:
+            teams = [[self._rows[bot].rating] for bot in game.seats]
+            rated = self._model.rate(teams, ranks=list(game.places))
+            for seat, bot in enumerate(game.seats):
+                self._rows[bot].rating = rated[seat][0]
+
+    # -- results ------------------------------------------------------------------------------
+
+    def standings(self, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None) -> list[Standing]:
+        """The ranked bots best first, then the house bots, then the withdrawn and disqualified bots
+        (``statuses``, from the manifest), unranked; a bot with a status but no game gets its line too."""
+        house_bots = set(house)
+        statuses = statuses or {}
+        rows: dict[str, Standing] = {}
+        for bot, sums in self._rows.items():
+            row = dataclasses.replace(sums.standing, house=bot in house_bots, faults_by_kind=dict(sums.faults))
+            games, rounds = row.games, row.rounds
+            dup = sums.dup.interval()
+            row.dup_per_game, row.dup_low, row.dup_high = dup.mean, dup.low, dup.high
+            row.dup_games, row.clusters = round(sums.dup.weight, 9), dup.n  # shares of 1/rounds: no float dust
+            points = sums.matchpoints.interval()
+            row.matchpoint_pct, row.matchpoint_low, row.matchpoint_high = (100.0 * points.mean, 100.0 * points.low,
+                                                                         100.0 * points.high)
+            row.mean_total /= games
+            row.place_points /= games
+            row.mean_round /= rounds
+            row.made_pct = 100.0 * row.made_pct / rounds
+            row.abs_error /= rounds
+            row.overtricks /= rounds
+            row.too_high_pct = 100.0 * row.too_high_pct / rounds
+            row.too_low_pct = 100.0 * row.too_low_pct / rounds
+            row.fallback_pct = 100.0 * row.fallbacks / row.decisions
+            rating = sums.rating
+            row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal()
+            rows[bot] = row
+        for bot, status in statuses.items():
+            # A bot taken out before it finished a game still gets its line: the reason is news.
+            if bot not in rows:
+                rows[bot] = _without_games(bot, bot in house_bots)
+            rows[bot].status, rows[bot].reason = status.status, status.reason
+
+        def order(row: Standing) -> tuple[int, bool, bool, float, float, str]:
+            section = 2 if listed_apart(row) else 1 if row.house else 0
+            if not row.games:
+                return section, True, True, 0.0, 0.0, row.bot
+            compared = not math.isnan(row.dup_per_game)
+            return section, False, not compared, -row.dup_per_game if compared else 0.0, -row.mean_total, row.bot
+
+        ordered = sorted(rows.values(), key=order)
+        for rank, row in enumerate((r for r in ordered if not r.house and not listed_apart(r)), start=1):
+            row.rank = rank
+        return ordered
+
+    def comparison(self, a: str, b: str) -> Comparison:
+        """A against B (no sequential test: see :func:`compare`)."""
+        pair = self._pairs.get((a, b)) or _Pair()
+        diff = pair.diff.interval()
+        return Comparison(a=a, b=b, blocks=pair.blocks, games=pair.games, diff=diff, los=diff.los,
+                          elo=pair.pairs.elo())
+
+    def matrix(self, bots: Sequence[str]) -> dict[tuple[str, str], Comparison]:
+        """Every ordered pair of ``bots`` that met at a table."""
+        return {(a, b): self.comparison(a, b) for a in bots for b in bots if a != b and (a, b) in self._pairs}
+
+    def seats(self) -> list[SeatRow]:
+        """Mean round score by seat and by distance from the dealer, with intervals over deal sets."""
+        out = []
+        for position in SEAT_POSITIONS:
+            sums = self._seats.get(position) or ClusteredMean()
+            out.append(SeatRow(position, round(sums.weight), sums.interval()))
+        return out
+
+
+def _without_games(bot: str, house: bool) -> Standing:
+    """The line of a bot that has no complete game (shown when the manifest gives it a status)."""
+    nan = math.nan
+    return Standing(
+        bot, house=house, dup_per_game=nan, mean_round=nan, mean_total=nan, place_points=nan, matchpoint_pct=nan,
+        mu=nan, sigma=nan, ordinal=nan, made_pct=nan, abs_error=nan, overtricks=nan, too_high_pct=nan,
+        too_low_pct=nan, fallback_pct=nan,
+    )
+
+
+def listed_apart(row: Standing) -> bool:
+    """True for a bot listed apart from the ranking: withdrawn, disqualified, or without a game."""
+    return row.status in NOT_RANKED or not row.games
+
+
+def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None) -> Tally:
+    """A finished :class:`Tally` of ``records`` (rounds in file order, or complete games)."""
+    result = Tally(plan, on_game)
+    for item in records:
+        if isinstance(item, GameRecords):
+            result.add_game(item)
+        else:
+            result.add(item)
+    result.finish()
+    return result
+
+
+def compute_standings(
+    records: Results, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None,
+) -> list[Standing]:
+    """The standings of the complete games in ``records``: the ranked bots best first, then the house
+    bots, then the withdrawn and disqualified bots (``statuses``, from the manifest), unranked."""
+    return tally(records).standings(house, statuses)
 
 
 def compare(
     records: Results, a: str, b: str, *, delta0: float | None = None, delta1: float | None = None,
-    alpha: float = 0.05, beta: float = 0.05, burn_in: int = 30, cap: int | None = None, method: Method = "alt2",
-    order: Sequence[str] | None = None, rotations: int = 4,
+    alpha: float = 0.05, beta: float = 0.05, burn_in: int = 30, cap: int | None = None,
+    method: Method = DEFAULT_METHOD, order: Sequence[str] | None = None, rotations: int = 4,
 ) -> Comparison:
-    """A against B: mean duplicate difference per game with its interval, LOS, Elo, and the SPRT
-    (when ``delta1`` is given; deltas in tenths per game).
+    """A against B: mean difference per game with its interval, LOS, Elo, and the SPRT (when
+    ``delta1`` is given; deltas in tenths per game).
 
     The SPRT reads every block where A and B met, in schedule order; given ``order`` (the block ids
     in plan order) and ``rotations`` (games per block), it reads them as a run does: the complete
     blocks of the plan, up to the first that is not complete (:class:`BlockDifferences`).
     """
-    games = sorted_games(records)
-    result = compare_games(games, a, b)
+    gathered = BlockDifferences(a, b)
+    folded = tally(records, on_game=gathered.add_game)
+    result = folded.comparison(a, b)
     if delta1 is not None:
-        if order is None:
-            diffs, _ = _block_differences(games, a, b)
-        else:
-            gathered = BlockDifferences(a, b)
-            for game in games:
-                gathered.add_game(game)
-            diffs = gathered.complete_prefix(order, rotations)
+        diffs = gathered.in_schedule_order() if order is None else gathered.complete_prefix(order, rotations)
+        per_point = tenths_per_point(folded.rules) if folded.rules is not None else 10
         result.sprt = sprt(diffs, delta0 or 0.0, delta1, alpha=alpha, beta=beta, burn_in=burn_in, cap=cap,
-                           method=method)
+                           method=method, per_point=per_point, a=a, b=b)
     return result
 
 
 def head_to_head(records: Results, bots: Sequence[str]) -> dict[tuple[str, str], Comparison]:
     """Every ordered pair of ``bots`` that met at a table."""
-    games = sorted_games(records)
-    out: dict[tuple[str, str], Comparison] = {}
-    for a in bots:
-        for b in bots:
-            if a != b:
-                comparison = compare_games(games, a, b)
-                if comparison.blocks:
-                    out[(a, b)] = comparison
-    return out
-
-
-def compare_games(games: Sequence[GameRecords], a: str, b: str) -> Comparison:
-    """:func:`compare` on complete games already sorted (:func:`sorted_games`), without the SPRT."""
-    diffs, pairs = _block_differences(games, a, b)
-    ci = mean_ci(diffs)
-    return Comparison(
-        a=a, b=b, blocks=ci.n, diff=ci, los=los(ci.mean, ci.se) if ci.n > 1 else math.nan,
-        elo=pentanomial_elo(pairs) if pairs else (math.nan, math.nan, math.nan), pairs=len(pairs),
-    )
-
-
-# -- seats -------------------------------------------------------------------------------------
-
-
-@dataclasses.dataclass
-class SeatRow:
-    """Mean round score of one seat position, across all bots."""
-
-    position: str
-    rounds: int
-    mean: MeanCI
+    return tally(records).matrix(bots)
 
 
 def seat_report(records: Results) -> list[SeatRow]:
-    """Mean round score by seat and by distance from the dealer, with intervals over blocks."""
-    games = sorted_games(records)
-    by_key: dict[str, dict[str, list[int]]] = {}
-    for game in games:
-        for record in game.rounds:
-            for seat in range(4):
-                distance = (seat - record.dealer) % 4
-                for key in (f"seat {seat}", f"dealer +{distance}" if distance else "dealer"):
-                    by_key.setdefault(key, {}).setdefault(record.block, []).append(record.scores[seat])
-    out = []
-    order = [f"seat {s}" for s in range(4)] + ["dealer +1", "dealer +2", "dealer +3", "dealer"]
-    for key in order:
-        blocks = by_key.get(key, {})
-        out.append(SeatRow(key, sum(len(v) for v in blocks.values()),
-                           mean_ci([sum(v) / len(v) for v in blocks.values()])))
-    return out
-
-
-# -- rendering -------------------------------------------------------------------------------
-
-
-def _points(rules: Rules, tenths: float, sign: bool = True) -> str:
-    if math.isnan(tenths):
-        return "-"
-    if math.isinf(tenths):
-        return "inf" if tenths > 0 else "-inf"
-    value = tenths / tenths_per_point(rules)
-    return f"{value:+.2f}" if sign else f"{value:.2f}"
-
-
-def _interval(rules: Rules, low: float, high: float) -> str:
-    return f"[{_points(rules, low)}, {_points(rules, high)}]"
-
-
-def _faults_text(kinds: Mapping[str, int]) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "0"
-
-
-def _number(value: float, spec: str) -> str:
-    return "-" if math.isnan(value) else format(value, spec)
-
-
-STANDINGS_HEADERS = ["#", "bot", "dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu",
-                     "sigma", "ordinal", "made%", "|err|", "over", "high/low%", "games", "fallback%", "faults",
-                     "status"]
-
-
-def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str) -> str:
-    table = []
-    for row in rows:
-        table.append([
-            row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
-            _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
-            _points(rules, row.mean_round), _points(rules, row.mean_total), _number(row.place_points, ".2f"),
-            _number(row.matchpoint_pct, ".1f"), _number(row.mu, ".1f"), _number(row.sigma, ".2f"),
-            _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
-            _number(row.overtricks, ".2f"),
-            f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
-            _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind),
-            f"{row.status}: {row.reason}" if row.reason else row.status,
-        ])
-    return tabulate(table, headers=STANDINGS_HEADERS, tablefmt="github" if fmt == "markdown" else "simple",
-                    disable_numparse=True) + "\n"
-
-
-def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table") -> str:
-    """The standings as text (``table``, ``markdown``), ``json`` or ``csv``. In text, withdrawn and
-    disqualified bots follow the ranking in a section of their own."""
-    if fmt == "json":
-        return json.dumps([r.to_dict() for r in rows], indent=2) + "\n"
-    if fmt == "csv":
-        out = io.StringIO()
-        fields = [f for f in Standing.__dataclass_fields__ if f != "faults_by_kind"]
-        writer = csv.DictWriter(out, fieldnames=fields)
-        writer.writeheader()
-        for row in rows:
-            data = row.to_dict()
-            data.pop("faults_by_kind")
-            writer.writerow(data)
-        return out.getvalue()
-    apart = [row for row in rows if _apart(row)]
-    text = _standings_table([row for row in rows if not _apart(row)], rules, fmt)
-    if apart:
-        gap = "\n" if fmt == "markdown" else ""
-        text += f"\n{NOT_RANKED_TITLE}\n{gap}" + _standings_table(apart, rules, fmt)
-    return text
-
-
-def render_head_to_head(matrix: Mapping[tuple[str, str], Comparison], bots: Sequence[str], rules: Rules,
-                        fmt: str = "table") -> str:
-    """The head-to-head matrix: row bot against column bot, mean difference per game and LOS."""
-    if fmt == "json":
-        return json.dumps([
-            {"a": c.a, "b": c.b, "blocks": c.blocks, "diff": c.diff.mean, "low": c.diff.low, "high": c.diff.high,
-             "los": c.los} for c in matrix.values()
-        ], indent=2, default=lambda x: None) + "\n"
-    table = []
-    for a in bots:
-        cells: list[str] = [a]
-        for b in bots:
-            c = matrix.get((a, b))
-            cells.append("" if c is None else f"{_points(rules, c.diff.mean)} ({100 * c.los:.0f}%)"
-                         if not math.isnan(c.los) else f"{_points(rules, c.diff.mean)}")
-        table.append(cells)
-    return tabulate(table, headers=["vs", *bots], tablefmt="github" if fmt == "markdown" else "simple",
-                    disable_numparse=True) + "\n"
-
-
-def render_seat_report(rows: Sequence[SeatRow], rules: Rules, fmt: str = "table") -> str:
-    """Mean round score by seat and by dealer distance, with 95 % intervals."""
-    table = [[r.position, r.rounds, _points(rules, r.mean.mean), _interval(rules, r.mean.low, r.mean.high)]
-             for r in rows]
-    return tabulate(table, headers=["position", "rounds", "mean round", "95% CI"],
-                    tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True) + "\n"
-
-
-def render_comparison(c: Comparison, rules: Rules) -> str:
-    """A against B in words and numbers: difference, LOS, Elo, and the SPRT verdict."""
-    lines = [
-        f"{c.a} vs {c.b}: {c.blocks} blocks",
-        f"  duplicate difference per game: {_points(rules, c.diff.mean)} "
-        f"(95% CI {_interval(rules, c.diff.low, c.diff.high)})",
-        f"  likelihood of superiority: {100 * c.los:.1f}%" if not math.isnan(c.los) else "  LOS: -",
-        f"  head-to-head Elo (pentanomial, {c.pairs} game pairs): {c.elo[0]:+.1f} "
-        f"[{c.elo[1]:+.1f}, {c.elo[2]:+.1f}]",
-    ]
-    if c.sprt is not None:
-        s = c.sprt
-        lines.append(f"  SPRT: LLR {s.llr:+.3f} (bounds [{s.lower:+.3f}, {s.upper:+.3f}]), verdict: {s.verdict}")
-    return "\n".join(lines) + "\n"
+    """Mean round score by seat and by distance from the dealer, with intervals over deal sets."""
+    return tally(records).seats()

@@ -1,146 +1,525 @@
 """The report of a results folder: standings, the A-B comparison, the head-to-head matrix and the
-seat report, in text, markdown, JSON or CSV. Built from the folder's records and manifest alone."""
+seat report, in text, markdown, JSON or CSV, built from the folder's records and manifest alone in
+one streaming pass over the records (:class:`~arena.rating.ratings.Tally`).
+
+Units. Text shows points (DY points under ``dy``), and says so under the standings. JSON and CSV
+give the same numbers in the same unit, points, never the records' tenths, and name it: a top-level
+``unit`` in JSON, a ``unit`` column in CSV.
+
+Files. :func:`write_standings` writes ``standings.txt`` and ``standings.md`` (the standings with
+their notes, and the comparison under the formats that compare two bots), ``standings.json`` (the
+whole report), ``standings.csv`` (one row per bot), ``head_to_head.csv`` (every ordered pair of bots
+that met, whatever the size of the field) and, under ``head-to-head`` and ``sprt``,
+``comparison.csv`` (the comparison with the sequential test and all its parameters).
+"""
 
 from __future__ import annotations
 
+import csv
 import dataclasses
+import io
 import json
 import math
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from tabulate import tabulate
+
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
+from arena.errors import RecordsError
 from arena.event.plan import Manifest
-from arena.event.records import GameRecords
-from arena.event.store import ResultsStore, write_atomic
+from arena.event.records import RoundRecord, parse_record
+from arena.event.store import RECORDS, ResultsStore, write_atomic
 from arena.rating.ratings import (
+    CLUSTERED_BY,
+    NOT_RANKED_TITLE,
+    BlockDifferences,
     Comparison,
+    SeatRow,
     Standing,
-    compare,
-    compute_standings,
-    head_to_head,
-    render_comparison,
-    render_head_to_head,
-    render_seat_report,
-    render_standings,
-    seat_report,
+    Tally,
+    listed_apart,
 )
+from arena.rating.sequential import DEFAULT_METHOD, describe, fishtest_line, sprt
+from arena.rating.stats import PAIR_BINS, MeanCI
 
-__all__ = ["STANDINGS_FILES", "folder_report", "folder_standings", "write_standings"]
+__all__ = [
+    "HEAD_TO_HEAD_FILE",
+    "MATRIX_LIMIT",
+    "STANDINGS_FILES",
+    "FolderReport",
+    "folder_report",
+    "folder_standings",
+    "read_folder",
+    "read_records",
+    "render_comparison",
+    "render_head_to_head",
+    "render_seat_report",
+    "render_standings",
+    "write_standings",
+]
 
 MATRIX_LIMIT = 12
-"""The head-to-head matrix is shown for fields up to this size."""
+"""The head-to-head matrix is printed in text for fields up to this size (it is in
+``head_to_head.csv`` and the JSON report for any size)."""
+LEVEL = 0.95
+STANDINGS_FILES = {"standings.txt": "table", "standings.md": "markdown", "standings.json": "json",
+                   "standings.csv": "csv"}
+"""The standings files of a results folder, and the format of each."""
+HEAD_TO_HEAD_FILE = "head_to_head.csv"
+COMPARISON_FILE = "comparison.csv"
+
+def measures(comparison: Comparison | None) -> str:
+    """The paragraph of the text report that says which measure answers which question
+    (``docs/statistics.md`` has the formulas)."""
+    points = "dup/game (the primary sort)"
+    ahead = "place pts, MP% (hand by hand against the field)"
+    ending = ("a bot can score more points on average and still finish ahead less often (bold calls win big and "
+              "miss often)")
+    if comparison is None:
+        points += ", and between two bots the head-to-head difference per game with its LOS"
+        ahead += " and OpenSkill (mu, sigma, ordinal)"
+        ending += "."
+    else:
+        tested = comparison.sprt is not None
+        points += (f", and between {comparison.a} and {comparison.b} the duplicate difference per game with its LOS"
+                   + (", which the SPRT tests" if tested else ""))
+        ahead += ", OpenSkill (mu, sigma, ordinal) and the head-to-head Elo (game pairs)"
+        ending += (", so the SPRT can accept a version that the Elo sees as even." if tested
+                   else ", so the difference and the Elo can disagree.")
+    return (f"Which number answers which question. Who scores more points: {points}. Who finishes ahead at the "
+            f"table: {ahead}. The two questions can have different answers: {ending}\n")
 
 
-def _plain(value: Any) -> Any:
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {k: _plain(v) for k, v in dataclasses.asdict(value).items()}
-    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
-        return None
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_plain(v) for v in value]
-    return value
+# -- reading a folder ------------------------------------------------------------------------------
+
+
+def read_records(path: Path) -> Iterator[RoundRecord]:
+    """The records of a file one line at a time, never all at once. A last line still being written
+    (no newline yet, or not JSON) is left out; damage anywhere else is an error naming its line."""
+    if not path.exists():
+        return
+    with path.open("rb") as f:
+        held: tuple[int, bytes] | None = None
+        for number, line in enumerate(f, start=1):
+            if held is not None:
+                yield _parse(held[0], held[1], path)
+            held = (number, line)
+        if held is not None and held[1].endswith(b"\n"):
+            try:
+                data = json.loads(held[1])
+            except ValueError:
+                return
+            if isinstance(data, dict):
+                yield parse_record(data, held[0], RECORDS)
+
+
+def _parse(number: int, line: bytes, path: Path) -> RoundRecord:
+    try:
+        data = json.loads(line)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        raise RecordsError(f"{path}, line {number}: not a JSON record; the file is damaged")
+    return parse_record(data, number, RECORDS)
 
 
 @dataclasses.dataclass
-class _Folder:
-    """What a results folder holds, read once."""
+class FolderReport:
+    """Everything the records of a results folder say about the bots, from one pass."""
 
-    manifest: Manifest | None
-    games: list[GameRecords]
     rules: Rules
+    standings: list[Standing]
+    comparison: Comparison | None
+    """A against B, under the formats that compare two bots (with the SPRT under ``sprt``)."""
+    matrix: dict[tuple[str, str], Comparison]
+    seats: list[SeatRow]
+    deal_sets: int
+    """Deal sets (clusters) scored."""
 
-    @classmethod
-    def read(cls, folder: Path) -> _Folder:
-        store = ResultsStore(folder)
-        raw = store.manifest()
-        manifest = Manifest.from_dict(raw, str(store.manifest_path)) if raw is not None else None
-        games = store.games()
-        if games:
-            rules = games[0].first.rules
-        else:  # scores of bots without a complete game are not shown, but the rules still name the unit
-            data = manifest.config.get("rules") if manifest is not None else None
-            rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
-        return cls(manifest, games, rules)
+    @property
+    def bots(self) -> list[str]:
+        return [row.bot for row in self.standings]
 
-    def standings(self) -> list[Standing]:
-        manifest = self.manifest
-        if manifest is None:
-            return compute_standings(self.games)
-        return compute_standings(self.games, manifest.house, manifest.statuses)
+
+def read_folder(folder: Path) -> FolderReport:
+    """Reads a results folder's manifest and, once, line by line, its records."""
+    store = ResultsStore(folder)
+    raw = store.manifest()
+    manifest = Manifest.from_dict(raw, str(store.manifest_path)) if raw is not None else None
+    config = manifest.config if manifest is not None else {}
+    options = config.get("format_options", {})
+    compared = config.get("format") in ("head-to-head", "sprt")
+    gathered = BlockDifferences(str(options["a"]), str(options["b"])) if config.get("format") == "sprt" else None
+    tally = Tally(manifest.plan if manifest is not None else None,
+                  on_game=gathered.add_game if gathered is not None else None)
+    for record in read_records(store.records_path):
+        tally.add(record)
+    tally.finish()
+    rules = tally.rules
+    if rules is None:  # scores of bots without a complete game are not shown, but the rules still name the unit
+        data = config.get("rules")
+        rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
+    rows = tally.standings(manifest.house, manifest.statuses) if manifest is not None else tally.standings()
+    comparison = tally.comparison(str(options["a"]), str(options["b"])) if compared else None
+    if comparison is not None and gathered is not None and manifest is not None:
+        scale = tenths_per_point(rules)  # deltas are given in points per game
+        plan = manifest.plan
+        # The cap is the blocks of the plan, as the run used it (with a deal file the configuration's
+        # ``deal_sets`` is only its unused default).
+        comparison.sprt = sprt(
+            gathered.complete_prefix([block.id for block in plan.blocks], plan.rotations),
+            float(options.get("delta0", 0.0)) * scale, float(options["delta1"]) * scale,
+            alpha=float(options.get("alpha", 0.05)), beta=float(options.get("beta", 0.05)),
+            burn_in=int(options.get("burn_in", 30)), cap=len(plan.blocks) or config.get("deal_sets"),
+            method=options.get("method", DEFAULT_METHOD), per_point=scale, a=comparison.a, b=comparison.b,
+        )
+    bots = [row.bot for row in rows]
+    return FolderReport(rules, rows, comparison, tally.matrix(bots), tally.seats(), tally.clusters)
 
 
 def folder_standings(folder: Path) -> tuple[list[Standing], Rules]:
     """The standings of a results folder, and the rules its scores are counted under."""
-    read = _Folder.read(folder)
-    return read.standings(), read.rules
-
-
-def _planned_blocks(manifest: Manifest) -> int | None:
-    """The blocks the plan holds: the sequential test's cap, as the run used it (with a deal file the
-    configuration's ``deal_sets`` is only its unused default)."""
-    return len(manifest.plan.blocks) or None
-
-
-def _comparison(read: _Folder) -> Comparison | None:
-    """A against B, for the formats that compare two bots (with the SPRT under ``sprt``)."""
-    manifest = read.manifest
-    if manifest is None or manifest.config.get("format") not in ("head-to-head", "sprt"):
-        return None
-    config = manifest.config
-    options = config.get("format_options", {})
-    if config.get("format") != "sprt":
-        return compare(read.games, options["a"], options["b"])
-    scale = tenths_per_point(read.rules)  # deltas are given in points per game
-    plan = manifest.plan
-    return compare(
-        read.games, options["a"], options["b"],
-        delta0=options.get("delta0", 0.0) * scale, delta1=options["delta1"] * scale,
-        alpha=options.get("alpha", 0.05), beta=options.get("beta", 0.05), burn_in=options.get("burn_in", 30),
-        cap=_planned_blocks(manifest) or config.get("deal_sets"), method=options.get("method", "alt2"),
-        order=[block.id for block in plan.blocks], rotations=plan.rotations,
-    )
+    report = read_folder(folder)
+    return report.standings, report.rules
 
 
 def folder_report(folder: Path, fmt: str = "table") -> str:
     """Everything the records of ``folder`` say about the bots."""
-    read = _Folder.read(folder)
-    rules = read.rules
-    rows = read.standings()
-    if fmt == "csv":
-        return render_standings(rows, rules, "csv")
-    comparison = _comparison(read)
-    bots = [r.bot for r in rows]
-    matrix = head_to_head(read.games, bots) if len(bots) <= MATRIX_LIMIT else {}
-    seats = seat_report(read.games)
-    if fmt == "json":
-        return json.dumps(_plain({
-            "standings": [r.to_dict() for r in rows],
-            "comparison": comparison,
-            "head_to_head": list(matrix.values()),
-            "seats": seats,
-        }), indent=2) + "\n"
-    parts = [render_standings(rows, rules, fmt)]
-    if comparison is not None:
-        parts.append(render_comparison(comparison, rules))
-    if matrix:
-        parts.append("Head to head (row bot against column bot: mean difference per game, and LOS)\n"
-                     + render_head_to_head(matrix, bots, rules, fmt))
-    parts.append("Seats (mean round score across all bots)\n" + render_seat_report(seats, rules, fmt))
-    return "\n".join(parts)
-
-
-STANDINGS_FILES = {"standings.txt": "table", "standings.md": "markdown", "standings.json": "json",
-                   "standings.csv": "csv"}
-"""The standings files of a results folder, and the format of each."""
+    return render_report(read_folder(folder), fmt)
 
 
 def write_standings(folder: Path) -> None:
-    """Recomputes the standings of a results folder into its standings files, each written atomically
-    (a live view reads the old file or the new one, whole)."""
-    rows, rules = folder_standings(folder)
+    """Recomputes a results folder's report, in one pass over its records, into its standings files
+    and ``head_to_head.csv`` (and ``comparison.csv`` when two bots are compared), each written
+    atomically (a live view reads the old file or the new one, whole)."""
+    report = read_folder(folder)
+    files = {}
     for name, fmt in STANDINGS_FILES.items():
-        write_atomic(folder / name, render_standings(rows, rules, fmt), durable=False)
+        if fmt == "csv":
+            files[name] = render_standings(report.standings, report.rules, fmt)
+        else:  # the text files hold the standings and the comparison; the JSON file everything
+            files[name] = render_report(report, fmt, whole=fmt == "json")
+    files[HEAD_TO_HEAD_FILE] = render_head_to_head(report.matrix, report.bots, report.rules, "csv")
+    if report.comparison is not None:
+        files[COMPARISON_FILE] = _comparisons_csv([report.comparison], report.rules)
+    for name, text in files.items():
+        write_atomic(folder / name, text, durable=False)
+
+
+# -- the whole report ------------------------------------------------------------------------------
+
+
+def render_report(report: FolderReport, fmt: str = "table", whole: bool = True) -> str:
+    """The report in ``fmt``. Text has the standings, the comparison, what each measure is for, and
+    (when ``whole``) the head-to-head matrix and the seats; JSON has everything; CSV the standings
+    and, after an empty line, the comparison."""
+    rules = report.rules
+    if fmt == "json":
+        return _json({
+            **_preamble(report.standings, rules),
+            "comparison": _comparison_dict(report.comparison, rules) if report.comparison else None,
+            "head_to_head": [_comparison_dict(c, rules) for c in report.matrix.values()],
+            "seats": [_seat_dict(row, rules) for row in report.seats],
+        })
+    if fmt == "csv":
+        text = render_standings(report.standings, rules, "csv")
+        if report.comparison is not None:
+            text += "\n" + _comparisons_csv([report.comparison], rules)
+        return text
+    parts = [render_standings(report.standings, rules, fmt)]
+    if report.comparison is not None:
+        parts.append(render_comparison(report.comparison, rules))
+    if report.standings:
+        parts.append(measures(report.comparison))
+    if whole:
+        bots = report.bots
+        if len(bots) > MATRIX_LIMIT:
+            parts.append(f"Head to head: {len(bots)} bots are too many for a table here; every pair that met is in "
+                         f"{HEAD_TO_HEAD_FILE} in the results folder (written with the standings files) and in the "
+                         "JSON report (--format json).\n")
+        elif report.matrix:
+            parts.append("Head to head (row bot against column bot: mean difference per game in points, and LOS)\n"
+                         + render_head_to_head(report.matrix, bots, rules, fmt))
+        parts.append("Seats (mean round score across all bots, in points)\n"
+                     + render_seat_report(report.seats, rules, fmt))
+    return "\n".join(parts)
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, indent=2) + "\n"
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
+
+
+def unit_name(rules: Rules) -> str:
+    """What a shown score counts: ``points``, or ``DY points``."""
+    return "DY points" if tenths_per_point(rules) == 1 else "points"
+
+
+def _clusters_text(rows: Sequence[Standing]) -> tuple[int, bool]:
+    counts = [row.clusters for row in rows if row.games]
+    return (max(counts), len(set(counts)) > 1) if counts else (0, False)
+
+
+def _intervals(rows: Sequence[Standing]) -> dict[str, Any]:
+    clusters, _ = _clusters_text(rows)
+    return {"level": LEVEL, "method": "Student's t on the clusters, ratio estimator", "clustered_by": CLUSTERED_BY,
+            "clusters": clusters, "df": max(clusters - 1, 0)}
+
+
+def _result(rows: Sequence[Standing], rules: Rules) -> dict[str, Any] | None:
+    """The winner and runner-up the ``master`` profile asks the report to name."""
+    if rules.profile_name != "master":
+        return None
+    ranked = [row.bot for row in rows if row.rank is not None]
+    return {"winner": ranked[0] if ranked else None, "runner_up": ranked[1] if len(ranked) > 1 else None,
+            "decided_by": "the first two ranked bots of the standings: the highest duplicate score per game "
+                          "(then mean total, then name)"}
+
+
+def _preamble(rows: Sequence[Standing], rules: Rules) -> dict[str, Any]:
+    per_point = tenths_per_point(rules)
+    return {"unit": unit_name(rules), "intervals": _intervals(rows), "result": _result(rows, rules),
+            "standings": [row.to_dict(per_point) for row in rows]}
+
+
+# -- standings --------------------------------------------------------------------------------------
+
+
+def _points(rules: Rules, tenths: float, sign: bool = True) -> str:
+    if math.isnan(tenths):
+        return "-"
+    if math.isinf(tenths):
+        return "inf" if tenths > 0 else "-inf"
+    value = tenths / tenths_per_point(rules)
+    return f"{value:+.2f}" if sign else f"{value:.2f}"
+
+
+def _interval(rules: Rules, low: float, high: float) -> str:
+    return f"[{_points(rules, low)}, {_points(rules, high)}]"
+
+
+def _faults_text(kinds: Mapping[str, int]) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "0"
+
+
+def _number(value: float, spec: str) -> str:
+    return "-" if math.isnan(value) else format(value, spec)
+
+
+def _matchpoints_text(row: Standing) -> str:
+    if math.isnan(row.matchpoint_pct):
+        return "-"
+    half = (row.matchpoint_high - row.matchpoint_low) / 2
+    return f"{row.matchpoint_pct:.1f}±{half:.1f}" if math.isfinite(half) else f"{row.matchpoint_pct:.1f}±inf"
+
+
+STANDINGS_HEADERS = ["#", "bot", "dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu",
+                     "sigma", "ordinal", "made%", "|err|", "over", "high/low%", "games", "fallback%", "faults",
+                     "status"]
+
+
+def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str) -> str:
+    table = []
+    for row in rows:
+        table.append([
+            row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
+            _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
+            _points(rules, row.mean_round), _points(rules, row.mean_total), _number(row.place_points, ".2f"),
+            _matchpoints_text(row), _number(row.mu, ".1f"), _number(row.sigma, ".2f"),
+            _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
+            _number(row.overtricks, ".2f"),
+            f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
+            _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind),
+            f"{row.status}: {row.reason}" if row.reason else row.status,
+        ])
+    return tabulate(table, headers=STANDINGS_HEADERS, tablefmt="github" if fmt == "markdown" else "simple",
+                    disable_numparse=True) + "\n"
+
+
+def standings_notes(rows: Sequence[Standing], rules: Rules) -> list[str]:
+    """The lines under the standings: the unit, how the intervals were made, and under ``master`` the
+    winner and runner-up."""
+    unit = unit_name(rules)
+    lines = [f"Scores in {unit}: dup/game, its 95% CI and mean total per game, mean round per round; MP% "
+             "with the half-width of its 95% interval."]
+    clusters, uneven = _clusters_text(rows)
+    if clusters:
+        some = "up to " if uneven else ""
+        lines.append(f"95% intervals: Student's t clustered by {CLUSTERED_BY} (every table of a schedule round plays "
+                     f"the same deal set, so a bot's games of one round are one cluster): {some}{clusters} deal "
+                     f"set{'s' if clusters != 1 else ''}, {some}{clusters - 1} df"
+                     + (" (a bot's own count is its `clusters` in JSON and CSV)." if uneven else "."))
+    result = _result(rows, rules)
+    if result is not None:
+        if result["winner"] is None:
+            lines.append("Winner: none yet (no bot is ranked).")
+        else:
+            runner_up = f"; runner-up: {result['runner_up']}" if result["runner_up"] else ""
+            lines.append(f"Winner: {result['winner']}{runner_up} (the first two ranked bots: the highest duplicate "
+                         "score per game, then mean total).")
+    return lines
+
+
+def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table") -> str:
+    """The standings as text (``table``, ``markdown``), ``json`` or ``csv``, in points. In text,
+    withdrawn and disqualified bots follow the ranking in a section of their own, and notes say
+    the unit and how the intervals were made."""
+    if fmt == "json":
+        return _json(_preamble(rows, rules))
+    if fmt == "csv":
+        out = io.StringIO()
+        fields = [f for f in Standing.__dataclass_fields__ if f != "faults_by_kind"] + ["unit"]
+        writer = csv.DictWriter(out, fieldnames=fields)
+        writer.writeheader()
+        per_point, unit = tenths_per_point(rules), unit_name(rules)
+        for row in rows:
+            data = row.to_dict(per_point)
+            data.pop("faults_by_kind")
+            writer.writerow({**data, "unit": unit})
+        return out.getvalue()
+    apart = [row for row in rows if listed_apart(row)]
+    text = _standings_table([row for row in rows if not listed_apart(row)], rules, fmt)
+    gap = "\n" if fmt == "markdown" else ""
+    if apart:
+        text += f"\n{NOT_RANKED_TITLE}\n{gap}" + _standings_table(apart, rules, fmt)
+    if rows:
+        text += "\n" + (gap or "").join(line + "\n" for line in standings_notes(rows, rules))
+    return text
+
+
+# -- comparisons ------------------------------------------------------------------------------------
+
+
+def _mean_dict(ci: MeanCI, per_point: int) -> dict[str, Any]:
+    return {"mean": _finite(ci.mean / per_point), "low": _finite(ci.low / per_point),
+            "high": _finite(ci.high / per_point), "se": _finite(ci.se / per_point), "clusters": ci.n, "df": ci.df}
+
+
+def _comparison_dict(c: Comparison, rules: Rules) -> dict[str, Any]:
+    """A comparison as JSON: differences in points per game, the LOS and its df, the Elo, the SPRT."""
+    per_point = tenths_per_point(rules)
+    elo = c.elo
+    out: dict[str, Any] = {
+        "a": c.a, "b": c.b, "unit": unit_name(rules), "blocks": c.blocks, "games": c.games, "pairs": c.pairs,
+        "diff": _mean_dict(c.diff, per_point), "los": _finite(c.los), "los_df": c.diff.df,
+        "elo": {"elo": _finite(elo.elo), "low": _finite(elo.low), "high": _finite(elo.high),
+                "score": _finite(elo.score), "pairs": elo.pairs, "clusters": elo.clusters, "sweep": elo.sweep,
+                "counts": dict(zip(PAIR_BINS, elo.counts, strict=True)), "text": elo.describe()},
+        "sprt": None,
+    }
+    s = c.sprt
+    if s is not None:
+        # The test's own blocks: the complete blocks of the plan, in plan order, up to its decision.
+        out["sprt"] = {
+            "n": s.n, "verdict": s.verdict, "llr": s.llr, "lower": s.lower, "upper": s.upper,
+            "mean": _finite(s.mean / per_point), "sd": _finite(s.sd / per_point),
+            "low": _finite(s.ci.low / per_point), "high": _finite(s.ci.high / per_point), "los": _finite(s.ci.los),
+            "delta0": s.delta0 / per_point, "delta1": s.delta1 / per_point, "alpha": s.alpha, "beta": s.beta,
+            "burn_in": s.burn_in, "cap": s.cap, "method": s.method, "text": describe(s),
+            "fishtest": fishtest_line(s),
+        }
+    return out
+
+
+COMPARISON_FIELDS = ["a", "b", "unit", "blocks", "games", "clusters", "df", "diff", "diff_low", "diff_high", "diff_se",
+                     "los", "pairs", *(f"pairs_{b.lower().replace('+', '_')}" for b in PAIR_BINS), "elo", "elo_low",
+                     "elo_high", "elo_sweep"]
+SPRT_FIELDS = ["sprt_n", "sprt_verdict", "sprt_llr", "sprt_lower", "sprt_upper", "sprt_mean", "sprt_low", "sprt_high",
+               "sprt_delta0", "sprt_delta1", "sprt_alpha", "sprt_beta", "sprt_burn_in", "sprt_cap", "sprt_method"]
+
+
+def _csv_value(value: Any) -> Any:
+    if isinstance(value, float):
+        if math.isnan(value):
+            return ""
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+    return "" if value is None else value
+
+
+def _comparison_row(c: Comparison, rules: Rules) -> dict[str, Any]:
+    data = _comparison_dict(c, rules)
+    diff, elo = data["diff"], c.elo
+    row: dict[str, Any] = {
+        "a": c.a, "b": c.b, "unit": data["unit"], "blocks": c.blocks, "games": c.games, "clusters": diff["clusters"],
+        "df": diff["df"], "diff": diff["mean"], "diff_low": diff["low"], "diff_high": diff["high"],
+        "diff_se": diff["se"], "los": data["los"], "pairs": c.pairs,
+        **{f"pairs_{b.lower().replace('+', '_')}": n for b, n in zip(PAIR_BINS, elo.counts, strict=True)},
+        "elo": elo.elo, "elo_low": elo.low, "elo_high": elo.high, "elo_sweep": elo.sweep,
+    }
+    if data["sprt"] is not None:
+        row.update({f"sprt_{key}": value for key, value in data["sprt"].items() if f"sprt_{key}" in SPRT_FIELDS})
+    return {key: _csv_value(value) for key, value in row.items()}
+
+
+def _comparisons_csv(comparisons: Sequence[Comparison], rules: Rules) -> str:
+    out = io.StringIO()
+    with_sprt = any(c.sprt is not None for c in comparisons)
+    writer = csv.DictWriter(out, fieldnames=COMPARISON_FIELDS + (SPRT_FIELDS if with_sprt else []))
+    writer.writeheader()
+    for c in comparisons:
+        writer.writerow(_comparison_row(c, rules))
+    return out.getvalue()
+
+
+def render_head_to_head(matrix: Mapping[tuple[str, str], Comparison], bots: Sequence[str], rules: Rules,
+                        fmt: str = "table") -> str:
+    """The head-to-head matrix: row bot against column bot, mean difference per game and LOS (text);
+    every ordered pair with all its numbers (``json``, ``csv``)."""
+    if fmt == "json":
+        return _json([_comparison_dict(c, rules) for c in matrix.values()])
+    if fmt == "csv":
+        return _comparisons_csv(list(matrix.values()), rules)
+    table = []
+    for a in bots:
+        cells: list[str] = [a]
+        for b in bots:
+            c = matrix.get((a, b))
+            cells.append("" if c is None else f"{_points(rules, c.diff.mean)} ({100 * c.los:.0f}%)"
+                         if not math.isnan(c.los) else f"{_points(rules, c.diff.mean)}")
+        table.append(cells)
+    return tabulate(table, headers=["vs", *bots], tablefmt="github" if fmt == "markdown" else "simple",
+                    disable_numparse=True) + "\n"
+
+
+def render_comparison(c: Comparison, rules: Rules) -> str:
+    """A against B in words and numbers: difference, LOS, Elo, and the SPRT verdict with its parameters."""
+    unit = unit_name(rules)
+    df = c.diff.df
+    lines = [
+        f"{c.a} vs {c.b}: {c.blocks} blocks, {c.games} games, {c.diff.n} deal sets",
+        f"  duplicate difference per game: {_points(rules, c.diff.mean)} {unit} "
+        f"(95% CI {_interval(rules, c.diff.low, c.diff.high)}; t on {df} df, clustered by {CLUSTERED_BY})",
+        f"  likelihood of superiority: {100 * c.los:.1f}% (t, {df} df)" if not math.isnan(c.los)
+        else "  likelihood of superiority: - (needs two deal sets)",
+        f"  head-to-head Elo (pentanomial, {c.pairs} game pairs in {c.elo.clusters} deal sets): {c.elo.describe()}",
+    ]
+    s = c.sprt
+    if s is not None:
+        cap = f"a cap of {s.cap} blocks" if s.cap is not None else "no cap"
+        lines += [f"  SPRT: {describe(s)}",
+                  f"    {fishtest_line(s)}",
+                  f"    burn-in {s.burn_in} blocks, {cap}, LLR method {s.method}; the complete blocks of the plan, "
+                  "in plan order"]
+    return "\n".join(lines) + "\n"
+
+
+# -- seats ------------------------------------------------------------------------------------------
+
+
+def _seat_dict(row: SeatRow, rules: Rules) -> dict[str, Any]:
+    return {"position": row.position, "rounds": row.rounds, "mean": _mean_dict(row.mean, tenths_per_point(rules))}
+
+
+def render_seat_report(rows: Sequence[SeatRow], rules: Rules, fmt: str = "table") -> str:
+    """Mean round score by seat and by dealer distance, with 95 % intervals."""
+    table = [[r.position, r.rounds, _points(rules, r.mean.mean), _interval(rules, r.mean.low, r.mean.high)]
+             for r in rows]
+    return tabulate(table, headers=["position", "rounds", "mean round", "95% CI"],
+                    tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True) + "\n"

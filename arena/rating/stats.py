@@ -25,24 +25,53 @@ Mean and interval (``mean_ci``)
     No values: everything is nan. One value: the mean, and an unbounded interval (−∞, +∞), since one
     block says nothing about the spread. Identical values: sd 0 and low = high = mean.
 
-Likelihood of superiority (``los``)
-    LOS = Φ(mean/se): the probability, under a normal approximation with a flat prior, that the true
-    mean is above zero. 0.5 when the mean is 0; 1 or 0 when se = 0 and the mean is positive or negative.
+Clustered ratio (``ClusteredMean``), what the standings use
+    Results that share cards are not independent: every table of a schedule round plays the same
+    deal set, so a bot's blocks of one round are one *cluster*. Each cluster c brings a total y_c
+    (say, the bot's duplicate points in that round) and a weight n_c (the games they came from).
+    The estimate is the ratio R = Σy/Σn (points per game over all the games), and its standard
+    error the cluster-robust (sandwich, linearised ratio) one with the usual small-sample factor
+    G/(G − 1), G the number of clusters:
+        se² = G/(G − 1) · Σ_c (y_c − R·n_c)² / (Σ_c n_c)²
+    and the interval R ± t·se with t = t_quantile(½ + level/2, G − 1): the degrees of freedom come
+    from the clusters, not from the games. With equal weights this is exactly ``mean_ci`` of the
+    cluster means y_c/n_c. It is accumulated cluster by cluster in constant memory (the sums of
+    y², y·n and n², taken about the first cluster's ratio so that they do not cancel). One cluster
+    gives an unbounded interval, as one block does above.
 
-Pentanomial head-to-head Elo (``pentanomial_elo``), as chess testing counts game pairs
+Likelihood of superiority (``los``)
+    LOS = P(true mean > 0 | data). With ``df`` (the clusters less one) it is T_df(mean/se), the t
+    distribution: for normal cluster means and a flat prior this is exactly the posterior
+    probability, and P(LOS ≥ 0.95) is 5 % when the true mean is 0, whatever the number of clusters
+    (the normal Φ(mean/se) gives about 9 % at 5 clusters). Few clusters make the t's tails heavy, so
+    LOS stays modest until the clusters agree: with 2 clusters (df 1) an LOS of 95 % needs the mean
+    6.3 standard errors above 0 (1.64 for the normal). Without ``df``: Φ(mean/se). 0.5 when the mean is 0; 1 or 0
+    when se = 0 and the mean is positive or negative.
+
+Pentanomial head-to-head Elo (``pentanomial_elo``, ``PairTally``), as chess testing counts game pairs
     A game pair is two games in which A and B hold each other's hands. Each game scores 1 if A
     finished ahead of B, ½ on an exact tie and 0 otherwise, so a pair scores 0, ½, 1, 1½ or 2 (the
-    bins LL, LD, WL+DD, WD, WW). The per-pair score is s = mean(pair)/2, the same as
-    (WW + ¾·WD + ½·(WL + DD) + ¼·LD)/N. Its standard deviation σ is taken over pairs (divided by N),
-    the interval is s ± z·σ/√N with z = normal_quantile(½ + level/2), 1.96 at 95 %; each end is turned into
-    Elo by Elo(s) = −400·log10(1/s − 1). Scores are clamped into [1e-6, 1 − 1e-6] first, so a clean
-    sweep gives about ±2400 Elo instead of infinity.
+    bins LL, LD, WL+DD, WD, WW). The per-game score is s = (WW + ¾·WD + ½·(WL + DD) + ¼·LD)/N, and
+    Elo(s) = −400·log10(1/s − 1). Its interval is the clustered t interval above on the pair
+    scores (the pairs of one deal set form a cluster; without clusters each pair is its own), each
+    end turned into Elo. An end at or beyond a score of 0 or 1 is unbounded (−∞ or +∞): Elo has no
+    finite value there, and clamping it (as a fixed ±2400) would pretend to a precision the data do
+    not have. A sweep (every pair won, or every pair lost) has no point estimate at all; it is
+    reported as "no lost pairs in N" with the exact one-sided bound for zero failures
+    (Clopper-Pearson): if none of G clusters held a pair that was not won, the chance q of such a
+    cluster is below 1 − (α/2)^(1/G) with confidence 1 − α/2, so s ≥ (α/2)^(1/G) and the interval
+    is [Elo((α/2)^(1/G)), +∞). Conservative (a lost cluster is counted as scoring 0), and honest
+    about how little a handful of pairs can say.
 
-Matchpoints and the leave-one-out datum (bridge scoring), for the results of several bots on one hand
+Matchpoints and the datum of the field (bridge scoring), for the results of several bots on one hand
     ``matchpoints``: each result's share of the *other* results it beat, a tie counting half, in [0, 1].
     ``loo_datum_diffs``: each result minus the mean of the other results (the cross-IMP datum without
     the IMP table). It equals the mean of the pairwise differences (own − other), and the diffs of a
     hand sum to zero, so a bot's luck with the cards cancels when it is compared on the same hands.
+    ``field_datum_diffs`` and ``field_matchpoints`` do the same with an owner for each result: a
+    result is compared only with the results of *other* owners, never with its owner's own results
+    on the same hand (with 5 to 8 bots a bot holds each hand at several tables of a round); a
+    result with no other owner's result beside it gets ``None`` (it is not compared at all).
 """
 
 from __future__ import annotations
@@ -50,11 +79,17 @@ from __future__ import annotations
 import bisect
 import dataclasses
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from statistics import NormalDist
 
 __all__ = [
+    "PAIR_BINS",
+    "ClusteredMean",
     "MeanCI",
+    "PairElo",
+    "PairTally",
+    "field_datum_diffs",
+    "field_matchpoints",
     "loo_datum_diffs",
     "los",
     "matchpoints",
@@ -69,8 +104,9 @@ __all__ = [
 
 _STANDARD_NORMAL = NormalDist()
 _LARGE_DF = 1000  # above this, closed approximations exact to ~1e-11 replace the df/2-term series
-_ELO_CLAMP = 1e-6
 _PAIR_SCORES = (0.0, 0.5, 1.0, 1.5, 2.0)
+PAIR_BINS = ("LL", "LD", "WL+DD", "WD", "WW")
+"""The pentanomial bins, by pair score 0, ½, 1, 1½, 2."""
 
 
 # -- distributions ------------------------------------------------------------------------------
@@ -206,6 +242,16 @@ class MeanCI:
         """Standard error of the mean, sd/√n (nan for fewer than two values)."""
         return self.sd / math.sqrt(self.n) if self.n > 1 else math.nan
 
+    @property
+    def df(self) -> int:
+        """Degrees of freedom of the interval's t: n − 1 (0 for fewer than two values)."""
+        return max(self.n - 1, 0)
+
+    @property
+    def los(self) -> float:
+        """Likelihood that the true mean is above zero, from the t distribution (nan below two values)."""
+        return los(self.mean, self.se, self.df) if self.n > 1 else math.nan
+
 
 def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
     # Two passes with exact summation. Identical values (one value included) are caught first, so
@@ -219,8 +265,7 @@ def _mean_sd(values: Sequence[float]) -> tuple[float, float]:
 
 def mean_ci(values: Sequence[float], level: float = 0.95) -> MeanCI:
     """The mean of the values (one per independent block) with its two-sided t interval."""
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"the confidence level must lie in (0, 1), not {level}")
+    _check_level(level)
     n = len(values)
     if n == 0:
         return MeanCI(math.nan, math.nan, math.nan, 0, math.nan)
@@ -231,15 +276,84 @@ def mean_ci(values: Sequence[float], level: float = 0.95) -> MeanCI:
     return MeanCI(mean, mean - half, mean + half, n, sd)
 
 
-def los(mean: float, se: float) -> float:
-    """Likelihood of superiority Φ(mean/se): how sure we are that the true mean is above zero."""
+def _check_level(level: float) -> None:
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"the confidence level must lie in (0, 1), not {level}")
+
+
+class ClusteredMean:
+    """A ratio of sums over independent clusters, Σy/Σn, and its cluster-robust t interval, streamed.
+
+    Each :meth:`add` is one cluster (one deal set): a total ``y`` and the weight ``n`` it is spread
+    over (games, hands). Memory is constant, whatever the number of clusters.
+    """
+
+    __slots__ = ("_nn", "_scale", "_shift", "_yn", "_yy", "clusters", "total", "weight")
+
+    def __init__(self) -> None:
+        self.clusters = 0
+        self.total = 0.0
+        """Σy over the clusters."""
+        self.weight = 0.0
+        """Σn over the clusters."""
+        self._shift = 0.0
+        self._yy = self._yn = self._nn = 0.0
+        self._scale = 0.0
+
+    def add(self, total: float, weight: float) -> None:
+        """One more cluster; a cluster of no weight carries no evidence and is left out."""
+        if weight < 0:
+            raise ValueError(f"a cluster's weight cannot be negative, not {weight}")
+        if weight == 0:
+            return
+        if not self.clusters:
+            self._shift = total / weight
+        # Sums about the first cluster's ratio: Σ(y − R·n)² is then a difference of small numbers.
+        y = total - self._shift * weight
+        self.clusters += 1
+        self.total += total
+        self.weight += weight
+        self._yy += y * y
+        self._yn += y * weight
+        self._nn += weight * weight
+        self._scale += total * total
+
+    @property
+    def mean(self) -> float:
+        """Σy/Σn (nan without a cluster)."""
+        return self.total / self.weight if self.clusters else math.nan
+
+    def interval(self, level: float = 0.95) -> MeanCI:
+        """The ratio with its t interval on clusters − 1 degrees of freedom; ``n`` counts clusters and
+        ``sd`` is the standard error times √clusters (with equal weights: the sd of the cluster means)."""
+        _check_level(level)
+        g = self.clusters
+        if g == 0:
+            return MeanCI(math.nan, math.nan, math.nan, 0, math.nan)
+        ratio = self.total / self.weight
+        if g == 1:
+            return MeanCI(ratio, -math.inf, math.inf, 1, math.nan)
+        r = ratio - self._shift
+        squares = max(self._yy - 2.0 * r * self._yn + r * r * self._nn, 0.0)
+        # Rounding leaves a trace of spread where every cluster has the same ratio: a spread below
+        # 1e-13 of the totals' own size is rounding, not data.
+        if squares <= 1e-26 * self._scale:
+            squares = 0.0
+        se = math.sqrt(g / (g - 1) * squares) / self.weight
+        half = t_quantile(0.5 + level / 2, g - 1) * se
+        return MeanCI(ratio, ratio - half, ratio + half, g, se * math.sqrt(g))
+
+
+def los(mean: float, se: float, df: int | None = None) -> float:
+    """Likelihood of superiority: how sure we are that the true mean is above zero; T_df(mean/se)
+    with ``df`` degrees of freedom (the clusters less one), Φ(mean/se) without."""
     if se < 0:
         raise ValueError(f"a standard error cannot be negative, not {se}")
     if math.isnan(mean) or math.isnan(se):
         return math.nan
     if se == 0:
         return 0.5 if mean == 0 else 1.0 if mean > 0 else 0.0
-    return normal_cdf(mean / se)
+    return normal_cdf(mean / se) if df is None else t_cdf(mean / se, df)
 
 
 # -- pentanomial head-to-head -------------------------------------------------------------------
@@ -247,32 +361,130 @@ def los(mean: float, se: float) -> float:
 
 def pentanomial_counts(pairs: Sequence[float]) -> tuple[int, int, int, int, int]:
     """Game pairs per bin: (LL, LD, WL+DD, WD, WW), from pair scores 0, ½, 1, 1½, 2."""
-    counts = [0] * 5
-    for pair in pairs:
-        if pair not in _PAIR_SCORES:
-            raise ValueError(f"a game pair scores 0, 0.5, 1, 1.5 or 2, not {pair}")
-        counts[_PAIR_SCORES.index(pair)] += 1
-    return counts[0], counts[1], counts[2], counts[3], counts[4]
+    tally = PairTally()
+    tally.add_cluster(pairs)
+    c = tally.counts
+    return c[0], c[1], c[2], c[3], c[4]
 
 
 def _elo(score: float) -> float:
-    score = min(max(score, _ELO_CLAMP), 1.0 - _ELO_CLAMP)
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    """Elo(s) = −400·log10(1/s − 1); −∞ at or below 0 and +∞ at or above 1."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # + 0.0: an even score is +0.0, not -0.0
 
 
-def pentanomial_elo(pairs: Sequence[float], level: float = 0.95) -> tuple[float, float, float]:
-    """Head-to-head Elo of A over B from game-pair scores, with its interval: (elo, low, high)."""
-    if not 0.0 < level < 1.0:
-        raise ValueError(f"the confidence level must lie in (0, 1), not {level}")
-    counts = pentanomial_counts(pairs)
-    n = len(pairs)
-    if n == 0:
-        return math.nan, math.nan, math.nan
-    scores = [k / 4 for k in range(5)]  # per-game score of each bin: 0, ¼, ½, ¾, 1
-    s = math.fsum(c * a for c, a in zip(counts, scores, strict=True)) / n
-    var = math.fsum(c * (a - s) ** 2 for c, a in zip(counts, scores, strict=True)) / n
-    half = normal_quantile(0.5 + level / 2) * math.sqrt(var / n)
-    return _elo(s), _elo(s - half), _elo(s + half)
+@dataclasses.dataclass(frozen=True)
+class PairElo:
+    """The pentanomial head-to-head Elo of A over B, with its interval."""
+
+    counts: tuple[int, int, int, int, int]
+    """Game pairs per bin: LL, LD, WL+DD, WD, WW."""
+    clusters: int
+    """Independent groups the pairs came in (deal sets); the interval's t has clusters − 1 df."""
+    score: float
+    """A's mean score per game over the pairs, in [0, 1]; nan without pairs."""
+    elo: float
+    """Elo(score); nan without pairs and on a sweep, where it has no finite value."""
+    low: float
+    """The interval's lower end; −∞ when the interval reaches a score of 0; nan when every cluster
+    scored alike (no spread, so no interval)."""
+    high: float
+    """The interval's upper end; +∞ when it reaches a score of 1; nan as ``low``."""
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    @property
+    def sweep(self) -> str | None:
+        """``"won"`` when A won every pair outright (no lost pairs), ``"lost"`` when it lost every one."""
+        n = self.pairs
+        if n and self.counts[4] == n:
+            return "won"
+        if n and self.counts[0] == n:
+            return "lost"
+        return None
+
+    def describe(self, signed: bool = True) -> str:
+        """``+120.4 [+35.0, +210.9]``, ``+765.0 [+553.1, +inf]``, or on a sweep
+        ``no lost pairs in 8: at least +85.2 (95 %)``; ``-`` without pairs."""
+        if not self.pairs:
+            return "-"
+        if self.sweep == "won":
+            return f"no lost pairs in {self.pairs}: at least {_elo_text(self.low)}"
+        if self.sweep == "lost":
+            return f"no won pairs in {self.pairs}: at most {_elo_text(self.high)}"
+        if math.isnan(self.low):
+            return f"{_elo_text(self.elo)} (no interval: all {self.clusters} deal sets scored alike)"
+        return f"{_elo_text(self.elo)} [{_elo_text(self.low)}, {_elo_text(self.high)}]"
+
+
+def _elo_text(value: float) -> str:
+    if math.isinf(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value:+.1f}"
+
+
+class PairTally:
+    """Game pairs gathered cluster by cluster (one deal set at a time), in constant memory."""
+
+    __slots__ = ("_score", "counts")
+
+    def __init__(self) -> None:
+        self.counts = [0, 0, 0, 0, 0]
+        self._score = ClusteredMean()
+
+    def add_cluster(self, pairs: Sequence[float]) -> None:
+        """The pair scores (0, ½, 1, 1½, 2) of one cluster; an empty cluster is left out."""
+        if not pairs:
+            return
+        for pair in pairs:
+            if pair not in _PAIR_SCORES:
+                raise ValueError(f"a game pair scores 0, 0.5, 1, 1.5 or 2, not {pair}")
+            self.counts[_PAIR_SCORES.index(pair)] += 1
+        self._score.add(math.fsum(pairs) / 2, len(pairs))  # a pair is two games: its score per game
+
+    def elo(self, level: float = 0.95) -> PairElo:
+        """The Elo, its interval, and on a sweep the exact one-sided bound (see the module's docstring)."""
+        _check_level(level)
+        counts = (self.counts[0], self.counts[1], self.counts[2], self.counts[3], self.counts[4])
+        n, g = sum(counts), self._score.clusters
+        if not n:
+            return PairElo(counts, 0, math.nan, math.nan, math.nan, math.nan)
+        if counts[4] == n or counts[0] == n:
+            bound = (0.5 - level / 2) ** (1.0 / g)  # the least score a sweep of g clusters admits
+            if counts[4] == n:
+                return PairElo(counts, g, 1.0, math.nan, _elo(bound), math.inf)
+            return PairElo(counts, g, 0.0, math.nan, -math.inf, _elo(1.0 - bound))
+        ci = self._score.interval(level)
+        if ci.low == ci.high:
+            # Every deal set scored alike (all WD, say): no spread to measure, so no interval, rather
+            # than one of zero width.
+            return PairElo(counts, g, ci.mean, _elo(ci.mean), math.nan, math.nan)
+        return PairElo(counts, g, ci.mean, _elo(ci.mean), _elo(ci.low), _elo(ci.high))
+
+
+def pentanomial_elo(
+    pairs: Sequence[float], level: float = 0.95, clusters: Sequence[Hashable] | None = None,
+) -> PairElo:
+    """Head-to-head Elo of A over B from game-pair scores, with its interval. ``clusters`` names the
+    cluster of each pair (its deal set); without it every pair is a cluster of its own."""
+    tally = PairTally()
+    if clusters is None:
+        for pair in pairs:
+            tally.add_cluster([pair])
+    else:
+        if len(clusters) != len(pairs):
+            raise ValueError("give one cluster for every pair")
+        grouped: dict[Hashable, list[float]] = {}
+        for pair, cluster in zip(pairs, clusters, strict=True):
+            grouped.setdefault(cluster, []).append(pair)
+        for group in grouped.values():
+            tally.add_cluster(group)
+    return tally.elo(level)
 
 
 # -- one hand, several results ------------------------------------------------------------------
@@ -300,3 +512,51 @@ def loo_datum_diffs(scores: Sequence[float]) -> list[float]:
     total = math.fsum(scores)
     # x − (S − x)/(n − 1) = (n·x − S)/(n − 1): the mean of the pairwise differences x − x'.
     return [(n * x - total) / (n - 1) for x in scores]
+
+
+def field_datum_diffs(scores: Sequence[float], owners: Sequence[Hashable]) -> list[float | None]:
+    """Each result minus the mean of the results of *other* owners on the same hand; ``None`` for a
+    result no other owner's result stands beside."""
+    n, total = len(scores), math.fsum(scores)
+    own_n: dict[Hashable, int] = {}
+    own_total: dict[Hashable, float] = {}
+    for x, owner in zip(scores, owners, strict=True):
+        own_n[owner] = own_n.get(owner, 0) + 1
+        own_total[owner] = own_total.get(owner, 0.0) + x
+    out: list[float | None] = []
+    for x, owner in zip(scores, owners, strict=True):
+        others = n - own_n[owner]
+        out.append(x - (total - own_total[owner]) / others if others else None)
+    return out
+
+
+def field_matchpoints(scores: Sequence[float], owners: Sequence[Hashable]) -> list[float | None]:
+    """Each result's share of the *other* owners' results on the same hand that it beat (ties
+    half), in [0, 1]; ``None`` for a result no other owner's result stands beside."""
+    n = len(scores)
+    owned: dict[Hashable, int] = {}
+    for owner in owners:
+        owned[owner] = owned.get(owner, 0) + 1
+    # One pass over the results in score order, a group of equal scores at a time: the results
+    # below a group, less the owner's own among them, are the other owners' results it beat.
+    order = sorted(range(n), key=scores.__getitem__)
+    below_own: dict[Hashable, int] = {}
+    out: list[float | None] = [None] * n
+    i = 0
+    while i < n:
+        x = scores[order[i]]
+        j = i + 1
+        while j < n and scores[order[j]] == x:
+            j += 1
+        tied_own: dict[Hashable, int] = {}
+        for k in order[i:j]:
+            tied_own[owners[k]] = tied_own.get(owners[k], 0) + 1
+        for k in order[i:j]:
+            owner = owners[k]
+            others = n - owned[owner]
+            if others:
+                out[k] = (i - below_own.get(owner, 0) + 0.5 * (j - i - tied_own[owner])) / others
+        for owner, count in tied_own.items():
+            below_own[owner] = below_own.get(owner, 0) + count
+        i = j
+    return out
