@@ -27,6 +27,9 @@ bench: $(STAMP)  ## the benchmarks, printed
 	$(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/grpc_table.py
 	$(BIN)/python benchmarks/duplicate_efficiency.py
+	$(BIN)/python benchmarks/coverage.py
+	$(BIN)/python benchmarks/sprt_calibration.py
+	$(BIN)/python benchmarks/standings_memory.py --rounds 1000000
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
