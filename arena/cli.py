@@ -1,8 +1,8 @@
 """The ``callbreak-arena`` command line.
 
-Exit status: 0 success, 1 failure, 2 bad usage or bad input (with a one-line error on stderr),
-3 a run that stopped with games outstanding because the bots they need were absent (run it again
-to resume).
+Exit status: 0 success, 1 failure, 2 bad usage or bad input, 3 a run that stopped with games
+outstanding because the bots they need were absent (run it again to resume). A failure or bad
+input is one line on stderr (:func:`main` maps the errors to their statuses).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from arena.event.config import TournamentConfig, load_config, parse_config
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
+from arena.net.tokens import new_token, token_sha256
 from arena.players.local import play_out
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
@@ -206,6 +207,18 @@ def build_parser() -> argparse.ArgumentParser:
     deals.add_argument("--profile", default="nepali", help="profile whose round count is used (default: nepali)")
     deals.add_argument("--out", type=Path, default=None, help="write to this file instead of printing")
     deals.set_defaults(func=_cmd_deals)
+
+    token = sub.add_parser(
+        "token", help="make a new random token for a remote bot, and its line for the configuration",
+        description="Print a new random token (32 hexadecimal digits) for a remote bot, then the line "
+        'token_sha256 = "..." for its [[bots]] table: the configuration then holds only the SHA-256 digest of '
+        "the token, and whoever reads the file cannot connect as the bot. Give the token to the bot's author "
+        "alone; their bot reads it from the environment variable CALLBREAK_TOKEN (or --token). Run it once per "
+        "bot.",
+    )
+    token.add_argument("--name", default=None,
+                       help="the bot's name: print its whole [[bots]] table (name, remote, token_sha256)")
+    token.set_defaults(func=_cmd_token)
     return parser
 
 
@@ -263,6 +276,23 @@ def _cmd_rules_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- token ---------------------------------------------------------------------------------
+
+
+def _cmd_token(args: argparse.Namespace) -> int:
+    token = new_token()
+    whose = f"the token of bot {json.dumps(args.name)}" if args.name else "the token"
+    print(f"# {whose}: give it to the bot's author (their bot reads CALLBREAK_TOKEN), and to no one else")
+    print(token)
+    if args.name:
+        print("# the bot's table for the configuration")
+        print(f"[[bots]]\nname = {json.dumps(args.name)}\nremote = true")
+    else:
+        print("# the line for the bot's [[bots]] table in the configuration")
+    print(f'token_sha256 = "{token_sha256(token)}"')
+    return EXIT_OK
+
+
 # -- deals ---------------------------------------------------------------------------------
 
 
@@ -313,6 +343,8 @@ def _cmd_game(args: argparse.Namespace) -> int:
     from sample_bots.random_bot import RandomBot
 
     rules = _rules(args)
+    if args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, not {args.seed}")
     bots = [RandomBot(seed=seat) for seat in range(4)]
     names = [f"random-{seat + 1}" for seat in range(4)]
     game = Game(rules, seeded_deals(args.seed, 1))
@@ -356,11 +388,7 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     tournament = Tournament(config, folder, fresh=args.fresh, progress=progress, serve=serve, judge=judge, log=_say)
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
           f"results in {tournament.folder}", file=sys.stderr)
-    try:
-        summary = asyncio.run(tournament.run())
-    except RecordsError as err:
-        print(f"callbreak-arena: {err}", file=sys.stderr)
-        return EXIT_FAILURE
+    summary = asyncio.run(tournament.run())
     print(f"{summary.played} games played, {summary.skipped} already recorded, {summary.faults} faults",
           file=sys.stderr)
     for bot, reason in summary.disqualified.items():
@@ -485,9 +513,10 @@ def render_status(status: Status) -> str:
                                                  "faulty decisions"], disable_numparse=True))
     if status.sessions:
         rows = [[s.session, s.bot, s.version, f"{s.tables}/{s.max_tables}", "yes" if s.events else "no",
-                 f"{s.connected_s:.0f} s"] for s in status.sessions]
+                 f"{s.connected_s:.0f} s", ", ".join(f"{kind} {n}" for kind, n in sorted(s.faults.items())) or "-"]
+                for s in status.sessions]
         lines.append("\nSessions\n" + tabulate(rows, headers=["session", "bot", "version", "tables", "events",
-                                                              "connected"], disable_numparse=True))
+                                                              "connected", "faults"], disable_numparse=True))
     if status.tables:
         rows = [[t.table, t.game, " ".join(t.seats), ", ".join(t.fallback) or "-", t.rounds_done,
                  f"{t.started_s:.0f} s"] for t in status.tables]
@@ -497,19 +526,35 @@ def render_status(status: Status) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Runs the command line; returns the exit status."""
+    """Runs the command line; returns the exit status.
+
+    Every error a user can meet ends here as one line on stderr and its exit status: a results
+    folder that cannot be used as it is (:class:`RecordsError`) or a file the system refuses
+    (:class:`OSError`) is a failure, 1; any other :class:`ArenaError` (a configuration, a rule, a
+    deal file) and a :class:`UsageError` are bad input, 2.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         status: int = args.func(args)
+    except RecordsError as err:
+        return _error(err, EXIT_FAILURE)
     except (UsageError, ArenaError) as err:
-        print(f"callbreak-arena: error: {err}", file=sys.stderr)
-        return EXIT_USAGE
+        return _error(err, EXIT_USAGE)
     except KeyboardInterrupt:
         print("callbreak-arena: interrupted", file=sys.stderr)
         return EXIT_FAILURE
     except BrokenPipeError:  # the reader (e.g. `head`) went away: not an error of ours
         sys.stderr.close()
         return EXIT_OK
+    except OSError as err:  # the disk is full, a folder is not writable: the system's refusal, said plainly
+        where = f"{err.filename}: " if err.filename else ""
+        return _error(f"{where}{err.strerror or err}", EXIT_FAILURE)
+    return status
+
+
+def _error(error: object, status: int) -> int:
+    text = " ".join(str(error).split())  # one line, whatever the message holds
+    print(f"callbreak-arena: error: {text}", file=sys.stderr)
     return status
 

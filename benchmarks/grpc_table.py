@@ -34,6 +34,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
 from arena.net.server import ArenaServer, ServerSettings
+from arena.net.tokens import token_sha256
 from arena.players.table import TableSettings
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
@@ -91,7 +92,7 @@ async def raw_bot(address: str, token: str = "x") -> None:
     """A trivial bot written straight against the protocol: the first legal call or card, at once."""
     async with grpc.aio.insecure_channel(address) as channel:
         stream = pb_grpc.ArenaStub(channel).Connect()
-        await stream.write(pb.ConnectRequest(hello=pb.Hello(bot_name="raw", token=token, protocol_version=1)))
+        await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token, protocol_version=1)))
         while True:
             msg = await stream.read()
             if msg is grpc.aio.EOF:
@@ -153,7 +154,8 @@ async def run_bare(tables: int, seconds: float) -> tuple[float, float]:
 async def run_arena(tables: int, seconds: float, bot: str = "--kit-bot") -> tuple[float, float]:
     tokens = {f"token-{i}": f"bot-{i}" for i in range(4 * tables)}
     server = ArenaServer(ServerSettings(
-        rules=Rules.profile(), tokens=tokens, table=TableSettings(deadline_ms=5000), max_tables=1,
+        rules=Rules.profile(), tokens={token_sha256(t): name for t, name in tokens.items()},
+        table=TableSettings(deadline_ms=5000), max_tables=1,
     ))
     port = await server.start()
     procs = [spawn([bot, f"127.0.0.1:{port}", token]) for token in tokens]

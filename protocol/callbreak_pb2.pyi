@@ -28,6 +28,7 @@ class NoticeKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     NOTICE_KIND_OUT_OF_TURN: _ClassVar[NoticeKind]
     NOTICE_KIND_FALLBACK_PLAYED: _ClassVar[NoticeKind]
     NOTICE_KIND_DISQUALIFIED: _ClassVar[NoticeKind]
+    NOTICE_KIND_FLOOD: _ClassVar[NoticeKind]
 
 class Suit(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -77,6 +78,7 @@ NOTICE_KIND_MALFORMED_MESSAGE: NoticeKind
 NOTICE_KIND_OUT_OF_TURN: NoticeKind
 NOTICE_KIND_FALLBACK_PLAYED: NoticeKind
 NOTICE_KIND_DISQUALIFIED: NoticeKind
+NOTICE_KIND_FLOOD: NoticeKind
 SUIT_UNSPECIFIED: Suit
 SUIT_SPADES: Suit
 SUIT_HEARTS: Suit

@@ -1,7 +1,8 @@
 """The heuristic bot: counts its winners to call, then plays to make the call and no more.
 
 In-process use: ``HeuristicBot(seed).call(view)`` / ``.play(view)`` on a :class:`arena.SeatView`;
-over the network: ``python sample_bots/heuristic_bot.py --arena HOST:PORT --token T``.
+over the network: ``python sample_bots/heuristic_bot.py --arena HOST:PORT``, with the token in the
+environment variable ``CALLBREAK_TOKEN``.
 It reads only the public attributes a remote view also offers (``seat``, ``hand``, ``legal``,
 ``legal_calls``, ``calls``, ``trick``, ``leader``, ``tricks``, ``tricks_won``, ``trump``, ``rules``,
 ``played``, ``game_number``, ``round_number``), so it plays the same behind the gRPC seat. Its only

@@ -6,7 +6,10 @@ in-process or over the network, alone or at many tables at once, which keeps dup
 tournaments reproducible. It also offers the in-process fast path (``fast_call``/``fast_card``),
 which makes exactly the same choices.
 
-    python sample_bots/random_bot.py --arena 127.0.0.1:50051 --token T [--seed 7]
+    CALLBREAK_TOKEN=T python sample_bots/random_bot.py --arena 127.0.0.1:50051 [--seed 7]
+
+(the token comes from the environment variable ``CALLBREAK_TOKEN``; ``--token T`` also works, but a
+command line is visible to every user of the machine).
 """
 
 from __future__ import annotations

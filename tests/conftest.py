@@ -23,6 +23,7 @@ import pytest
 
 from arena.core.rules import Rules
 from arena.net.server import ArenaServer, ServerSettings
+from arena.net.tokens import token_sha256
 from arena.players.table import GameRecord, TableSettings
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
@@ -50,8 +51,8 @@ def token(name: str) -> str:
 
 
 def tokens(*names: str) -> dict[str, str]:
-    """Token -> bot name for ``names``."""
-    return {token(name): name for name in names}
+    """The SHA-256 digest of each token -> bot name, for ``names`` (what :class:`ServerSettings` holds)."""
+    return {token_sha256(token(name)): name for name in names}
 
 
 class BotProcess:
@@ -211,9 +212,9 @@ async def handshake(port: int, first: pb.ConnectRequest) -> tuple[list[pb.Connec
             return received, err.code(), err.details() or ""
 
 
-def hello(token: str = "", version: int = 1) -> pb.ConnectRequest:
-    """A Hello with ``token``, speaking protocol ``version``."""
-    return pb.ConnectRequest(hello=pb.Hello(bot_name="raw", token=token, protocol_version=version))
+def hello(token: str = "", version: int = 1, name: str = "") -> pb.ConnectRequest:
+    """A Hello with ``token``, speaking protocol ``version``, naming the bot ``name`` (none by default)."""
+    return pb.ConnectRequest(hello=pb.Hello(bot_name=name, token=token, protocol_version=version))
 
 
 def check_record(record: GameRecord, rules: Rules) -> None:

@@ -186,7 +186,7 @@ async def one_stream(args: argparse.Namespace, bot: FakeBot | None) -> int:
         else:
             bot.stream = stream
         await stream.write(pb.ConnectRequest(hello=pb.Hello(
-            bot_name=args.name or args.mode, bot_version="fake", token=args.token,
+            bot_name=args.name, bot_version="fake", token=args.token,
             protocol_version=args.protocol_version, events=args.events,
         )))
         say(hello=True)
@@ -233,7 +233,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("mode", choices=MODES)
     parser.add_argument("--arena", required=True, metavar="HOST:PORT")
     parser.add_argument("--token", default="")
-    parser.add_argument("--name", default="")
+    parser.add_argument("--name", default="", help="Hello.bot_name (default: none)")
     parser.add_argument("--at", type=int, default=1, help="the request (from 1) that goes wrong")
     parser.add_argument("--sleep", type=float, default=1.0, help="seconds the slow mode waits")
     parser.add_argument("--events", action="store_true", help="ask the arena for events")

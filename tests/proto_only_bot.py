@@ -4,7 +4,7 @@ It imports grpc and the code that ``protoc`` generated from the .proto (from the
 ``--gen``), and nothing else of the project: its only knowledge of the game is what each request
 says (the legal calls and cards, the trump, the trick so far).
 
-    python tests/proto_only_bot.py --gen DIR --arena HOST:PORT --token T [--seed N]
+    python tests/proto_only_bot.py --gen DIR --arena HOST:PORT --token T [--name N] [--seed N]
 
 It calls its aces and top trumps, then wins a trick as cheaply as it can while its call is not
 made, and plays low otherwise. At the end it prints one JSON line: the stream's status and the
@@ -67,7 +67,7 @@ async def play(args: argparse.Namespace, grpc: Any, pb: Any, pb_grpc: Any) -> st
     async with grpc.aio.insecure_channel(args.arena, options=options) as channel:
         stream = pb_grpc.ArenaStub(channel).Connect()
         await stream.write(pb.ConnectRequest(hello=pb.Hello(
-            bot_name="stranger", bot_version="1", token=args.token, protocol_version=1,
+            bot_name=args.name, bot_version="1", token=args.token, protocol_version=1,
         )))
         try:
             while True:
@@ -96,6 +96,7 @@ def main() -> int:
     parser.add_argument("--gen", required=True, help="the folder with callbreak_pb2.py and callbreak_pb2_grpc.py")
     parser.add_argument("--arena", required=True, metavar="HOST:PORT")
     parser.add_argument("--token", required=True)
+    parser.add_argument("--name", default="", help="the organiser's name for the bot (default: none)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     sys.path.insert(0, args.gen)  # the generated code, wherever protoc wrote it

@@ -430,6 +430,19 @@ def test_the_hello_names_the_bot_and_takes_the_token_from_the_environment(kit: K
     assert not hello.events
 
 
+def test_without_name_the_hello_names_no_bot_and_a_given_token_wins_over_the_environment(kit: KitBots) -> None:
+    async def scenario() -> pb.Hello:
+        async with scripted_arena() as (arena, port):
+            bot = kit.start("Sleepy", port, "--token", "typed", env={"CALLBREAK_TOKEN": "secret-7"})
+            conn = await arena.welcome()
+            conn.end()
+            assert await bot.wait() == 0, bot.stderr()
+            return conn.hello
+
+    hello = run(scenario(), timeout=30)
+    assert (hello.bot_name, hello.token) == ("", "typed")  # the class's own name ("sleepy") is not sent
+
+
 # --- play_session, in-process ------------------------------------------------------------------
 
 
@@ -864,6 +877,34 @@ def test_an_unusable_tls_ca_file_is_one_line_and_status_2(kit: KitBots, tmp_path
     assert bot.stderr().splitlines() == [expected]
 
 
+def test_unusable_client_certificate_options_are_one_line_and_status_2(kit: KitBots, tmp_path: Path) -> None:
+    ca, cert, key, junk = (tmp_path / name for name in ("ca.pem", "bot.pem", "bot.key", "junk.pem"))
+    authority = trustme.CA()
+    authority.cert_pem.write_to_path(str(ca))
+    issued = authority.issue_cert("bot")
+    cert.write_bytes(b"".join(blob.bytes() for blob in issued.cert_chain_pems))
+    issued.private_key_pem.write_to_path(str(key))
+    junk.write_bytes(b"not a certificate\n")
+    cases = [
+        (["--tls-ca", str(ca), "--tls-cert", str(cert)],
+         "[sleepy] --tls-cert and --tls-key go together: the client certificate and its private key"),
+        (["--tls-cert", str(cert), "--tls-key", str(key)],
+         "[sleepy] --tls-cert needs --tls-ca too: the organiser's CA certificate, to check the arena's"),
+        (["--tls-ca", str(ca), "--tls-cert", str(tmp_path / "none.pem"), "--tls-key", str(key)],
+         f"[sleepy] cannot read --tls-cert {tmp_path / 'none.pem'}: No such file or directory"),
+        (["--tls-ca", str(ca), "--tls-cert", str(junk), "--tls-key", str(key)],
+         f"[sleepy] --tls-cert {junk} and --tls-key {key} are not a PEM certificate and its private key"),
+        (["--tls-ca", str(ca), "--tls-cert", str(cert), "--tls-key", str(ca)],
+         f"[sleepy] --tls-cert {cert} and --tls-key {ca} are not a PEM certificate and its private key"),
+    ]
+
+    async def scenario() -> list[tuple[int, list[str]]]:
+        started = [kit.start("Sleepy", free_port(), *args) for args, _ in cases]
+        return [(await bot.wait(), bot.stderr().splitlines()) for bot in started]
+
+    assert run(scenario(), timeout=60) == [(2, [line]) for _, line in cases]
+
+
 @pytest.mark.parametrize(("cls", "option", "expected"), [
     ("Sleepy", "novalue", "[sleepy] --option 'novalue': write KEY=VALUE, like aggression=0.5"),
     ("Picky", "x=1", "[picky] cannot make the bot: TypeError: Picky.__init__() got an unexpected keyword "
@@ -883,8 +924,8 @@ def test_help_lists_every_option(kit: KitBots) -> None:
     proc = subprocess.run([sys.executable, str(KIT_BOTS), "Sleepy", "--help"], cwd=ROOT, capture_output=True,
                           text=True, env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=30)
     assert proc.returncode == 0
-    for option in ("--arena", "--token", "--name", "--seed", "--tls-ca", "--option", "--once", "--max-backoff",
-                   "CALLBREAK_TOKEN", "Exit status"):
+    for option in ("--arena", "--token", "--name", "--seed", "--tls-ca", "--tls-cert", "--tls-key", "--option",
+                   "--once", "--max-backoff", "CALLBREAK_TOKEN", "Exit status"):
         assert option in proc.stdout
 
 

@@ -9,6 +9,7 @@ import pytest
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.event.config import load_config, parse_config
+from arena.net.tokens import token_sha256
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 
@@ -64,7 +65,7 @@ BAD = [
     ("bot of no kind", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\nseed = 3\n',
      ["bot 'd'", "exactly one of", "found none"]),
     ("remote without token", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\nremote = true\n',
-     ["bot 'd' is remote", "token"]),
+     ["bot 'd' is remote", "token_sha256", "callbreak-arena token", "token = "]),
     ("python without a class", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\npython = "sample_bots"\n',
      ["bots[4].python", "module:Class"]),
     ("command list of numbers", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\ncommand = ["x", 1]\n',
@@ -109,6 +110,26 @@ BAD = [
      ["tournament.deal_sets or tournament.deal_file, not both"]),
     ("tls_cert without tls_key", '[server]\ntls_cert = "cert.pem"\n' + FOUR, ["tls_cert and server.tls_key", "both"]),
     ("tls_key without tls_cert", '[server]\ntls_key = "key.pem"\n' + FOUR, ["tls_cert and server.tls_key"]),
+    ("tls_client_ca without tls", '[server]\ntls_client_ca = "ca.pem"\n' + FOUR,
+     ["server.tls_client_ca needs server.tls_cert and server.tls_key"]),
+    ("sessions_per_bot 0", "[server]\nsessions_per_bot = 0\n" + FOUR, ["server.sessions_per_bot", "from 1 to 64"]),
+    # Tokens: never on a command line, hashed if you like, one per bot, and only for remote bots.
+    ("{token} in a command", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\n'
+     'command = "{python} bot.py --arena {address} --token {token}"\n',
+     ["bot 'd'", "{token} is no longer a placeholder", "CALLBREAK_TOKEN", "remove --token {token}"]),
+    ("{token} in a command list", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\n'
+     'command = ["bot", "--token={token}"]\n', ["bot 'd'", "{token} is no longer a placeholder"]),
+    ("token_sha256 not hex", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\nremote = true\ntoken_sha256 = "abc"\n',
+     ["bots[4].token_sha256", "64 hexadecimal digits", "callbreak-arena token", "'abc'"]),
+    ("token and token_sha256", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\nremote = true\ntoken = "t"\n'
+     f'token_sha256 = "{"0" * 64}"\n', ["bot 'd'", "token or token_sha256, not both"]),
+    ("token for a launched bot", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\ncommand = "x --arena {address}"\n'
+     'token = "t"\n', ["bot 'd' is not remote", "fresh token", "remove the key"]),
+    ("token_sha256 for an in-process bot", bots("a", "b", "c") + f'token_sha256 = "{"0" * 64}"\n',
+     ["bot 'c' is not remote and needs no token_sha256"]),
+    ("two bots with one token", bots("a", "b") + '\n[[bots]]\nname = "c"\nremote = true\ntoken = "same"\n'
+     f'\n[[bots]]\nname = "d"\nremote = true\ntoken_sha256 = "{token_sha256("same")}"\n',
+     ["bots 'c' and 'd' have the same token", "every bot needs its own"]),
     # A table given as a plain value must be refused in words, not with a Python traceback.
     ("tournament not a table", "tournament = 5\n" + FOUR, ["tournament", "table"]),
     ("rules not a table", 'rules = "nepali"\n' + FOUR, ["rules", "table"]),
@@ -199,6 +220,8 @@ host = "0.0.0.0"
 port = 5555
 tls_cert = "c.pem"
 tls_key = "k.pem"
+tls_client_ca = "clients.pem"
+sessions_per_bot = 3
 
 [[bots]]
 name = "cmd"
@@ -217,7 +240,12 @@ token = "secret-token"
 
 [[bots]]
 name = "cmd2"
-command = "{python} -m sample_bots.random_bot --arena {address} --token {token}"
+command = "{python} -m sample_bots.random_bot --arena {address}"
+
+[[bots]]
+name = "hashed"
+remote = true
+token_sha256 = "5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8"
 """
     config = parse_config(text, Path("/srv/league/league.toml"))
     assert config.name == "league 1" and config.seed == 42 and config.deal_sets == 3
@@ -229,13 +257,16 @@ command = "{python} -m sample_bots.random_bot --arena {address} --token {token}"
     assert (config.reconnect_grace, config.unresponsive_after, config.restarts, config.forfeit) == (2.5, 5, 1, "wait")
     assert (config.host, config.port) == ("0.0.0.0", 5555)
     assert config.tls_cert == Path("/srv/league/c.pem") and config.tls_key == Path("/srv/league/k.pem")
-    assert [b.kind for b in config.bots] == ["command", "python", "remote", "command"]
+    assert config.tls_client_ca == Path("/srv/league/clients.pem") and config.sessions_per_bot == 3
+    assert parse_config(FOUR).sessions_per_bot == 1 and parse_config(FOUR).tls_client_ca is None
+    assert [b.kind for b in config.bots] == ["command", "python", "remote", "command", "remote"]
     assert config.bots[0].command[0] == "{python}" and config.bots[0].seed == 5
-    assert config.bots[3].command == ("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}",
-                                      "--token", "{token}")
+    assert config.bots[3].command == ("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}")
     assert config.bot("far").token == "secret-token"
-    # The manifest must not leak a remote bot's token.
-    assert "secret-token" not in str(config.to_dict())
+    assert config.bot("hashed").token_sha256 == token_sha256("password")  # read in lower case
+    assert config.bot("hashed").token == ""
+    # The manifest must not leak a remote bot's token, nor its digest.
+    assert "secret-token" not in str(config.to_dict()) and token_sha256("password") not in str(config.to_dict())
 
 
 def test_name_defaults_to_the_file_name(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def test_proto_only_bots_play_a_whole_game(bots: Bots, generated: Path, tmp_path
         async with arena(NAMES, rules) as (server, port):
             for seed, name in enumerate(NAMES):
                 bots.start(name, ["-I", str(BOT), "--gen", str(generated), "--arena", f"127.0.0.1:{port}",
-                                  "--token", token(name), "--seed", str(seed)], env=env, cwd=tmp_path)
+                                  "--token", token(name), "--name", name, "--seed", str(seed)], env=env, cwd=tmp_path)
             return await server.play(NAMES, seeded_deals(17, 1), timeout=20)
 
     record = run(scenario())

@@ -59,7 +59,7 @@ def test_game_id_and_table_seat_each_name_one_game_while_it_runs(tmp_path: Path)
         outs.append(out)
         procs.append(subprocess.Popen(
             [sys.executable, str(FAKE_BOTS), "good", "--arena", f"127.0.0.1:{port}", "--token", f"t-{name}",
-             "--name", f"self-named-{name}", "--events"], cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL))
+             "--events"], cwd=ROOT, stdout=out, stderr=subprocess.DEVNULL))
     try:
         summary = run_tournament(config, tmp_path / "out")
         for proc in procs:
@@ -88,7 +88,7 @@ def test_game_id_and_table_seat_each_name_one_game_while_it_runs(tmp_path: Path)
                         del running[key]
             elif "request" in line:
                 assert running[(line["table"], line["seat"])] == line["game"]
-                assert set(line["names"]) == set(names)  # the organiser's names, not Hello.bot_name
+                assert set(line["names"]) == set(names)  # the organiser's names (the Hello names none)
         assert len(seen_games) == 4 and not running
     for rounds in games(tmp_path / "out").values():
         assert rounds[-1]["versions"] == ["fake"] * 4  # Hello.bot_version, recorded with every game
@@ -141,6 +141,16 @@ def test_an_arena_that_serves_its_most_sessions_refuses_with_arena_full() -> Non
     received, code, detail = run(scenario())
     assert [pb.RefusalReason.Name(m.refusal.reason) for m in received] == ["REFUSAL_REASON_ARENA_FULL"]
     assert code is grpc.StatusCode.RESOURCE_EXHAUSTED and "try again later" in detail
+
+
+def test_the_proto_states_the_session_limit_and_the_name_rule_the_arena_keeps() -> None:
+    defaults = {f.name: f.default for f in dataclasses.fields(ServerSettings)}
+    assert defaults["max_sessions"] == 1 and parse_config(FOUR).sessions_per_bot == 1
+    assert "A bot holds ONE live session (stream) at a time, unless the organiser allows more" in FLAT
+    assert f"(at most {ARENA_PING_S + PING_TIMEOUT_S} s, see 8)" in FLAT
+    assert "a non-empty bot_name must be the name of the bot the token belongs to" in FLAT
+    assert "An empty bot_name is always accepted." in FLAT
+    assert "compared character for character: case and spaces count" in FLAT  # tests/test_tokens.py holds it
 
 
 def test_a_withdrawn_bot_is_ended_with_ok_and_refused_later(bots: Bots) -> None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import shutil
-import time
 from pathlib import Path
 from typing import Any
 
@@ -213,28 +211,6 @@ def test_a_run_refuses_a_folder_of_another_configuration(folder: Path) -> None:
     run(changed, folder, fresh=True)
     assert json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["config"]["seed"] == 12
     assert {r["seed"] for r in records(folder)} == {12}
-
-
-def test_written_records_are_fsynced_by_a_timer_within_the_interval(tmp_path: Path) -> None:
-    synced: list[float] = []
-
-    async def scenario() -> None:
-        store = ResultsStore(tmp_path, sync_interval=0.2)
-        original = store._sync
-
-        def sync() -> None:
-            original()
-            synced.append(time.monotonic())
-
-        store._sync = sync  # type: ignore[method-assign]
-        store.append(["a\n"])  # the first append syncs at once
-        written = time.monotonic()
-        store.append(["b\n"])  # within the interval: left to the timer
-        await asyncio.sleep(0.5)
-        assert len(synced) == 2 and synced[1] - written <= 0.2 + 0.1
-        store.close()
-
-    asyncio.run(scenario())
 
 
 def test_append_then_close_makes_the_lines_readable(folder: Path, tmp_path: Path) -> None:

@@ -208,7 +208,7 @@ def test_fresh_process_launches_a_process_per_game(tmp_path: Path) -> None:
     for name in ("r1", "r2"):
         text = (logs / f"{name}.log").read_text(encoding="utf-8")
         assert text.count(" launched: ") == 4  # a process of its own for each game
-        assert "--token <token>" in text  # the token is never written to the log
+        assert "--token" not in text  # the token is in the environment, never on the command line or in the log
     # The random bot plays the same in a fresh process as anywhere else.
     same = write(tmp_path / "local.toml", tournament_text(deal_sets=1))
     run(same, tmp_path / "local")
@@ -219,7 +219,7 @@ def test_a_launched_bot_that_keeps_dying_is_restarted_then_waited_for_or_played_
     # Its process exits at its 30th card, every time: the arena starts it again (3 times by default),
     # then counts it as broken. Under forfeit = "wait", run stops with the games outstanding and says
     # why; under "fallback", the fallback player takes its seats and the run completes.
-    quitter = f"{{python}} {BOTS} Quitter --arena {{address}} --token {{token}}"
+    quitter = f"{{python}} {BOTS} Quitter --arena {{address}}"
     text = tournament_text(kind="command", spec=COMMAND, r1=quitter, concurrency=1).replace(
         "[time]\n", "[time]\nreconnect_grace_s = 0.5\n")
     waiting = write(tmp_path / "wait.toml", text)
@@ -279,5 +279,5 @@ def test_options_a_bot_does_not_take_are_refused_before_anything_runs(tmp_path: 
     result = cli("run", write(tmp_path / "t.toml", text), "--results", tmp_path / "out", "--no-progress")
     assert result.returncode == 2
     assert result.stderr.splitlines()[-1].startswith("callbreak-arena: error: cannot create the in-process bot "
-                                                     "RandomBot with options {'aggression': 0.5}")
+                                                     "'r3' (RandomBot) with options {'aggression': 0.5}")
     assert not (tmp_path / "out").exists()

@@ -7,16 +7,38 @@ arena plays the documented fallback and says so in the record:
 - the fallback call is the lowest legal call;
 - the fallback card is the lowest legal card: the lowest rank, and among cards of that rank a
   non-trump before a trump, then clubs, diamonds, hearts, spades.
+
+Whatever a bot sent is repeated in a detail, a record, a log line or a notice only through
+:func:`shown` (an answer, at most :data:`ANSWER_TEXT_LIMIT` characters) or :func:`bounded` (its own
+free text, at most :data:`FREE_TEXT_LIMIT`): a bot cannot write megabytes into the records.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import enum
+import reprlib
 
 from arena.core.cards import SUIT_MASK
 
-__all__ = ["Fault", "FaultKind", "PlayerFault", "fallback_call", "fallback_card"]
+__all__ = [
+    "ANSWER_TEXT_LIMIT",
+    "FREE_TEXT_LIMIT",
+    "Fault",
+    "FaultKind",
+    "PlayerFault",
+    "bounded",
+    "fallback_call",
+    "fallback_card",
+    "shown",
+]
+
+ANSWER_TEXT_LIMIT = 40
+"""Characters of a bot's answer (a card's text, a call) that a detail, a record, a log line or a notice
+repeats; a longer card text is not a card."""
+FREE_TEXT_LIMIT = 100
+"""Characters of a bot's own free text (the name or version in its Hello, an error it raised) that the
+arena keeps."""
 
 
 class FaultKind(enum.Enum):
@@ -42,6 +64,9 @@ class FaultKind(enum.Enum):
     STALLED = "stalled"
     """The bot's connection stopped taking messages, or the bot left several requests in a row
     unanswered without sending anything: the arena dropped the connection."""
+    FLOOD = "flood"
+    """The bot sent more stray messages (answers to requests that are not open, answers of the wrong
+    kind, malformed messages) than the arena takes in a short time: the arena closed the connection."""
     ABSENT = "absent"
     """The bot was not there to play (absent past the tournament's patience, withdrawn or
     disqualified): the fallback player took its seat for the whole game."""
@@ -78,6 +103,42 @@ class PlayerFault(Exception):
         self.kind = kind
         self.detail = detail
         self.gone = gone or kind in (FaultKind.DISCONNECT, FaultKind.STALLED, FaultKind.ABSENT)
+
+
+_REPR = reprlib.Repr()
+_REPR.maxlevel = 2
+_REPR.maxtuple = _REPR.maxlist = _REPR.maxarray = _REPR.maxdict = _REPR.maxset = _REPR.maxfrozenset = 4
+_REPR.maxdeque = 4
+_REPR.maxlong = _REPR.maxstring = _REPR.maxother = ANSWER_TEXT_LIMIT
+
+
+def shown(value: object, limit: int = ANSWER_TEXT_LIMIT) -> str:
+    """What a bot sent, as a detail quotes it: its ``repr``, or, when that is longer than ``limit``
+    characters between the quotes, as much of its start as fits, an ellipsis and its length:
+    ``'AAAA…' (3,900,000 characters)``."""
+    if isinstance(value, str):
+        whole = repr(value[: limit + 1])
+        if len(value) <= limit and len(whole) <= limit + 2:
+            return whole
+        # As many characters as fit in ``limit`` once escaped (a control character takes up to ten).
+        low, high = 0, min(len(value), limit)
+        while low < high:
+            mid = (low + high + 1) // 2
+            low, high = (mid, high) if len(repr(value[:mid])) <= limit + 2 else (low, mid - 1)
+        start = repr(value[:low])
+        return f"{start[:-1]}…{start[-1]} ({len(value):,} characters)"
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4 * limit:
+        return f"an integer of {value.bit_length():,} bits"  # repr of a huge int is slow, or refused
+    try:  # an in-process bot may answer anything: only the start of its repr is kept
+        return _REPR.repr(value)[: 4 * limit]
+    except Exception:
+        return f"a {type(value).__name__}"
+
+
+def bounded(text: str, limit: int = FREE_TEXT_LIMIT) -> str:
+    """A bot's own free text (its name, its version, an error it raised) as the arena keeps it: the text
+    itself when it is short and printable, else as :func:`shown` quotes it."""
+    return text if len(text) <= limit and text.isprintable() else shown(text, limit)
 
 
 def fallback_call(legal_calls: range) -> int:

@@ -398,6 +398,7 @@ class Game:
         self.max_redeals = max_redeals
         self.totals = [0, 0, 0, 0]
         self.results: list[RoundResult] = []
+        self._summaries: tuple[RoundSummary, ...] = ()
         self.redeals: list[Redeal] = []
         self.exact8_winner: int | None = None
         """The seat that won at once by calling 8 and taking exactly 8, if any."""
@@ -420,6 +421,14 @@ class Game:
     def round_number(self) -> int:
         """The current round, from 1."""
         return self.round.round_number
+
+    @property
+    def summaries(self) -> tuple[RoundSummary, ...]:
+        """The public outcome of each finished round, made once each (every seat view holds them)."""
+        done = self._summaries
+        if len(done) < len(self.results):
+            done = self._summaries = done + tuple(r.summary() for r in self.results[len(done):])
+        return done
 
     def legal_calls(self) -> range:
         """The calls the current seat may make."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from arena.core.cards import CARDS, Card, Hand, Suit
+from arena.core.cards import CARDS, FULL_DECK, Card, Hand, Suit
 from arena.core.game import Phase, RoundSummary, Trick
 from arena.core.rules import Rules
 
@@ -16,6 +16,9 @@ if TYPE_CHECKING:
     from arena.core.game import Game
 
 __all__ = ["SeatView", "View"]
+
+_SUITS = tuple(Suit)
+"""The suits by number (a tuple index is quicker than calling the enum)."""
 
 
 class View(Protocol):
@@ -69,21 +72,22 @@ class View(Protocol):
 class SeatView:
     """What one seat may know at one moment: its own hand, all calls, all cards played, the scores.
 
-    A view is a snapshot: it keeps answering as of the moment it was made, even after the game
-    moves on. It holds no other seat's unplayed cards.
+    A view is a sealed snapshot: it is made of copies and immutable values taken when it was made
+    (ints, tuples, cards, the frozen :class:`Rules`), keeps answering as of that moment, and keeps
+    no reference to the game or its round, so nothing reachable from it, private attributes
+    included, holds another seat's unplayed cards or lets a bot change the game.
     """
 
     __slots__ = (
         "_calls",
-        "_game",
         "_hand",
         "_legal",
-        "_n_results",
-        "_n_tricks",
-        "_round",
+        "_past",
+        "_played",
         "_to_act",
         "_totals",
         "_trick",
+        "_tricks",
         "_won",
         "dealer",
         "game_number",
@@ -97,25 +101,28 @@ class SeatView:
 
     def __init__(self, game: Game, seat: int) -> None:
         rnd = game.round
-        self._game = game
-        self._round = rnd
+        hands = rnd.hands
+        played = rnd.played
+        finished = 4 * len(rnd.winners)
         self.seat = seat
         """The seat this view belongs to."""
         self.game_number = game.game_number
         self.round_number = rnd.round_number
         self.dealer = rnd.dealer
-        self.trump = Suit(rnd.trump)
+        self.trump = _SUITS[rnd.trump]
         self.rules = game.rules
         self.phase = game.phase
-        self._hand = rnd.hands[seat]
+        self._hand = hands[seat]
         self._calls = tuple(rnd.calls)
-        self._n_tricks = len(rnd.winners)
-        self._trick = tuple(rnd.played[4 * self._n_tricks:])
+        self._trick = tuple(played[finished:])
+        # The hands still held cover exactly the cards not yet played: the rest is public.
+        self._played = FULL_DECK ^ (hands[0] | hands[1] | hands[2] | hands[3])
+        self._tricks = tuple(rnd.tricks) if finished else ()
         self.leader = rnd.leader
         """The seat that led (or will lead) the current trick."""
         self._won = tuple(rnd.tricks_won)
         self._totals = tuple(game.totals)
-        self._n_results = len(game.results)
+        self._past = game.summaries
         self._to_act = not game.over and rnd.current_seat == seat
         self._legal = rnd.legal_mask() if self._to_act and rnd.phase is Phase.PLAYING else 0
 
@@ -127,7 +134,7 @@ class SeatView:
     @property
     def hand(self) -> Hand:
         """This seat's cards still in hand."""
-        return Hand(self._hand)
+        return Hand.of_mask(self._hand)
 
     @property
     def hand_mask(self) -> int:
@@ -153,7 +160,7 @@ class SeatView:
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The finished tricks of this round."""
-        return tuple(self._round.tricks[: self._n_tricks])
+        return self._tricks
 
     @property
     def tricks_won(self) -> tuple[int, ...]:
@@ -168,15 +175,12 @@ class SeatView:
     @property
     def past_rounds(self) -> tuple[RoundSummary, ...]:
         """The public outcome of each finished round of this game."""
-        return tuple(r.summary() for r in self._game.results[: self._n_results])
+        return self._past
 
     @property
     def played(self) -> Hand:
         """Every card played so far this round, by anyone (public knowledge)."""
-        mask = 0
-        for index in self._round.played[: 4 * self._n_tricks + len(self._trick)]:
-            mask |= 1 << index
-        return Hand(mask)
+        return Hand.of_mask(self._played)
 
     @property
     def legal_calls(self) -> range:
@@ -186,7 +190,7 @@ class SeatView:
     @property
     def legal(self) -> Hand:
         """The cards this seat may play now (empty when it is not its turn to play)."""
-        return Hand(self._legal)
+        return Hand.of_mask(self._legal)
 
     @property
     def legal_mask(self) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 
-__all__ = ["HOUSE_BOT", "load_bot_class", "make_bot"]
+__all__ = ["HOUSE_BOT", "check_bot", "load_bot_class", "make_bot"]
 
 HOUSE_BOT = "sample_bots.random_bot:RandomBot"
 """The unranked filler bot that pads a field to a multiple of four."""
@@ -36,12 +36,18 @@ def load_bot_class(spec: str) -> Callable[..., Any]:
         factory = getattr(module, class_name)
     except (ImportError, AttributeError, OSError) as err:
         raise ConfigError(f"cannot load the in-process bot {spec!r}: {err}") from None
+    except SyntaxError as err:
+        raise ConfigError(f"cannot load the in-process bot {spec!r}: {err.filename}, line {err.lineno}: "
+                          f"invalid Python ({err.msg})") from None
+    except (Exception, SystemExit) as err:  # the module's own code failed as it was imported
+        raise ConfigError(f"cannot load the in-process bot {spec!r}: importing it raised "
+                          f"{type(err).__name__}{_said(err)}") from None
     if not callable(factory):
         raise ConfigError(f"{spec!r} is not a class or function")
     return factory  # type: ignore[no-any-return]
 
 
-def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any]) -> Any:
+def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any], bot: str = "") -> Any:
     """A fresh bot instance (each game gets its own, so none carries memory between replays)."""
     try:
         return factory(seed=seed, **options)
@@ -49,5 +55,30 @@ def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any])
         try:
             return factory(**options)
         except TypeError as err:  # options the class does not take: the configuration's mistake
-            name = getattr(factory, "__qualname__", repr(factory))
-            raise ConfigError(f"cannot create the in-process bot {name} with options {dict(options)}: {err}") from None
+            raise ConfigError(
+                f"cannot create the in-process bot {_named(factory, bot)} with options {dict(options)}: {err}"
+            ) from None
+
+
+def check_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any], bot: str) -> None:
+    """Makes one instance of ``bot`` before a tournament begins: a bot that cannot be made at all is
+    refused with a :class:`ConfigError` naming it. (Once games run, a failure to make one is a
+    crash of that game's seat instead.)"""
+    try:
+        make_bot(factory, seed, options, bot)
+    except ConfigError:
+        raise
+    except (Exception, SystemExit) as err:
+        raise ConfigError(f"cannot create the in-process bot {_named(factory, bot)}: its constructor raised "
+                          f"{type(err).__name__}{_said(err)}") from None
+
+
+def _named(factory: Callable[..., Any], bot: str) -> str:
+    name = str(getattr(factory, "__qualname__", repr(factory)))
+    return f"{bot!r} ({name})" if bot else name
+
+
+def _said(error: BaseException) -> str:
+    """``: message`` for an error with a message, else nothing."""
+    text = " ".join(str(error).split())
+    return f": {text}" if text else ""

@@ -18,6 +18,7 @@ from typing import Any
 from arena.core.dealing import DealFile
 from arena.core.rules import Rules
 from arena.errors import ConfigError, DealFileError, RulesError
+from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
 
 __all__ = ["BotConfig", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
@@ -36,12 +37,16 @@ class BotConfig:
     name: str
     """Display name, unique in the tournament."""
     command: tuple[str, ...] = ()
-    """Program and arguments; ``{address}``, ``{token}``, ``{name}`` and ``{seed}`` are filled in."""
+    """Program and arguments; ``{address}``, ``{name}``, ``{seed}`` and ``{python}`` are filled in (the token
+    goes in the environment, never on a command line)."""
     python: str = ""
     """``module:Class`` or ``path/to/file.py:Class`` of an in-process bot."""
     remote: bool = False
     """The bot connects by itself with its token."""
     token: str = ""
+    """A remote bot's token as given (``token = ...``); a launched bot's is made for each run."""
+    token_sha256: str = ""
+    """A remote bot's token as its SHA-256 digest (``token_sha256 = ...``), in lower-case hexadecimal."""
     options: Mapping[str, Any] = dataclasses.field(default_factory=dict)
     """Keyword arguments for an in-process bot's class."""
     seed: int = 0
@@ -82,6 +87,10 @@ class TournamentConfig:
     port: int = 0
     tls_cert: Path | None = None
     tls_key: Path | None = None
+    tls_client_ca: Path | None = None
+    """The CA that signs bots' client certificates: bots must present one (mutual TLS)."""
+    sessions_per_bot: int = 1
+    """Live sessions (streams) one bot may hold at once."""
     forfeit: str = "wait"
     """``wait``, ``fallback`` or ``withdraw``: see :data:`FORFEITS`."""
     absent_after: float = 30.0
@@ -138,8 +147,8 @@ _TIME = {"deadline_ms", "time_bank_ms", "absent_after_s", "reconnect_grace_s"}
 _FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
 _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 """Keys of earlier versions: refused with the name that replaced them."""
-_SERVER = {"host", "port", "tls_cert", "tls_key"}
-_BOT = {"name", "command", "python", "remote", "token", "options", "seed"}
+_SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "sessions_per_bot"}
+_BOT = {"name", "command", "python", "remote", "token", "token_sha256", "options", "seed"}
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
                 "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in", "method"},
                 "swiss": {"opening_rounds"}}
@@ -227,6 +236,10 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
     tls_key = server.string("tls_key", "")
     if bool(tls_cert) != bool(tls_key):
         raise ConfigError("server.tls_cert and server.tls_key go together: give both for TLS, or neither")
+    tls_client_ca = server.string("tls_client_ca", "")
+    if tls_client_ca and not tls_cert:
+        raise ConfigError("server.tls_client_ca needs server.tls_cert and server.tls_key: mutual TLS is TLS in "
+                          "which the bots show certificates too")
     results = t.string("results", "")
     return TournamentConfig(
         name=name,
@@ -247,6 +260,8 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         port=server.integer("port", 0, 0, 65535),
         tls_cert=base / tls_cert if tls_cert else None,
         tls_key=base / tls_key if tls_key else None,
+        tls_client_ca=base / tls_client_ca if tls_client_ca else None,
+        sessions_per_bot=server.integer("sessions_per_bot", 1, 1, 64),
         forfeit=t.string("forfeit", "wait", FORFEITS),
         absent_after=_number(time, "absent_after_s", 30, 0, 86_400),
         reconnect_grace=_number(time, "reconnect_grace_s", 5, 0, 3_600),
@@ -301,17 +316,51 @@ def _bots(items: list[Any]) -> tuple[BotConfig, ...]:
             )
         if python and ":" not in python:
             raise ConfigError(f"{where}python must look like module:Class or path/to/bot.py:Class, not {python!r}")
-        token = b.string("token", "")
-        if remote and not token:
-            raise ConfigError(f"bot {name!r} is remote: give it a token = \"...\" to connect with")
+        if any("{token}" in part for part in command):
+            raise ConfigError(
+                f"bot {name!r}: {{token}} is no longer a placeholder of a command: a launched bot gets its token in "
+                "the environment variable CALLBREAK_TOKEN, which the bot kit reads; remove --token {token} from "
+                "its command"
+            )
+        token, digest = _token(b, name, remote)
         options = b._get("options", {}, (dict,), "a table of keyword arguments")
         bots.append(BotConfig(
-            name=name, command=command, python=python, remote=remote, token=token, options=options,
-            seed=b.integer("seed", 0, 0, 2**63 - 1),
+            name=name, command=command, python=python, remote=remote, token=token, token_sha256=digest,
+            options=options, seed=b.integer("seed", 0, 0, 2**63 - 1),
         ))
     if len(bots) < 2:
         raise ConfigError(f"a tournament needs at least 2 bots, found {len(bots)}")
+    holders: dict[str, str] = {}
+    for bot in bots:
+        if bot.remote:
+            digest = bot.token_sha256 or token_sha256(bot.token)
+            if digest in holders:
+                raise ConfigError(f"bots {holders[digest]!r} and {bot.name!r} have the same token: every bot "
+                                  "needs its own (`callbreak-arena token` makes one)")
+            holders[digest] = bot.name
     return tuple(bots)
+
+
+def _token(b: _Reader, name: str, remote: bool) -> tuple[str, str]:
+    """A bot's ``token`` and ``token_sha256``: one of them for a remote bot, neither for any other."""
+    token = b.string("token", "")
+    given_digest = b.string("token_sha256", "")
+    digest = given_digest.lower()
+    given = "token" if token else "token_sha256" if digest else ""
+    if not remote:
+        if given:
+            raise ConfigError(f"bot {name!r} is not remote and needs no {given}: the arena makes a fresh token "
+                              "for every bot it launches, and in-process bots need none; remove the key")
+        return "", ""
+    if token and digest:
+        raise ConfigError(f"bot {name!r}: give token or token_sha256, not both")
+    if not given:
+        raise ConfigError(f"bot {name!r} is remote: give it token_sha256 = \"...\" (`callbreak-arena token` "
+                          "makes a token and its line) or token = \"...\" to connect with")
+    if digest and not is_sha256(digest):
+        raise ConfigError(f"{b.where}token_sha256 must be a SHA-256 digest, 64 hexadecimal digits "
+                          f"(`callbreak-arena token` prints one), not {given_digest!r}")
+    return token, digest
 
 
 SPRT_DEAL_SETS = 10_000
@@ -415,6 +464,9 @@ def read_deal_file(path: Path) -> DealFile:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise DealFileError(f"cannot read deal file {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise DealFileError(f"deal file {path} is not UTF-8 text (byte {err.start + 1} is "
+                            f"{err.object[err.start]:#04x}): save it as UTF-8") from None
     return DealFile.parse(text, str(path))
 
 
@@ -424,4 +476,7 @@ def load_config(path: Path) -> TournamentConfig:
         text = path.read_text(encoding="utf-8")
     except OSError as err:
         raise ConfigError(f"cannot read the configuration {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"the configuration {path} is not UTF-8 text (byte {err.start + 1} is "
+                          f"{err.object[err.start]:#04x}): save it as UTF-8") from None
     return parse_config(text, path)

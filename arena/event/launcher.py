@@ -2,9 +2,13 @@
 
 Each launched bot runs in a process group of its own, with its standard error in
 ``logs/<bot>.log`` and its standard input a pipe the arena holds open for as long as it runs: a bot
-learns that the arena has ended, even by ``kill -9``, when that pipe reaches end-of-file. The bot
+learns that the arena has ended, even by ``kill -9``, when that pipe reaches end-of-file. On Linux
+the kernel also kills it when the arena dies (``PR_SET_PDEATHSIG``), so even a process that never
+reads its standard input, or dies before it begins to, does not outlive the arena. The bot
 is told that it was launched by the environment variable ``CALLBREAK_LAUNCHED=1``, and gets its
-token in ``CALLBREAK_TOKEN`` (also in the ``{token}`` placeholder of its command).
+token in ``CALLBREAK_TOKEN``, never on its command line, where every local user could read it
+(``ps``, ``/proc``). The token is fresh: made for the run of a long-lived bot (its restarts keep
+it), or for the one game of a process launched per game.
 
 A process that ends before its bot ever connected *failed to start*: the bot is broken at once
 (its games wait under the tournament's absence policy). A process that ends after its bot
@@ -18,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import secrets
 import shlex
 import signal
 import sys
@@ -29,10 +32,33 @@ from pathlib import Path
 from arena.errors import ConfigError
 from arena.event.config import BotConfig
 from arena.net.remote import Session
+from arena.net.tokens import new_token
 
 __all__ = ["LaunchFailed", "Launcher"]
 
-PLACEHOLDERS = "{address}, {token}, {name}, {seed} and {python}"
+PLACEHOLDERS = "{address}, {name}, {seed} and {python}"
+
+
+_DIE_WITH_ARENA = """\
+import ctypes, os, signal, sys
+ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG, kept through exec
+if os.getppid() != int(sys.argv[1]):
+    os._exit(0)  # the arena died before the request: no signal would come
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as err:
+    print(f"cannot start {sys.argv[2]}: {err.strerror}", file=sys.stderr)
+    os._exit(127)
+"""
+
+
+def _bound_to_arena(argv: list[str]) -> list[str]:
+    """``argv`` started through a short step that has the kernel kill it when the arena dies (on
+    Linux). A step of its own rather than ``preexec_fn``: that makes :mod:`subprocess` fork the whole
+    arena, gRPC threads and all, where it otherwise uses vfork."""
+    if not sys.platform.startswith("linux"):
+        return argv
+    return [sys.executable, "-I", "-S", "-c", _DIE_WITH_ARENA, str(os.getpid()), *argv]
 
 
 class LaunchFailed(Exception):
@@ -71,9 +97,8 @@ class Launcher:
         """The processes running (or not yet stopped)."""
         self._closing = False
 
-    def _argv(self, bot: BotConfig, token: str) -> list[str]:
-        values = {"address": self.address, "token": token, "name": bot.name, "seed": str(bot.seed),
-                  "python": sys.executable}
+    def _argv(self, bot: BotConfig) -> list[str]:
+        values = {"address": self.address, "name": bot.name, "seed": str(bot.seed), "python": sys.executable}
         try:
             argv = [part.format(**values) for part in bot.command]
         except (KeyError, IndexError, ValueError) as err:
@@ -86,21 +111,21 @@ class Launcher:
 
     def check(self, bot: BotConfig) -> None:
         """Refuses a command whose placeholders cannot be filled in (before anything runs)."""
-        self._argv(bot, "x")
+        self._argv(bot)
 
     async def _spawn(self, bot: BotConfig, token: str) -> _Process:
-        argv = self._argv(bot, token)
+        argv = self._argv(bot)
         logs = self.folder / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log = logs / f"{bot.name}.log"
-        shown = shlex.join(argv).replace(token, "<token>")
+        shown = shlex.join(argv)
         env = dict(os.environ, CALLBREAK_LAUNCHED="1", CALLBREAK_TOKEN=token)
         with log.open("ab") as err_log:
             err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} launched: {shown}\n".encode())
             err_log.flush()
             process = await asyncio.create_subprocess_exec(
-                *argv, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL, stderr=err_log, env=env,
-                start_new_session=True,
+                *_bound_to_arena(argv), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
+                stderr=err_log, env=env, start_new_session=True,
             )
         entry = _Process(process, log)
         self._all.append(entry)
@@ -158,7 +183,7 @@ class Launcher:
         """Starts a process of ``bot`` for one game under the token key ``key`` and waits up to
         ``timeout`` s for its session (``connect(key, timeout)``); raises :class:`LaunchFailed` if
         the process ends or does not connect in time."""
-        token = secrets.token_hex(16)
+        token = new_token()
         self._register(token, key)
         try:
             entry = await self._spawn(bot, token)

@@ -239,6 +239,12 @@ def check_bots(old: Mapping[str, Any], new: TournamentConfig) -> None:
     before = {b["name"]: b for b in old.get("bots", [])}
     for bot in new.bots:
         was = before.get(bot.name)
+        if was is not None and "{token}" in was.get("command", []):
+            # Recorded before the token left the command line: that change does not change the bot.
+            command = list(was["command"])
+            at = command.index("{token}")
+            del command[at - 1 if at and command[at - 1].startswith("-") else at: at + 1]
+            was = {**was, "command": command}
         now = bot.to_dict()
         if was is not None and was != now:
             raise RecordsError(

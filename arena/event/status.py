@@ -39,6 +39,9 @@ class SessionState:
     events: bool
     connected_s: float
     """Seconds since it connected."""
+    faults: dict[str, int] = dataclasses.field(default_factory=dict)
+    """The session's own faults so far, by kind: stray messages (``unknown_request``, ``out_of_turn``,
+    ``malformed``), ``flood``, ``stalled``."""
 
 
 @dataclasses.dataclass

@@ -2,9 +2,11 @@
 
 ``results/<tournament>/manifest.json`` holds the configuration, the plan and the bots' standing
 (withdrawn, disqualified); ``records.jsonl`` holds one record per round played at a table,
-written and flushed as each round ends, fsynced as a group commit at most
-:attr:`ResultsStore.sync_interval` later (a timer sees to it while an event loop runs). The
-format is public (``docs/records.md``): load it with pandas or jq.
+written and flushed as each round ends. The fsync is a group commit on a worker thread of its
+own (a timer thread, whatever runs the store: an event loop or not), started at most
+:attr:`ResultsStore.sync_interval` after the first record it covers was written, and never more
+often than once per interval; :meth:`ResultsStore.close` fsyncs whatever is left. The format is
+public (``docs/records.md``): load it with pandas or jq.
 
 Resume reads the records back. A torn last line (a power cut in the middle of a write) is
 detected and cut off; the rounds of a game that did not finish are dropped, so the game is
@@ -13,10 +15,10 @@ played again from its start; every game whose last round is recorded is skipped.
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
 import json
+import math
 import os
+import threading
 import time
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -136,7 +138,7 @@ def read_lines(path: Path, repair: bool = False, skip_torn: bool = False) -> lis
 
 def read_records(path: Path, repair: bool = False) -> list[RoundRecord]:
     """The records of a file as typed values (see :func:`read_lines` for damage and repair)."""
-    return [parse_record(data, number, path.name) for number, data in read_lines(path, repair)]
+    return [parse_record(data, number, str(path)) for number, data in read_lines(path, repair)]
 
 
 class ResultsStore:
@@ -147,12 +149,22 @@ class ResultsStore:
         self.manifest_path = folder / MANIFEST
         self.records_path = folder / RECORDS
         self.sync_interval = sync_interval
-        """Longest time written records may wait for their fsync (0: fsync every append)."""
+        """Longest wait, in seconds, between writing a record and starting the fsync that makes it
+        durable (0: fsync in every append)."""
         self._file: TextIO | None = None
-        self._synced = 0.0
-        self._timer: asyncio.TimerHandle | None = None
-        self._syncing: concurrent.futures.Future[None] | None = None
-        self._syncer: concurrent.futures.ThreadPoolExecutor | None = None
+        self._lock = threading.Lock()
+        """Guards the counts below and :attr:`_commit`, shared with the group-commit thread."""
+        self._written = 0
+        """Appends written and flushed to the file."""
+        self._synced = 0
+        """Appends covered by a finished fsync."""
+        self._last_start = -math.inf
+        """When the last fsync began (monotonic seconds): the next waits for the interval after it."""
+        self._commit: threading.Timer | None = None
+        """The group commit waiting for its time or running, if any."""
+        self._closing = False
+        self._error: OSError | None = None
+        """What a group commit's fsync raised, raised again by the next append or close."""
 
     def manifest(self) -> dict[str, Any] | None:
         """The manifest, if the folder has one."""
@@ -187,7 +199,7 @@ class ResultsStore:
                 "which tournament they belong to: restore the manifest, or use --fresh to discard the records"
             )
         lines = read_lines(self.records_path, repair=True)
-        records = [parse_record(data, number, RECORDS) for number, data in lines]
+        records = [parse_record(data, number, str(self.records_path)) for number, data in lines]
         games = group_games(records)
         complete = {g.game for g in games}
         if any(r.game not in complete for r in records):  # rounds of unfinished games: played again
@@ -196,55 +208,88 @@ class ResultsStore:
         return games
 
     def append(self, lines: Iterable[str]) -> None:
-        """Appends record lines: written and flushed at once, and fsynced as a group commit, at most
-        :attr:`sync_interval` seconds after they were written (and always by :meth:`close`)."""
+        """Appends record lines: written and flushed at once; fsynced by the group commit at most
+        :attr:`sync_interval` seconds later (at once when it is 0), and always by :meth:`close`."""
+        self._raise_commit_error()
         text = "".join(lines)
         if self._file is None:
             self._file = self.records_path.open("a", encoding="utf-8")
         self._file.write(text)
         self._file.flush()
-        now = time.monotonic()
-        if now - self._synced >= self.sync_interval:
-            self._sync()
-        elif self._timer is None:
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:
-                return
-            self._timer = loop.call_later(self.sync_interval - (now - self._synced), self._sync)
-
-    def _sync(self) -> None:
-        self._timer = None
-        self._synced = time.monotonic()
-        if self._file is None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
+        if self.sync_interval <= 0:
             os.fsync(self._file.fileno())
             return
-        del loop  # an event loop serves bots: the fsync, which can take a while, goes to a worker thread
-        if self._syncing is None or self._syncing.done():
-            if self._syncer is None:
-                self._syncer = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="fsync")
-            self._syncing = self._syncer.submit(os.fsync, self._file.fileno())
+        with self._lock:
+            self._written += 1
+            if self._commit is None:
+                self._schedule()
+
+    @property
+    def unsynced(self) -> int:
+        """Appends written but not yet covered by a finished fsync."""
+        with self._lock:
+            return self._written - self._synced
+
+    def _schedule(self) -> None:
+        """Starts the group commit, due one interval after the last fsync began (at once if that is
+        past). Every append it has to cover came after that fsync began, so none waits longer than
+        the interval. Called with the lock held."""
+        delay = max(0.0, self._last_start + self.sync_interval - time.monotonic())
+        commit = threading.Timer(delay, self._group_commit)
+        commit.name = "fsync records"
+        commit.daemon = True  # never holds up an exit: what was written is in the system's hands already
+        self._commit = commit
+        commit.start()
+
+    def _group_commit(self) -> None:
+        """On the timer's thread: fsyncs every append written so far, then starts the next commit
+        if appends came in meanwhile."""
+        with self._lock:
+            covered = self._written
+            self._last_start = time.monotonic()
+            file = self._file
+        try:
+            if file is not None:  # close() waits for this thread before it closes the file
+                os.fsync(file.fileno())
+        except OSError as err:
+            with self._lock:
+                self._error = err
+                self._commit = None
+            return
+        with self._lock:
+            self._synced = max(self._synced, covered)
+            if self._written > covered and not self._closing:
+                self._schedule()
+            else:
+                self._commit = None
+
+    def _raise_commit_error(self) -> None:
+        with self._lock:
+            error, self._error = self._error, None
+        if error is not None:
+            raise error
 
     def close(self) -> None:
         """Makes every record durable and closes the file."""
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
-        if self._syncing is not None:
-            self._syncing.result()  # the file must not close under a sync in flight on the worker thread
-            self._syncing = None
-        if self._syncer is not None:
-            self._syncer.shutdown()
-            self._syncer = None
-        if self._file is not None:
-            self._file.flush()
-            os.fsync(self._file.fileno())
-            self._file.close()
-            self._file = None
+        with self._lock:
+            self._closing = True
+            commit = self._commit
+        if commit is not None:
+            commit.cancel()  # a commit still waiting for its time need not run: the fsync below covers it
+            commit.join()  # one running must finish before the file closes under it
+        try:
+            if self._file is not None:
+                self._file.flush()
+                os.fsync(self._file.fileno())
+                self._file.close()
+                self._file = None
+            with self._lock:
+                self._synced = self._written
+            self._raise_commit_error()
+        finally:
+            with self._lock:
+                self._closing = False
+                self._commit = None
 
     def records(self) -> list[RoundRecord]:
         """Every record (a torn last line is an error here: run the tournament to repair it)."""
@@ -253,7 +298,7 @@ class ResultsStore:
     def games(self) -> list[GameRecords]:
         """The complete games, in file order (a last line still being written is left out)."""
         lines = read_lines(self.records_path, skip_torn=True)
-        return group_games([parse_record(data, number, RECORDS) for number, data in lines])
+        return group_games([parse_record(data, number, str(self.records_path)) for number, data in lines])
 
 
 def _line(record: Mapping[str, Any]) -> str:

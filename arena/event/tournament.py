@@ -25,10 +25,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import errno
 import hashlib
 import math
 import os
-import secrets
+import socket
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -37,7 +38,7 @@ from typing import Any, Protocol
 from arena.core.dealing import DealSource, seeded_deals
 from arena.core.faults import Fault
 from arena.errors import ConfigError, RecordsError
-from arena.event.bots import HOUSE_BOT, make_bot
+from arena.event.bots import HOUSE_BOT, check_bot
 from arena.event.config import BotConfig, TournamentConfig, read_deal_file
 from arena.event.dispatcher import Dispatcher
 from arena.event.launcher import Launcher, LaunchFailed
@@ -58,17 +59,45 @@ from arena.event.seats import Seat, Seating
 from arena.event.status import BotState, Progress, SessionState, Status, TableState, write_status
 from arena.event.store import ResultsStore, game_lines
 from arena.net.server import ArenaServer, ServerSettings
+from arena.net.tokens import new_token, token_sha256
 from arena.players.base import Player
 from arena.players.fast import play_fast
 from arena.players.table import GameRecord, play_game
 
-__all__ = ["Judge", "RunSummary", "Tournament"]
+__all__ = ["Judge", "RunSummary", "Tournament", "check_address"]
 
 STATUS_EVERY_S = 1.0
 TEST_LOG_EVERY_S = 10.0
 YIELD_EVERY_S = 0.005
 """Longest time the dispatcher plays fast-path games without letting the event loop serve others."""
 TAKEN_OUT = ("withdrawn", "disqualified")
+
+
+def check_address(host: str, port: int) -> None:
+    """Refuses, in words and before anything runs, an address the arena server could not listen on
+    (gRPC would only log a line of its own and say that binding failed)."""
+    where = f"cannot listen on {host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as err:
+        raise ConfigError(f"{where}: {host!r} is not a host name or address known here ({err})") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as a server does: TIME_WAIT is no obstacle
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                why = f"port {port} is in use by another program (choose another port, or 0 for any free one)"
+            elif err.errno == errno.EADDRNOTAVAIL:
+                why = (f"{host} is not an address of this machine (listen on 127.0.0.1, on 0.0.0.0 for every "
+                       "interface, or on one of this machine's own addresses)")
+            elif err.errno == errno.EACCES:
+                why = f"port {port} needs privileges this user lacks (ports below 1024 do): choose a higher one"
+            else:
+                why = err.strerror or str(err)
+            raise ConfigError(f"{where}: {why}") from None
 
 
 class Judge(Protocol):
@@ -208,6 +237,8 @@ class Tournament:
     def _open(self) -> list[GameRecords]:
         """Opens the folder, checks the configuration against it and makes the plan."""
         config = self.config
+        if self.folder.exists() and not self.folder.is_dir():
+            raise ConfigError(f"{self.folder} is a file, not a results folder: name a folder (it is made if missing)")
         try:
             if self.fresh:
                 self.store.clear()
@@ -325,7 +356,9 @@ class Tournament:
                 write_status(self.folder, self.status())
         for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
             if bot.kind == "python":
-                make_bot(self.seating.factory(name), bot.seed, bot.options)
+                check_bot(self.seating.factory(name), bot.seed, bot.options, name)
+        if any(b.kind != "python" for b in self.bots.values()):
+            check_address(self.config.host, self.config.port)
         games = self._open()
         summary.skipped = len(games)
         recorded = {game.game for game in games}
@@ -375,18 +408,19 @@ class Tournament:
 
     async def _start_server(self) -> None:
         config = self.config
-        tokens: dict[str, str] = {}
+        digests: dict[str, str] = {}  # the server keeps digests only
         for bot in list(self.bots.values()):
             if bot.kind == "remote":
-                tokens[bot.token] = bot.name
+                digests[bot.token_sha256 or token_sha256(bot.token)] = bot.name
             elif bot.kind == "command" and not config.fresh_process:
-                token = bot.token or secrets.token_hex(16)
+                token = new_token()  # fresh for each run; its restarts keep it
                 self.bots[bot.name] = dataclasses.replace(bot, token=token)
-                tokens[token] = bot.name
+                digests[token_sha256(token)] = bot.name
         server = ArenaServer(ServerSettings(
-            rules=config.rules, tokens=tokens, table=config.table, max_tables=config.concurrency,
-            reconnect_grace_s=config.reconnect_grace, unresponsive_after=config.unresponsive_after,
-            tls_cert=config.tls_cert, tls_key=config.tls_key,
+            rules=config.rules, tokens=digests, table=config.table, max_tables=config.concurrency,
+            max_sessions=config.sessions_per_bot, reconnect_grace_s=config.reconnect_grace,
+            unresponsive_after=config.unresponsive_after, tls_cert=config.tls_cert, tls_key=config.tls_key,
+            tls_client_ca=config.tls_client_ca,
         ))
         try:
             await server.start(f"{config.host}:{config.port}")
@@ -396,7 +430,8 @@ class Tournament:
         for name, status in self.statuses.items():
             self._bar_server(name, status.status, status.reason)
         server.lobby.watch(self._lobby_changed)
-        self.log(f"arena listening on {self.address} ({'TLS' if server.tls else 'plaintext'})")
+        security = "plaintext" if not server.tls else "TLS" if config.tls_client_ca is None else "mutual TLS"
+        self.log(f"arena listening on {self.address} ({security})")
         launched = [b for b in self.bots.values() if b.kind == "command"]
         if launched:
             launcher = self.seating.launcher = Launcher(
@@ -681,7 +716,7 @@ class Tournament:
         now = time.monotonic()
         sessions = [] if server is None else [
             SessionState(s.session_id, s.bot, s.version, s.tables, s.max_tables, s.wants_events,
-                         round(time.time() - s.connected_at, 1))
+                         round(time.time() - s.connected_at, 1), dict(s.fault_counts))
             for s in server.lobby.all_live()
         ]
         tables = [TableState(f"t{slot}", game.id, list(game.seats), fallback, self._rounds_done.get(slot, 0),

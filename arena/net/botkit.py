@@ -18,8 +18,10 @@ A whole bot::
 
 The ``view`` is a :class:`~arena.net.wire.RemoteView` (a :class:`~arena.core.views.View`) with the
 same attributes as the in-process :class:`~arena.core.views.SeatView`, so the same class plays both
-ways. ``run(factory)`` reads the command line (``--help`` lists it all; the token defaults to
-``$CALLBREAK_TOKEN``), then keeps the bot connected until the tournament is over.
+ways. ``run(factory)`` reads the command line (``--help`` lists it all; the token comes from
+``$CALLBREAK_TOKEN`` unless ``--token`` is given), then keeps the bot connected until the tournament
+is over. The hello names the bot only when ``--name`` says how the organiser calls it: the arena
+refuses a token that belongs to a bot of another name.
 
 Instances and threads. ``factory`` (usually the class) is called with ``seed=`` (when it takes a
 seed) and the ``--option`` values. It is called once at start-up, to check the options and to
@@ -52,8 +54,10 @@ with ``[name]``. ``run()`` returns the exit status:
   with ``--once``, any failure to connect or lost connection; Ctrl-C.
 - 2: a configuration error that retrying cannot mend: a bad command line or ``--option``, a factory
   that rejects the options, a ``--tls-ca`` file that cannot be read or holds no PEM certificate,
-  a plaintext bot against an arena that speaks TLS, a failed TLS handshake (the arena does not
-  speak TLS, or the CA file did not sign its certificate, or the certificate does not name the host).
+  a ``--tls-cert``/``--tls-key`` pair that is not a certificate and its key, a plaintext bot
+  against an arena that speaks TLS, a failed TLS handshake (the arena does not speak TLS, or the
+  CA file did not sign its certificate, or the certificate does not name the host), an arena that
+  asks for a client certificate (mutual TLS) and got none, or one its CA did not sign.
 
 Anything else (the arena unreachable, the connection broken, the arena restarting, a refusal for
 ARENA_FULL or DUPLICATE_SESSION, any other status) means: reconnect, after 0.5 s, then twice as
@@ -220,8 +224,11 @@ class _Session:
 
     def __init__(
         self, hello_bot: Bot, make: Callable[[], Bot] | None, on_welcome: Callable[[pb.Welcome], None] | None = None,
+        name: str = "",
     ) -> None:
         self.hello_bot = hello_bot
+        self.name = name
+        """``Hello.bot_name``: the organiser's name for the bot, or "" (the token alone says which bot)."""
         self.make = make
         """A fresh instance per game; ``None``: every call goes to ``hello_bot`` in one lane."""
         self.on_welcome = on_welcome
@@ -253,7 +260,7 @@ class _Session:
             async with channel:
                 stream = pb_grpc.ArenaStub(channel).Connect()
                 await stream.write(pb.ConnectRequest(hello=pb.Hello(
-                    bot_name=bot.name, bot_version=str(bot.version), token=token,
+                    bot_name=self.name, bot_version=str(bot.version), token=token,
                     protocol_version=PROTOCOL_VERSION, events=bot.wants_events,
                 )))
                 writer = asyncio.create_task(self._write(stream))
@@ -373,17 +380,19 @@ class _Session:
 
 async def play_session(
     bot: Bot | Callable[[], Bot], address: str, token: str, *, credentials: grpc.ChannelCredentials | None = None,
+    name: str = "",
 ) -> None:
     """Plays one session: returns when the arena ends the stream with OK; raises :class:`Refused`
     on a refusal and ``grpc.aio.AioRpcError`` when the stream fails.
 
     ``bot`` is a zero-argument factory (a fresh instance per game, called once more for the hello)
-    or a single instance (then called from one worker thread, one decision at a time).
+    or a single instance (then called from one worker thread, one decision at a time). ``name``, when
+    given, is sent as ``Hello.bot_name`` and must be the organiser's name for the bot its token belongs to.
     """
     if isinstance(bot, Bot) or not callable(bot):
-        session = _Session(bot, None)
+        session = _Session(bot, None, name=name)
     else:
-        session = _Session(bot(), bot)
+        session = _Session(bot(), bot, name=name)
     await session.run(address, token, credentials)
 
 
@@ -401,12 +410,20 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "A Callbrea
     parser.add_argument("--arena", required=True, metavar="HOST:PORT", help="the arena's address")
     parser.add_argument(
         "--token", default=os.environ.get("CALLBREAK_TOKEN", ""),
-        help="the token the organiser gave this bot (default: $CALLBREAK_TOKEN)",
+        help="the token the organiser gave this bot (default: $CALLBREAK_TOKEN, the better place: a command "
+             "line is visible to every user of the machine)",
     )
-    parser.add_argument("--name", default=None, help="the name to announce (default: the bot's own)")
+    parser.add_argument("--name", default=None,
+                        help="the name the organiser gave this bot, sent in the hello: the arena then refuses a "
+                             "token of another bot (default: no name is sent; the logs use the bot's own)")
     parser.add_argument("--seed", type=int, default=0, help="seed for bots that use randomness (default: 0)")
     parser.add_argument("--tls-ca", type=Path, default=None, metavar="FILE",
                         help="connect with TLS, trusting this PEM root certificate (the organiser's CA)")
+    parser.add_argument("--tls-cert", type=Path, default=None, metavar="FILE",
+                        help="this bot's client certificate (PEM), for an arena that asks for one (mutual TLS); "
+                             "with --tls-key and --tls-ca")
+    parser.add_argument("--tls-key", type=Path, default=None, metavar="FILE",
+                        help="the private key (PEM) of --tls-cert")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="an option for the bot's class (repeatable); numbers and true/false are converted")
     parser.add_argument("--once", action="store_true",
@@ -458,19 +475,38 @@ def _maker(factory: Callable[..., Bot], seed: int, options: dict[str, object], n
     return make
 
 
-def _credentials(path: Path | None) -> grpc.ChannelCredentials | None:
+def _read(option: str, path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as err:
+        raise _ConfigError(f"cannot read {option} {path}: {err.strerror or err}") from None
+
+
+def _credentials(
+    path: Path | None, cert: Path | None = None, key: Path | None = None,
+) -> grpc.ChannelCredentials | None:
+    """TLS credentials from ``--tls-ca`` (and the client certificate ``--tls-cert``/``--tls-key``), or ``None``."""
+    if (cert is None) != (key is None):
+        raise _ConfigError("--tls-cert and --tls-key go together: the client certificate and its private key")
+    if cert is not None and path is None:
+        raise _ConfigError("--tls-cert needs --tls-ca too: the organiser's CA certificate, to check the arena's")
     if path is None:
         return None
-    try:
-        pem = path.read_bytes()
-    except OSError as err:
-        raise _ConfigError(f"cannot read --tls-ca {path}: {err.strerror or err}") from None
+    pem = _read("--tls-ca", path)
     try:
         ssl.create_default_context(cadata=pem.decode("ascii"))
     except (ssl.SSLError, UnicodeDecodeError, ValueError):
         raise _ConfigError(f"--tls-ca {path} holds no PEM certificate (a file starting with "
                            "-----BEGIN CERTIFICATE-----)") from None
-    return grpc.ssl_channel_credentials(root_certificates=pem)
+    if cert is None or key is None:
+        return grpc.ssl_channel_credentials(root_certificates=pem)
+    chain, private_key = _read("--tls-cert", cert), _read("--tls-key", key)
+    try:
+        ssl.create_default_context().load_cert_chain(cert, key)
+    except (ssl.SSLError, ValueError):
+        raise _ConfigError(f"--tls-cert {cert} and --tls-key {key} are not a PEM certificate and its private "
+                           "key") from None
+    return grpc.ssl_channel_credentials(root_certificates=pem, private_key=private_key, certificate_chain=chain)
 
 
 def _say(name: str, line: str) -> None:
@@ -488,7 +524,7 @@ def run(factory: Callable[..., Bot], argv: Sequence[str] | None = None) -> int:
         except Exception as err:
             raise _ConfigError(f"cannot make the bot: {type(err).__name__}: {err}") from None
         label = first.name
-        credentials = _credentials(args.tls_ca)
+        credentials = _credentials(args.tls_ca, args.tls_cert, args.tls_key)
     except _ConfigError as err:
         _say(label, str(err))
         return 2
@@ -531,7 +567,7 @@ class _Runner:
         backoff = FIRST_BACKOFF
         try:
             while True:
-                session = _Session(self.first, self.make, self._welcomed)
+                session = _Session(self.first, self.make, self._welcomed, name=self.args.name or "")
                 attempt = asyncio.ensure_future(session.run(self.args.arena, self.args.token, self.credentials))
                 await asyncio.wait({attempt, stopper}, return_when=asyncio.FIRST_COMPLETED)
                 if not attempt.done():
@@ -584,6 +620,14 @@ class _Runner:
                 and await _in_daemon_thread(lambda: _speaks_tls(self.address))):
             raise _Stop(2, f"the arena at {self.address} speaks TLS: run the bot with --tls-ca FILE "
                            "(the organiser's CA certificate)")
+        if (session.welcome is None and self.credentials is not None and _closed_at_once(details)
+                and await _in_daemon_thread(lambda: _refuses_client(self.address, self.args))):
+            cert = self.args.tls_cert
+            if cert is None:
+                raise _Stop(2, f"the arena at {self.address} asks for a client certificate (mutual TLS): run the "
+                               "bot with --tls-cert FILE --tls-key FILE (the certificate and key from the organiser)")
+            raise _Stop(2, f"the arena at {self.address} did not accept the client certificate {cert}: it is not "
+                           "signed by the CA the arena trusts; ask the organiser for the right certificate")
         reason = _reason(code, details)
         if session.welcome is None:
             return f"cannot reach the arena at {self.address}: {reason}"
@@ -662,6 +706,30 @@ def _speaks_tls(address: str, timeout: float = 2.0) -> bool:
         ):
             return True
     except (OSError, ValueError):
+        return False
+
+
+def _refuses_client(address: str, args: argparse.Namespace, timeout: float = 2.0) -> bool:
+    """True when the arena completes a TLS handshake with this bot's CA and client certificate (if any)
+    and then closes the connection at once: it turned the client certificate (or its absence) down.
+    An arena that accepts the client sends its HTTP/2 settings first."""
+    host, port = _host_port(address)
+    if not host or not port:
+        return False
+    try:
+        context = ssl.create_default_context(cafile=str(args.tls_ca))
+        context.check_hostname = False  # a wrong host name fails the gRPC handshake itself, with its own line
+        context.set_alpn_protocols(["h2"])
+        if args.tls_cert is not None:
+            context.load_cert_chain(args.tls_cert, args.tls_key)
+        with socket.create_connection((host, port), timeout=timeout) as raw, context.wrap_socket(
+            raw, server_hostname=host
+        ) as tls:
+            try:
+                return tls.recv(1) == b""
+            except ssl.SSLError as err:  # a TLS 1.3 server may say why, in an alert, after the handshake
+                return "ALERT" in str(err.reason or "").upper()
+    except (OSError, ValueError):  # ssl.SSLError is an OSError: the handshake failed for another reason
         return False
 
 

@@ -5,6 +5,18 @@ it sends, matches answers to them by ``request_id`` (so a bot can act only for t
 session holds), enforces each request's deadline, and turns whatever goes wrong into faults:
 late answers, answers to unknown requests, answers of the wrong kind, malformed messages.
 
+A message the arena cannot use (an answer to a request that is not open, a duplicate answer, an
+answer of the wrong kind, an empty message, a second Hello) is a *stray*. Each one is a fault of the
+session (counted in :attr:`Session.fault_counts`, shown in the live status), gets a notice, and is
+told to the organiser's log by a :class:`StrayLog`, at most one line a second for the whole arena.
+More than :data:`STRAY_LIMIT` strays within :data:`STRAY_WINDOW_S` seconds is a *flood*: a
+``flood`` fault, a notice, and the stream ends with ``RESOURCE_EXHAUSTED``. A session keeps at most
+:data:`HELD_FAULTS` faults in detail until a table records them at the bot's next decision (the
+rest only counted, :class:`HeldFaults`); those of a session without a seat, or that ended, wait in
+the lobby for the bot's next decision at any table, so they count toward its disqualification like
+any other fault. Text the bot wrote reaches a detail only through
+:func:`~arena.core.faults.shown`, cut to a few dozen characters.
+
 Sending never blocks a table. Messages go to a bounded outbox that one writer task drains into the
 stream; the deadline of a request runs from the moment it is queued, whatever the transport does.
 A session is judged *stalled* and dropped when its outbox overflows (:data:`OUTBOX_LIMIT`), when
@@ -16,6 +28,11 @@ seat waits up to the reconnect grace for the same bot to come back on a new stre
 request is then sent again there, with a new request id, the full view and a fresh deadline, so a
 stateless bot loses nothing (a bot that follows events first gets the events of the game so far).
 Only when the grace runs out does the seat fall back for the rest of the game.
+
+When the arena ends a stream (:meth:`Session.kick`), it first writes what is queued, then waits up
+to :data:`END_WAIT_S` for the bot to stop writing (:data:`END_QUIET_S` without a message) before
+the status goes out: a gRPC library whose write is in flight as the stream ends may report its own
+write's failure instead of the status (Python's ``grpc.aio`` reports ``INTERNAL``).
 """
 
 from __future__ import annotations
@@ -24,6 +41,8 @@ import asyncio
 import collections
 import contextlib
 import itertools
+import logging
+import math
 import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
@@ -38,7 +57,21 @@ from protocol import callbreak_pb2 as pb
 if TYPE_CHECKING:
     from arena.net.server import Lobby
 
-__all__ = ["OUTBOX_LIMIT", "WRITE_STALL_S", "RemotePlayer", "Session", "SessionClosed"]
+__all__ = [
+    "END_QUIET_S",
+    "END_WAIT_S",
+    "HELD_FAULTS",
+    "LOG_EVERY_S",
+    "OUTBOX_LIMIT",
+    "STRAY_LIMIT",
+    "STRAY_WINDOW_S",
+    "WRITE_STALL_S",
+    "HeldFaults",
+    "RemotePlayer",
+    "Session",
+    "SessionClosed",
+    "StrayLog",
+]
 
 Writer = Callable[[pb.ConnectResponse], Awaitable[None]]
 
@@ -46,6 +79,111 @@ OUTBOX_LIMIT = 10_000
 """Messages waiting to be written to one bot; past this the bot is not reading: it is stalled."""
 WRITE_STALL_S = 10.0
 """Seconds one write may wait for the bot to read before the session is judged stalled."""
+STRAY_LIMIT = 100
+"""Stray messages a session may send within :data:`STRAY_WINDOW_S` seconds; one more is a flood."""
+STRAY_WINDOW_S = 10.0
+"""The window, in seconds, in which :data:`STRAY_LIMIT` strays are counted."""
+HELD_FAULTS = 10
+"""Stream-level faults kept in detail until a table records them; past this they are only counted."""
+LOG_EVERY_S = 1.0
+"""The shortest time between two lines about stray messages in the organiser's log."""
+END_QUIET_S = 0.2
+"""A stream the arena ends gets its status once the bot has sent nothing for this long since the last
+message queued for it was written..."""
+END_WAIT_S = 1.0
+"""... or, from a bot that keeps writing, after this long anyway."""
+
+_LOG = logging.getLogger("arena.net")
+Faults = list[tuple[FaultKind, str]]
+
+
+class HeldFaults:
+    """Stream-level faults waiting for a table to record them: the first :data:`HELD_FAULTS` in detail,
+    the rest only counted by kind, so a bot that floods fills neither the arena's memory nor the records."""
+
+    __slots__ = ("_items", "_more")
+
+    def __init__(self) -> None:
+        self._items: Faults = []
+        self._more: dict[FaultKind, int] = {}
+
+    def __bool__(self) -> bool:
+        return bool(self._items or self._more)
+
+    def add(self, kind: FaultKind, detail: str) -> None:
+        if len(self._items) < HELD_FAULTS:
+            self._items.append((kind, detail))
+        else:
+            self._more[kind] = self._more.get(kind, 0) + 1
+
+    def merge(self, other: HeldFaults) -> None:
+        """Takes every fault of ``other``."""
+        for kind, detail in other._items:
+            self.add(kind, detail)
+        for kind, count in other._more.items():
+            self._more[kind] = self._more.get(kind, 0) + count
+        other._items, other._more = [], {}
+
+    def take(self) -> Faults:
+        """The faults held, and one line for each kind of those only counted; then none are held."""
+        if not self._items and not self._more:
+            return []
+        faults = self._items + [(kind, f"{count:,} more {kind.value} faults on this bot's streams, not recorded "
+                                       "one by one") for kind, count in self._more.items()]
+        self._items, self._more = [], {}
+        return faults
+
+
+class StrayLog:
+    """Stray messages in the organiser's log: at most one line every :data:`LOG_EVERY_S` seconds for the
+    whole arena, each line summing up the sessions heard from since the line before."""
+
+    def __init__(self, logger: logging.Logger = _LOG, every_s: float = LOG_EVERY_S) -> None:
+        self.logger = logger
+        self.every_s = every_s
+        self._last = -math.inf
+        self._flush: asyncio.TimerHandle | None = None
+        self._strays: dict[str, int] = {}
+        """``session (bot ...)`` -> its strays since the last line."""
+        self._floods: list[str] = []
+        """The sessions whose streams ended for flooding since the last line."""
+        self._last_detail = ""
+
+    def note(self, session: Session, detail: str, *, flood: bool = False) -> None:
+        """One stray message of ``session`` (or, with ``flood``, its stream ended for flooding)."""
+        who = f"{session.session_id} (bot {session.bot})"
+        if flood:
+            self._floods.append(who)
+        else:
+            self._strays[who] = self._strays.get(who, 0) + 1
+            self._last_detail = detail
+        wait = self._last + self.every_s - time.monotonic()
+        if wait <= 0:
+            self.flush()
+        elif self._flush is None:  # what comes in the meantime is told in one line when the second is up
+            self._flush = asyncio.get_running_loop().call_later(wait, self.flush)
+
+    def flush(self) -> None:
+        """Writes the line of what is untold, if anything."""
+        if self._flush is not None:
+            self._flush.cancel()
+            self._flush = None
+        if not self._strays and not self._floods:
+            return
+        self._last = time.monotonic()
+        parts = []
+        if self._strays:
+            told = [f"{count} from {who}" for who, count in list(self._strays.items())[:5]]
+            if len(self._strays) > 5:
+                told.append(f"some from {len(self._strays) - 5} more sessions")
+            parts.append(f"stray messages: {', '.join(told)}; the last: {self._last_detail}")
+        if self._floods:
+            more = f" and {len(self._floods) - 5} more" if len(self._floods) > 5 else ""
+            floods = ", ".join(self._floods[:5]) + more
+            parts.append(f"streams ended for flooding (more than {STRAY_LIMIT} stray messages in "
+                         f"{STRAY_WINDOW_S:g} s): {floods}")
+        self._strays, self._floods = {}, []
+        self.logger.warning("arena: %s", "; ".join(parts))
 
 
 class SessionClosed(Exception):
@@ -70,7 +208,7 @@ class Session:
     def __init__(
         self, session_id: str, bot: str, writer: Writer, rules_msg: pb.Rules, *, max_tables: int = 1,
         wants_events: bool = False, version: str = "", unresponsive_after: int = 3,
-        on_close: Callable[[Session], None] | None = None,
+        on_close: Callable[[Session], None] | None = None, stray_log: StrayLog | None = None,
     ) -> None:
         self.session_id = session_id
         self.bot = bot
@@ -94,7 +232,13 @@ class Session:
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._expired: dict[int, None] = {}
-        self._faults: list[tuple[FaultKind, str]] = []
+        self.faults = HeldFaults()
+        """The stream-level faults not yet recorded by a table."""
+        self.fault_counts: dict[str, int] = {}
+        """Every stream-level fault of the session, by kind (``unknown_request``, ``flood``, ...)."""
+        self._strays: collections.deque[float] = collections.deque(maxlen=STRAY_LIMIT + 1)
+        """When the last strays came (``time.monotonic()``)."""
+        self._stray_log = stray_log
         self._heard = time.perf_counter()
         self._silent_lates = 0
         self._on_close = on_close
@@ -103,9 +247,12 @@ class Session:
         self.stalled = False
         """True when the arena dropped the session because the bot stopped reading or answering."""
         self.handler: asyncio.Task[object] | None = None
-        """The task serving this stream, cancelled to end it early."""
+        """The task serving this stream."""
         self.kicked: tuple[grpc.StatusCode, str] | None = None
         """The status the stream ends with when the arena ends it."""
+        self.ended = asyncio.Event()
+        """Set when the stream the arena ends may be given its status: what was queued is written, and
+        the bot has gone quiet (or would not)."""
 
     # -- sending -------------------------------------------------------------------------------
 
@@ -154,7 +301,7 @@ class Session:
         if self.closed.is_set():
             return
         detail = f"the arena dropped the connection: {why}"
-        self._faults.append((FaultKind.STALLED, detail))
+        self.fault(FaultKind.STALLED, detail)
         self.stalled = True
         self.kick(grpc.StatusCode.UNAVAILABLE, detail)
 
@@ -190,7 +337,7 @@ class Session:
 
     def _expire(self, request_id: int) -> None:
         pending = self._pending.pop(request_id, None)
-        self._expired[request_id] = None
+        self._expired[request_id] = None  # its first late answer is told so, not counted as a stray
         if len(self._expired) > 1024:  # remember only recent expiries
             del self._expired[next(iter(self._expired))]
         if pending is None or pending.future.done():
@@ -210,35 +357,68 @@ class Session:
     async def receive(self, msg: pb.ConnectRequest) -> None:
         """Handles one message from the bot after the handshake."""
         self._heard = time.perf_counter()
+        if self.closed.is_set():  # the stream is ending: what the bot still sends is not looked at
+            return
         self._silent_lates = 0
         kind = msg.WhichOneof("kind")
         if kind in ("call", "play"):
             answer = msg.call if kind == "call" else msg.play
-            pending = self._pending.get(answer.request_id)
-            if pending is None and answer.request_id in self._expired:
-                # Already recorded as late when the deadline passed; just tell the bot.
-                self.notice(pb.NOTICE_KIND_LATE_ANSWER, answer.request_id, "",
-                            f"request {answer.request_id} had already timed out: the fallback was played")
+            request_id = answer.request_id
+            pending = self._pending.get(request_id)
+            if pending is None and request_id in self._expired:
+                # Already recorded as late when the deadline passed; just tell the bot (once: a second
+                # answer to it is a duplicate).
+                del self._expired[request_id]
+                self.notice(pb.NOTICE_KIND_LATE_ANSWER, request_id, "",
+                            f"request {request_id} had already timed out: the fallback was played")
                 return
             if pending is None or pending.future.done():
-                detail = (
-                    f"request {answer.request_id} is not open: it was never sent to this session, or it was "
-                    "already answered or timed out"
-                )
-                self._faults.append((FaultKind.UNKNOWN_REQUEST, detail))
-                self.notice(pb.NOTICE_KIND_UNKNOWN_REQUEST_ID, answer.request_id, "", detail)
+                why = ("this session holds no seat" if self.tables == 0 and not self._pending else
+                       "it was never sent to this session, or it was already answered or timed out")
+                self.stray(FaultKind.UNKNOWN_REQUEST, pb.NOTICE_KIND_UNKNOWN_REQUEST_ID, request_id, "",
+                           f"request {request_id} is not open: {why}")
                 return
             expected = "call" if pending.kind is DecisionKind.CALL else "play"
             if kind != expected:
-                detail = f"request {answer.request_id} asks for a {expected}, but the answer is a {kind}"
-                self._faults.append((FaultKind.OUT_OF_TURN, detail))
-                self.notice(pb.NOTICE_KIND_OUT_OF_TURN, answer.request_id, pending.table_id, detail)
+                self.stray(FaultKind.OUT_OF_TURN, pb.NOTICE_KIND_OUT_OF_TURN, request_id, pending.table_id,
+                           f"request {request_id} asks for a {expected}, but the answer is a {kind}")
                 return
             pending.future.set_result(answer.call if kind == "call" else answer.card)
             return
-        detail = "a second Hello" if kind == "hello" else "an empty message (no hello, call or play set)"
-        self._faults.append((FaultKind.MALFORMED, f"the bot sent {detail}"))
-        self.notice(pb.NOTICE_KIND_MALFORMED_MESSAGE, 0, "", f"ignored {detail}")
+        what = "a second Hello" if kind == "hello" else "an empty message (no hello, call or play set)"
+        self.stray(FaultKind.MALFORMED, pb.NOTICE_KIND_MALFORMED_MESSAGE, 0, "", f"the bot sent {what}",
+                   f"ignored {what}")
+
+    def fault(self, kind: FaultKind, detail: str) -> None:
+        """Records a stream-level fault of this session."""
+        self.fault_counts[kind.value] = self.fault_counts.get(kind.value, 0) + 1
+        self.faults.add(kind, detail)
+
+    def stray(self, kind: FaultKind, notice: int, request_id: int, table_id: str, detail: str,
+              told: str | None = None) -> None:
+        """A message the arena cannot use: a fault, a notice (``told``, or the detail), a line in the
+        log; past :data:`STRAY_LIMIT` in :data:`STRAY_WINDOW_S` seconds, the end of the stream."""
+        self.fault(kind, detail)
+        now = time.monotonic()
+        strays = self._strays
+        strays.append(now)
+        if len(strays) == strays.maxlen and now - strays[0] <= STRAY_WINDOW_S:
+            self.flood(now - strays[0])
+            return
+        self.notice(notice, request_id, table_id, told or detail)
+        if self._stray_log is not None:
+            self._stray_log.note(self, detail)
+
+    def flood(self, seconds: float) -> None:
+        """Ends the stream of a bot that sent too many strays: a ``flood`` fault, a notice, RESOURCE_EXHAUSTED."""
+        detail = (f"the arena closed the stream: {STRAY_LIMIT + 1} stray messages in {seconds:.1f} s, more than the "
+                  f"{STRAY_LIMIT} in {STRAY_WINDOW_S:g} s it takes (answers to requests that are not open, duplicate "
+                  "answers, answers of the wrong kind, malformed messages)")
+        self.fault(FaultKind.FLOOD, detail)
+        self.notice(pb.NOTICE_KIND_FLOOD, 0, "", detail)
+        if self._stray_log is not None:
+            self._stray_log.note(self, detail, flood=True)
+        self.kick(grpc.StatusCode.RESOURCE_EXHAUSTED, detail)
 
     def notice(self, kind: int, request_id: int, table_id: str, detail: str) -> None:
         """Queues a Notice to the bot."""
@@ -246,10 +426,9 @@ class Session:
             notice=pb.Notice(kind=kind, request_id=request_id, table_id=table_id, detail=detail)
         ))
 
-    def drain_faults(self) -> list[tuple[FaultKind, str]]:
+    def drain_faults(self) -> Faults:
         """The stream-level faults seen since the last call."""
-        faults, self._faults = self._faults, []
-        return faults
+        return self.faults.take()
 
     # -- ending --------------------------------------------------------------------------------
 
@@ -271,8 +450,15 @@ class Session:
                 left = len(self._outbox)
                 await asyncio.wait({writer}, timeout=1.0)
             writer.cancel()
-        if self.handler is not None and self.handler is not asyncio.current_task():
-            self.handler.cancel()
+        # The status goes out while the bot is not writing (see the module docstring): the bot may write
+        # what it had ready when it reads the last notice, so the quiet counts from then at the earliest.
+        # One that keeps writing gets the status after END_WAIT_S anyway.
+        written = time.perf_counter()
+        give_up = written + END_WAIT_S
+        while (quiet := time.perf_counter() - max(self._heard, written)) < END_QUIET_S and (
+                time.perf_counter() < give_up):
+            await asyncio.sleep(END_QUIET_S - quiet)
+        self.ended.set()
 
     def close(self, reason: str, *, drain: bool = False) -> None:
         """Marks the stream ended, at once: open requests fail, and the lobby forgets the session.
@@ -310,7 +496,7 @@ class RemotePlayer:
         self.grace_s = grace_s
         self._history: list[TableEvent] = []
         """The events of the game so far, sent again to a new stream after a reconnect."""
-        self._faults: list[tuple[FaultKind, str]] = []
+        self._faults: Faults = []
         self._released = False
         self._away_since: float | None = None
         """``time.monotonic()`` of the first drop since the bot's last answer here: the grace runs from it."""
@@ -380,10 +566,14 @@ class RemotePlayer:
     async def fallback(self, decision: Decision, detail: str) -> None:
         self.session.notice(pb.NOTICE_KIND_FALLBACK_PLAYED, self.encoder.last_request_id, decision.table_id, detail)
 
-    def drain_faults(self) -> list[tuple[FaultKind, str]]:
-        faults = self._faults + self.session.drain_faults()
-        self._faults = []
-        return faults
+    def drain_faults(self) -> Faults:
+        faults, self._faults = self._faults, []
+        held = self.session.faults
+        if self.lobby is not None:  # with the strays of the bot's streams that hold no seat, or have ended
+            held = HeldFaults()
+            held.merge(self.session.faults)
+            self.lobby.take_faults(self.bot, held)
+        return faults + held.take()  # at most HELD_FAULTS in detail at one decision, whatever the sources
 
     async def close(self) -> None:
         """Gives the table slot back to the session (once)."""

@@ -12,6 +12,12 @@ Keepalive policy: a bot may send HTTP/2 keepalive pings at most once every :data
 seconds (a bot that pings more often is cut off by gRPC with "too many pings"); the arena pings
 every connection every :data:`ARENA_PING_S` seconds and drops one that does not answer within
 :data:`PING_TIMEOUT_S` seconds.
+
+Hostile input: a message larger than :data:`MAX_MESSAGE_BYTES` is refused by gRPC itself (the stream
+ends with RESOURCE_EXHAUSTED); bytes that are not a ``ConnectRequest`` end the stream with
+INVALID_ARGUMENT and a one-line reason; the stray messages of a session are counted and a flood
+ends its stream (:mod:`arena.net.remote`). Only the handler of a stream ends it, never another task:
+the arena decides (:meth:`~arena.net.remote.Session.kick`), the handler writes the status.
 """
 
 from __future__ import annotations
@@ -19,25 +25,30 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import itertools
+import logging
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import grpc
+from google.protobuf.message import DecodeError
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena import __version__
 from arena.core.dealing import DealSource
+from arena.core.faults import FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.core.rules import Rules
-from arena.net.remote import RemotePlayer, Session
+from arena.errors import ConfigError
+from arena.net.remote import END_WAIT_S, HeldFaults, RemotePlayer, Session, StrayLog
+from arena.net.tokens import find_bot, token_sha256
 from arena.net.wire import rules_to_proto
 from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
-__all__ = ["ARENA_PING_S", "MIN_PING_S", "PING_TIMEOUT_S", "PROTOCOL_VERSION", "ArenaServer", "Lobby",
-           "ServerSettings"]
+__all__ = ["ARENA_PING_S", "MAX_MESSAGE_BYTES", "MIN_PING_S", "PING_TIMEOUT_S", "PROTOCOL_VERSION", "ArenaServer",
+           "Lobby", "ServerSettings"]
 
 PROTOCOL_VERSION = 1
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
@@ -47,6 +58,10 @@ ARENA_PING_S = 30
 """How often the arena pings each connection."""
 PING_TIMEOUT_S = 10
 """How long the arena waits for the answer to its ping before it drops the connection."""
+MAX_MESSAGE_BYTES = 64 * 1024
+"""The largest message a bot may send; a bot's messages are a few dozen bytes."""
+
+_LOG = logging.getLogger("arena.net")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,12 +70,14 @@ class ServerSettings:
 
     rules: Rules
     tokens: Mapping[str, str]
-    """Token -> bot name. A bot is known by its token; the name in its Hello is only informative."""
+    """SHA-256 digest of a token (:func:`~arena.net.tokens.token_sha256`) -> the bot key it admits (the
+    bot's name, or ``bot@game`` for a process launched for one game). The arena never holds a token."""
     table: TableSettings = dataclasses.field(default_factory=TableSettings)
     max_tables: int = 8
     """Tables one session may be given at once."""
-    max_sessions: int = 4
-    """Live sessions one bot may hold at once."""
+    max_sessions: int = 1
+    """Live sessions one bot may hold at once (``[server] sessions_per_bot``); past it a Hello is refused
+    with DUPLICATE_SESSION."""
     max_sessions_total: int = 4096
     """Live sessions the whole arena takes; past it a Hello is refused with ARENA_FULL."""
     reconnect_grace_s: float = 5.0
@@ -70,6 +87,9 @@ class ServerSettings:
     tls_cert: Path | None = None
     """PEM certificate chain; with ``tls_key``, the arena speaks TLS only."""
     tls_key: Path | None = None
+    tls_client_ca: Path | None = None
+    """PEM certificate of the CA that signs bots' client certificates: with it (and TLS), a bot must present
+    a certificate that CA signed (mutual TLS)."""
 
 
 class Lobby:
@@ -85,6 +105,8 @@ class Lobby:
         """Bot -> (refusal reason, detail): disqualified or withdrawn bots, refused at Hello."""
         self.last_seen: dict[str, float] = {}
         """Bot -> ``time.monotonic()`` when its last session ended."""
+        self.unclaimed: dict[str, HeldFaults] = {}
+        """Session key -> stream-level faults of its ended sessions that no table has recorded yet."""
         self._changed = asyncio.Event()
         self._watchers: list[Callable[[], None]] = []
 
@@ -108,7 +130,19 @@ class Lobby:
         if session in live:
             live.remove(session)
             self.last_seen[session.bot] = time.monotonic()
+            if session.faults:
+                self.unclaimed.setdefault(session.bot, HeldFaults()).merge(session.faults)
             self._notify()
+
+    def take_faults(self, key: str, into: HeldFaults) -> None:
+        """Moves into ``into`` the stream-level faults of the sessions of ``key`` that hold no seat or have
+        ended, for a table to record at the bot's decision: they count toward its disqualification."""
+        held = self.unclaimed.pop(key, None)
+        if held:
+            into.merge(held)
+        for session in self.sessions.get(key, ()):
+            if session.tables == 0 and session.faults:
+                into.merge(session.faults)
 
     def is_barred(self, key: str) -> bool:
         """True when the bot of a session key (``bot``, or ``bot@game`` for a process launched for one
@@ -177,7 +211,10 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
         self._ids = itertools.count(1)
 
     async def Connect(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
-        first = await context.read()
+        try:
+            first = await context.read()
+        except DecodeError as err:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, not_a_message(err))
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("kind") != "hello":
@@ -192,11 +229,15 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
         lobby = self.server.lobby
         session = Session(
             f"s-{next(self._ids)}", bot, context.write, self.server.rules_msg, max_tables=settings.max_tables,
-            wants_events=hello.events, version=hello.bot_version, unresponsive_after=settings.unresponsive_after,
-            on_close=lobby.remove,
+            wants_events=hello.events, version=bounded(hello.bot_version),
+            unresponsive_after=settings.unresponsive_after, on_close=lobby.remove, stray_log=self.server.stray_log,
         )
-        session.handler = asyncio.current_task()
-        await context.write(pb.ConnectResponse(welcome=pb.Welcome(
+        handler = asyncio.current_task()
+        assert handler is not None
+        session.handler = handler
+        # The Welcome is the first message of the outbox, and the session is in the lobby before the bot can
+        # read it: no await in between, so a disqualification (or a table) cannot miss the new session.
+        session.send(pb.ConnectResponse(welcome=pb.Welcome(
             session_id=session.session_id, arena_version=__version__, protocol_version=PROTOCOL_VERSION,
             rules=self.server.rules_msg, max_tables=settings.max_tables,
             max_retries=settings.table.max_retries, deadline_ms=settings.table.deadline_ms,
@@ -204,24 +245,64 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
         )))
         session.start()
         lobby.add(session)
+        streams = self.server.streams
+        streams.add(handler)
+        if self.server.ending is not None:  # welcomed as the arena stops
+            session.kick(*self.server.ending)
+        # The bot's messages are read by a task of their own, so that this handler, never cancelled by
+        # the arena, is the one to end the stream, with the status the arena chose, when it chooses.
+        loop = asyncio.get_running_loop()
+        reader = loop.create_task(_read(session, context))
+        ended = loop.create_task(session.ended.wait())
         try:
-            while True:
-                msg = await context.read()
-                if msg is grpc.aio.EOF:
-                    session.close("the bot closed its stream")
-                    break
-                await session.receive(msg)
-        except asyncio.CancelledError:
-            if session.kicked is None:
-                session.close("the arena is shutting down")
-                raise
-            session.close(session.kicked[1])
-            if session.kicked[0] is not grpc.StatusCode.OK:  # OK: the arena ended the tournament
-                await context.abort(*session.kicked)
-        except grpc.RpcError as err:  # the connection broke
-            session.close(f"the connection broke: {err}")
+            await asyncio.wait((reader, ended), return_when=asyncio.FIRST_COMPLETED)
+            if session.kicked is not None:
+                await ended  # what was queued (a last notice) is written first, even if the bot half-closed
+                if session.kicked[0] is not grpc.StatusCode.OK:  # OK: its tournament is over; the handler returns
+                    await context.abort(*session.kicked)
+        except asyncio.CancelledError:  # gRPC ends the call: the bot dropped it, or the server stops
+            session.close("the connection ended")
+            raise
         finally:
+            ended.cancel()
+            reader.cancel()
             session.close("the stream ended")
+            streams.discard(handler)
+
+
+def not_a_message(err: DecodeError) -> str:
+    """The one-line reason a stream that carried bytes that are not a ConnectRequest ends."""
+    why = str(err).rpartition(": ")[2] or "protobuf cannot parse them"
+    return (f"the stream carried bytes that are not a ConnectRequest of callbreak.v1 ({bounded(why)}): "
+            "send each message serialized by code generated from callbreak.proto")
+
+
+async def _read(session: Session, context: grpc.aio.ServicerContext) -> None:
+    """Hands each message of the stream to the session until the stream ends; a message that is not a
+    ConnectRequest, or one the arena fails on, makes the arena end it."""
+    while True:
+        try:
+            msg = await context.read()
+        except DecodeError as err:
+            detail = not_a_message(err)
+            session.fault(FaultKind.MALFORMED, detail)
+            session.kick(grpc.StatusCode.INVALID_ARGUMENT, detail)
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as err:  # the stream is over: the connection broke, or the arena ended it
+            session.close(f"the connection broke: {bounded(str(err))}")
+            return
+        if msg is grpc.aio.EOF:
+            session.close("the bot closed its stream")
+            return
+        try:
+            await session.receive(msg)
+        except Exception:  # the arena's own error: logged for the organiser, never sent to the bot
+            _LOG.exception("arena: %s (bot %s) could not handle a message", session.session_id, session.bot)
+            session.kick(grpc.StatusCode.INTERNAL, "the arena failed on a message of this stream (the arena's "
+                         "error, not the bot's): the organiser has it in the log")
+            return
 
 
 class ArenaServer:
@@ -237,6 +318,12 @@ class ArenaServer:
         """``host:port`` the arena listens on, once started."""
         self._server: grpc.aio.Server | None = None
         self._ticker: asyncio.Task[None] | None = None
+        self.stray_log = StrayLog()
+        """Where the stray messages of every session are told to the organiser."""
+        self.streams: set[asyncio.Task[object]] = set()
+        """The handlers of the welcomed streams not yet ended."""
+        self.ending: tuple[grpc.StatusCode, str] | None = None
+        """How every stream ends once the arena is stopping (a stream welcomed then is ended at once)."""
         self._health = health.aio.HealthServicer()
 
     @property
@@ -251,17 +338,31 @@ class ArenaServer:
                         f"this arena speaks protocol version {PROTOCOL_VERSION}, not {hello.protocol_version}")
         if not hello.token:
             return "", (pb.REFUSAL_REASON_MISSING_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
-                        "no token: set Hello.token to the token the organiser gave your bot")
-        bot = self._tokens.get(hello.token)
+                        "no token: set Hello.token to the token the organiser gave your bot (the bot kit reads "
+                        "it from CALLBREAK_TOKEN or --token)")
+        bot = find_bot(self._tokens, hello.token)
         if bot is None:
             return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
                         "this token is not known to the arena: check the token the organiser gave your bot")
+        name = bot.split("@", 1)[0]  # a process launched for one game holds the key bot@game
+        if hello.bot_name and hello.bot_name != name:
+            return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
+                        f"this token belongs to the bot {name!r}, but the Hello names "
+                        f"{shown(hello.bot_name, FREE_TEXT_LIMIT)}: use your own bot's token, and send the name the "
+                        "organiser gave your bot or no name at all")
         if self.lobby.is_barred(bot):
-            reason, detail = self.lobby.barred.get(bot) or self.lobby.barred[bot.split("@", 1)[0]]
+            reason, detail = self.lobby.barred.get(bot) or self.lobby.barred[name]
             return bot, (reason, grpc.StatusCode.PERMISSION_DENIED, detail)
-        if len(self.lobby.live(bot)) >= self.settings.max_sessions:
+        # A stream the bot already dropped may not have been served its cancellation yet (its handler is
+        # being cancelled): it is gone, and must not make a bot that reconnects at once a duplicate.
+        live = [s for s in self.lobby.live(bot)
+                if s.handler is None or not (s.handler.done() or s.handler.cancelling())]
+        most = self.settings.max_sessions
+        if len(live) >= most:
+            held = "a live session" if most == 1 else f"{most} live sessions"
             return bot, (pb.REFUSAL_REASON_DUPLICATE_SESSION, grpc.StatusCode.ALREADY_EXISTS,
-                         f"{bot} already has {self.settings.max_sessions} live sessions, the most allowed")
+                         f"the bot {name!r} already has {held}, the most this arena allows: another copy of it "
+                         "is connected with the same token; stop that copy, or wait until its connection ends")
         if len(self.lobby.all_live()) >= self.settings.max_sessions_total:
             return bot, (pb.REFUSAL_REASON_ARENA_FULL, grpc.StatusCode.RESOURCE_EXHAUSTED,
                          f"the arena already serves {self.settings.max_sessions_total} sessions, the most it "
@@ -277,6 +378,7 @@ class ArenaServer:
             # A little under MIN_PING_S, so a bot pinging exactly every MIN_PING_S never trips it.
             ("grpc.http2.min_ping_interval_without_data_ms", MIN_PING_S * 1000 - 500),
             ("grpc.http2.max_ping_strikes", 2),
+            ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ])
         pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
@@ -284,11 +386,26 @@ class ArenaServer:
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),
             server,
         )
+        settings = self.settings
+
+        def read_pem(path: Path, what: str) -> bytes:
+            try:
+                return path.read_bytes()
+            except OSError as err:
+                raise ConfigError(f"cannot read the TLS {what} {path}: {err.strerror or err}") from None
+
+        if settings.tls_client_ca is not None and not self.tls:
+            raise ConfigError("a client CA (mutual TLS) needs the arena's own TLS certificate and key too")
         if self.tls:
-            assert self.settings.tls_cert is not None and self.settings.tls_key is not None
-            credentials = grpc.ssl_server_credentials(
-                [(self.settings.tls_key.read_bytes(), self.settings.tls_cert.read_bytes())]
-            )
+            assert settings.tls_cert is not None and settings.tls_key is not None
+            pair = (read_pem(settings.tls_key, "key"), read_pem(settings.tls_cert, "certificate"))
+            if settings.tls_client_ca is None:
+                credentials = grpc.ssl_server_credentials([pair])
+            else:  # mutual TLS: a bot without a certificate the CA signed fails the handshake
+                credentials = grpc.ssl_server_credentials(
+                    [pair], root_certificates=read_pem(settings.tls_client_ca, "client CA certificate"),
+                    require_client_auth=True,
+                )
             self.port = server.add_secure_port(address, credentials)
         else:
             self.port = server.add_insecure_port(address)
@@ -316,23 +433,20 @@ class ArenaServer:
             self._ticker = None
         if self._server is not None:
             await self._health.enter_graceful_shutdown()
-            handlers = []
+            self.ending = (grpc.StatusCode.OK, "the tournament is over") if over else (
+                grpc.StatusCode.UNAVAILABLE, "the arena stopped before the tournament is over: reconnect, it will "
+                "resume")
             for session in self.lobby.all_live():
-                if over:
-                    session.kick(grpc.StatusCode.OK, "the tournament is over")
-                else:
-                    session.kick(grpc.StatusCode.UNAVAILABLE, "the arena stopped before the tournament is over: "
-                                 "reconnect, it will resume")
-                if session.handler is not None:
-                    handlers.append(session.handler)
-            if handlers:  # each stream ends with OK at once; the server would cancel what is left
-                await asyncio.wait(handlers, timeout=1.0)
+                session.kick(*self.ending)
+            if self.streams:  # each stream, and any the arena was already ending, gets its own status; the
+                # server would cancel what is left (a stream ends once the bot is quiet, END_WAIT_S at most)
+                await asyncio.wait(self.streams, timeout=END_WAIT_S + 1.5)
             await self._server.stop(grace)
             self._server = None
 
     def add_token(self, token: str, bot: str) -> None:
-        """Admits one more token (for a bot process launched during the tournament)."""
-        self._tokens[token] = bot
+        """Admits one more token (for a bot process launched during the tournament); only its digest is kept."""
+        self._tokens[token_sha256(token)] = bot
 
     def player(self, session: Session, name: str | None = None) -> RemotePlayer:
         """A seat on a table already taken from ``session``."""

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from arena.core.cards import Card
-from arena.core.faults import FaultKind, PlayerFault
+from arena.core.faults import FaultKind, PlayerFault, bounded
 from arena.core.game import Game, Phase
 from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
@@ -160,7 +160,7 @@ class LocalPlayer(QuietPlayer):
     def __init__(self, bot: InProcessBot, name: str | None = None) -> None:
         self.bot = bot
         self.name = name or str(getattr(bot, "name", type(bot).__name__))
-        self.version = str(getattr(bot, "version", ""))
+        self.version = bounded(str(getattr(bot, "version", "")))
         self._on_event = _event_handler(bot)
         self.wants_events = self._on_event is not None
         # The bot's methods are looked up in the worker thread, so a missing one is a crash fault.
@@ -194,10 +194,12 @@ class LocalPlayer(QuietPlayer):
                 timer.cancel()
         self._stuck = False
         if error is not None:  # a bot's bug, or its way out, is a fault of that seat, never of the tournament
-            said = str(error)
-            raise PlayerFault(
-                FaultKind.CRASH, f"the bot raised {type(error).__name__}" + (f": {said}" if said else "")
-            ) from error
+            try:
+                said = str(error)
+            except Exception:
+                said = ""
+            raised = f"the bot raised {bounded(type(error).__name__)}"
+            raise PlayerFault(FaultKind.CRASH, raised + (f": {bounded(said)}" if said else "")) from error
         if isinstance(answer, Card):
             answer = str(answer)
         return answer, elapsed

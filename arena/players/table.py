@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 
 from arena.core.cards import CARDS, Card, Hand, Suit, card_text
 from arena.core.dealing import DealSource
-from arena.core.faults import Fault, FaultKind, PlayerFault, fallback_call, fallback_card
+from arena.core.faults import ANSWER_TEXT_LIMIT, Fault, FaultKind, PlayerFault, fallback_call, fallback_card, shown
 from arena.core.game import Game, Phase, Redeal, RoundResult
 from arena.core.rules import Rules
 from arena.errors import CardError
@@ -229,12 +229,13 @@ class _Table:
             legal = self.rules.call_range
             if isinstance(answer, bool) or not isinstance(answer, int) or answer not in legal:
                 return (
-                    f"{answer!r} is not a legal call: call a whole number from {legal[0]} to {legal[-1]} "
+                    f"{shown(answer)} is not a legal call: call a whole number from {legal[0]} to {legal[-1]} "
                     f"under the {self.rules.profile_name} rules"
                 )
             return None
-        if not isinstance(answer, str):
-            return f"{answer!r} is not a card: answer with a card like AS, TH or 2C"
+        # What a bot sent reaches the record only through shown(): no card's text is that long.
+        if not isinstance(answer, str) or len(answer) > ANSWER_TEXT_LIMIT:
+            return f"{shown(answer)} is not a card: answer with a card like AS, TH or 2C"
         try:
             index = Card.parse(answer).index
         except CardError as err:

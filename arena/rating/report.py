@@ -31,7 +31,7 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
 from arena.event.plan import Manifest
 from arena.event.records import RoundRecord, parse_record
-from arena.event.store import RECORDS, ResultsStore, write_atomic
+from arena.event.store import ResultsStore, write_atomic
 from arena.rating.ratings import (
     CLUSTERED_BY,
     NOT_RANKED_TITLE,
@@ -113,7 +113,7 @@ def read_records(path: Path) -> Iterator[RoundRecord]:
             except ValueError:
                 return
             if isinstance(data, dict):
-                yield parse_record(data, held[0], RECORDS)
+                yield parse_record(data, held[0], str(path))
 
 
 def _parse(number: int, line: bytes, path: Path) -> RoundRecord:
@@ -123,7 +123,7 @@ def _parse(number: int, line: bytes, path: Path) -> RoundRecord:
         data = None
     if not isinstance(data, dict):
         raise RecordsError(f"{path}, line {number}: not a JSON record; the file is damaged")
-    return parse_record(data, number, RECORDS)
+    return parse_record(data, number, str(path))
 
 
 @dataclasses.dataclass

@@ -16,12 +16,15 @@
 - ``EventCrasher``: ``NoFastRandom`` whose ``on_event`` counts the event, then raises
   (``RuntimeError`` and ``SystemExit`` by turns).
 - ``FastExiter``: the random bot (fast path included) whose ``fast_card`` calls ``sys.exit(3)``.
+- ``TokenTeller``: the random bot that, once per process, appends to the file ``out`` one JSON line
+  with its command line (``sys.argv``), its process id and the token in ``CALLBREAK_TOKEN``.
 
 Each is also a command bot: ``python tests/data/arena_bots.py CLASS --arena ADDRESS --token T``.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 import threading
@@ -172,6 +175,20 @@ class FastExiter(RandomBot):
 
     def fast_card(self, seat: int, legal: int) -> int:
         sys.exit(3)
+
+
+class TokenTeller(RandomBot):
+    """The random bot that says, once per process, how it was started and which token it was given."""
+
+    told = False
+
+    def __init__(self, seed: int = 0, out: str = "") -> None:
+        super().__init__(seed)
+        if out and not TokenTeller.told:
+            TokenTeller.told = True
+            line = {"argv": sys.argv, "pid": os.getpid(), "token": os.environ.get("CALLBREAK_TOKEN", "")}
+            with open(out, "a", encoding="utf-8") as file:
+                file.write(json.dumps(line) + "\n")
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ NO_FAST = f"{BOTS}:NoFastRandom"
 SLOW = f"{BOTS}:SlowRandom"
 CRASHER = f"{BOTS}:Crasher"
 STUBBORN = f"{BOTS}:Stubborn"
-COMMAND = "{python} -m sample_bots.random_bot --arena {address} --token {token} --seed {seed}"
+COMMAND = "{python} -m sample_bots.random_bot --arena {address} --seed {seed}"
 """The sample random bot as a process of its own, over gRPC."""
 
 
