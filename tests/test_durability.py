@@ -17,7 +17,6 @@ import asyncio
 import errno
 import itertools
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -29,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from arena.event.store import ResultsStore
-from tests.data.runs import ROOT, cli, run, tournament_text, write
+from tests.data.runs import ROOT, cli, copy_results, finished_tournament, tournament_text, write
 
 INTERVAL = 0.2
 SLACK = 0.3
@@ -170,17 +169,12 @@ def test_a_failed_fsync_is_raised_by_the_next_append(tmp_path: Path, monkeypatch
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small finished in-process tournament (8 games of 5 rounds) and its configuration."""
-    base = tmp_path_factory.mktemp("durability")
-    config = write(base / "t.toml", tournament_text(seed=5))
-    run(config, base / "results")
-    return base
+    return finished_tournament(tmp_path_factory.mktemp("durability"), seed=5)
 
 
 @pytest.fixture
 def folder(finished: Path, tmp_path: Path) -> Path:
-    shutil.copy(finished / "t.toml", tmp_path / "t.toml")
-    shutil.copytree(finished / "results", tmp_path / "results")
-    return tmp_path / "results"
+    return copy_results(finished, tmp_path)
 
 
 def one_line(stderr: str) -> str:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +18,7 @@ from arena.event.store import ResultsStore, game_lines, read_records, round_json
 from arena.players.fast import play_fast
 from arena.players.table import round_dict
 from sample_bots.random_bot import RandomBot
-from tests.data.runs import games, records, run, tournament_text, write
+from tests.data.runs import copy_results, finished_tournament, games, records, run, write
 
 FIELDS = {
     "v", "tournament", "game", "block", "schedule_round", "group", "deal_set", "rotation", "seed", "deals", "rules",
@@ -31,18 +30,13 @@ FIELDS = {
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small finished tournament: 4 random bots, 2 deal sets, 8 games of 5 rounds."""
-    base = tmp_path_factory.mktemp("store")
-    config = write(base / "t.toml", tournament_text(seed=11))
-    run(config, base / "results")
-    return base
+    return finished_tournament(tmp_path_factory.mktemp("store"), seed=11)
 
 
 @pytest.fixture
 def folder(finished: Path, tmp_path: Path) -> Path:
     """A private copy of the finished tournament's results folder (with its configuration beside)."""
-    shutil.copy(finished / "t.toml", tmp_path / "t.toml")
-    shutil.copytree(finished / "results", tmp_path / "results")
-    return tmp_path / "results"
+    return copy_results(finished, tmp_path)
 
 
 def test_one_line_per_round_with_every_field(finished: Path) -> None:

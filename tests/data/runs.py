@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -60,6 +61,19 @@ def run(config: Path, folder: Path, *, fresh: bool = False, serve: bool = False,
     loaded = load_config(config)
     tournament = Tournament(loaded, folder, fresh=fresh, serve=serve, judge=LiveJudge(folder, loaded))
     return asyncio.run(asyncio.wait_for(tournament.run(), timeout))
+
+
+def finished_tournament(base: Path, seed: int) -> Path:
+    """``base`` holding ``t.toml`` (4 random bots, 2 deal sets) and its finished ``results`` folder."""
+    run(write(base / "t.toml", tournament_text(seed=seed)), base / "results")
+    return base
+
+
+def copy_results(finished: Path, into: Path) -> Path:
+    """A private copy of a finished tournament's results folder, with its configuration beside it."""
+    shutil.copy(finished / "t.toml", into / "t.toml")
+    shutil.copytree(finished / "results", into / "results")
+    return into / "results"
 
 
 def cli(*args: str | Path, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
