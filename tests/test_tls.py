@@ -35,6 +35,18 @@ def pki(tmp_path: Path) -> dict[str, Path]:
     return paths
 
 
+
+async def hello_status(port: int, credentials: grpc.ChannelCredentials) -> grpc.StatusCode:
+    """The status a raw client gets for a Hello over a TLS channel made with ``credentials``."""
+    async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials) as channel:
+        stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
+        try:
+            await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token("tls0"), protocol_version=1)))
+            await stream.read()
+        except grpc.aio.AioRpcError as err:
+            return err.code()
+        return await stream.code()
+
 def test_bots_that_trust_the_ca_play_a_game_over_tls(bots: Bots, pki: dict[str, Path]) -> None:
     async def scenario() -> GameRecord:
         async with arena(NAMES, tls_cert=pki["cert"], tls_key=pki["key"]) as (server, port):
@@ -68,14 +80,7 @@ def test_a_tls_client_that_does_not_trust_the_ca_is_turned_away(pki: dict[str, P
     async def scenario() -> grpc.StatusCode:
         async with arena(NAMES, tls_cert=pki["cert"], tls_key=pki["key"]) as (_, port):
             credentials = grpc.ssl_channel_credentials(root_certificates=other_ca.cert_pem.bytes())
-            async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials) as channel:
-                stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
-                try:
-                    await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token("tls0"), protocol_version=1)))
-                    await stream.read()
-                except grpc.aio.AioRpcError as err:
-                    return err.code()
-                return await stream.code()
+            return await hello_status(port, credentials)
 
     assert run(scenario()) == grpc.StatusCode.UNAVAILABLE
 
@@ -137,14 +142,7 @@ def test_mutual_tls_turns_away_a_bot_without_a_certificate_its_ca_signed(
             assert server.lobby.live("tls0") == []
             # A client of any language fails the same way: the handshake is refused before any Hello.
             credentials = grpc.ssl_channel_credentials(root_certificates=pki["ca"].read_bytes())
-            async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials) as channel:
-                stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
-                try:
-                    await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token("tls0"), protocol_version=1)))
-                    await stream.read()
-                except grpc.aio.AioRpcError as err:
-                    return status, err.code(), port
-                return status, await stream.code(), port
+            return status, await hello_status(port, credentials), port
 
     status, code, port = run(scenario())
     assert status == 2  # a configuration error: retrying cannot mend it
