@@ -236,10 +236,7 @@ def test_a_torn_last_line_is_still_cut_off_and_its_game_played_again(folder: Pat
 # -- launched bots die with the arena ------------------------------------------------------------
 
 SLEEPER = """\
-import os, sys, time
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(str(os.getpid()))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+import time
 time.sleep(600)  # never reads its standard input, never connects
 """
 
@@ -253,34 +250,49 @@ def gone(pid: int) -> bool:
     return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
 
 
+def running(script: Path) -> dict[int, list[str]]:
+    """The live processes whose command line names ``script`` (the bot, and the steps that start it)."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
+            except OSError:
+                continue
+            if str(script) in argv and not gone(int(entry.name)):
+                found[int(entry.name)] = argv
+    return found
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
-def test_a_launched_bot_dies_with_an_arena_killed_at_start(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sandbox", ["off", "auto"])
+def test_a_launched_bot_dies_with_an_arena_killed_at_start(tmp_path: Path, sandbox: str) -> None:
     script = write(tmp_path / "sleeper.py", SLEEPER)
-    pidfile = tmp_path / "bot.pid"
-    extra = f'\n[[bots]]\nname = "sleeper"\ncommand = "{{python}} {script} {pidfile}"\n'
+    extra = f'\n[sandbox]\nmode = "{sandbox}"\n\n[[bots]]\nname = "sleeper"\ncommand = "{{python}} {script}"\n'
     config = write(tmp_path / "t.toml", tournament_text(("r1", "r2", "r3"), name="kill", extra=extra))
     arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--results", str(tmp_path / "out"),
                               "--no-progress"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    pid = None
+    pids: list[int] = []
     try:
         deadline = time.monotonic() + 60
-        while not pidfile.exists():
+        while not any(argv[1:2] == [str(script)] for argv in running(script).values()):  # the bot itself runs
             assert arena.poll() is None, arena.communicate()[1]
             assert time.monotonic() < deadline, "the bot was never launched"
             time.sleep(0.01)
-        pid = int(pidfile.read_text())
+        pids = list(running(script))
         arena.kill()  # SIGKILL, at once: no clean-up code of the arena runs
         arena.wait()
         deadline = time.monotonic() + 5
-        while not gone(pid) and time.monotonic() < deadline:
+        while running(script) and time.monotonic() < deadline:
             time.sleep(0.05)
-        assert gone(pid), "the launched bot outlived the arena"
+        assert not running(script), "the launched bot outlived the arena"
     finally:
         if arena.poll() is None:
             arena.kill()
             arena.wait()
-        if pid is not None and not gone(pid):
-            os.kill(pid, signal.SIGKILL)
+        for pid in pids:
+            if not gone(pid):
+                os.kill(pid, signal.SIGKILL)
         if arena.stderr is not None:
             arena.stderr.close()
 

@@ -456,3 +456,17 @@ def test_a_short_fuzzing_run_against_a_whole_tournament(tmp_path: Path) -> None:
     assert not set(result.statuses) & {"UNKNOWN", "INTERNAL"}
     assert 1 <= result.log_lines <= result.seconds + 2
     assert result.verify[0] == 0, result.verify
+
+
+def test_a_stream_that_never_says_hello_is_ended_with_deadline_exceeded() -> None:
+    async def scenario() -> tuple[list[pb.ConnectResponse], grpc.StatusCode, str, int]:
+        async with arena(FOUR, hello_timeout_s=0.5) as (server, port), \
+                grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            stream = pb_grpc.ArenaStub(channel).Connect(timeout=10)
+            received, code, detail = await read_to_end(stream)  # opened, and never written to
+            return received, code, detail, len(server.lobby.all_live())
+
+    received, code, detail, live = run(scenario())
+    assert received == [] and live == 0
+    assert code is grpc.StatusCode.DEADLINE_EXCEEDED
+    assert detail == "no Hello within 0.5 s of opening the stream: send Hello first"

@@ -26,6 +26,7 @@ from tests.data.runs import (
     RANDOM,
     ROOT,
     STUBBORN,
+    UNSANDBOXED,
     cli,
     games,
     records,
@@ -175,7 +176,7 @@ def test_a_frozen_launched_bot_is_faulted_at_its_deadline_and_the_event_goes_on(
     pidfile = tmp_path / "frozen.pid"
     frozen = f"{{python}} {EVENT_BOTS} PidRandom --arena {{address}} --option pidfile={pidfile}"
     text = tournament_text(FIVE, kind="command", spec=COMMAND, deal_sets=2, concurrency=2,
-                           tournament='forfeit = "fallback"\n', a=frozen)
+                           tournament='forfeit = "fallback"\n', a=frozen, extra=UNSANDBOXED)
     # Patience enough for the launched bots to start (python and grpc take a moment on a busy machine).
     text = text.replace("deadline_ms = 10000", "deadline_ms = 1000").replace("absent_after_s = 30",
                                                                             "absent_after_s = 10")

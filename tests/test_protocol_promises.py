@@ -19,7 +19,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.event.config import parse_config
 from arena.net.remote import OUTBOX_LIMIT, WRITE_STALL_S, Session
-from arena.net.server import ARENA_PING_S, MIN_PING_S, PING_TIMEOUT_S, ServerSettings
+from arena.net.server import ARENA_PING_S, HELLO_TIMEOUT_S, MIN_PING_S, PING_TIMEOUT_S, ServerSettings
 from arena.players.local import LocalPlayer
 from arena.players.table import TableSettings, play_game
 from protocol import callbreak_pb2 as pb
@@ -176,6 +176,13 @@ def test_the_keepalive_numbers_of_the_proto_are_the_arenas() -> None:
     assert f"at most one every {MIN_PING_S} seconds" in FLAT
     assert f"The arena pings every connection every {ARENA_PING_S} s and closes one that does not answer within " \
            f"{PING_TIMEOUT_S} s" in FLAT
+
+
+def test_the_hello_deadline_of_the_proto_is_the_arenas() -> None:
+    assert f"within {HELLO_TIMEOUT_S:g} s of opening the stream" in FLAT
+    assert f"no Hello within {HELLO_TIMEOUT_S:g} s of opening the stream -> DEADLINE_EXCEEDED" in re.sub(
+        r"\s+", " ", FLAT)
+    assert ServerSettings(rules=Rules.profile(), tokens={}).hello_timeout_s == HELLO_TIMEOUT_S
 
 
 def test_a_bot_that_pings_too_often_is_cut_off_with_too_many_pings() -> None:

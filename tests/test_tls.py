@@ -18,7 +18,7 @@ from arena.players.table import GameRecord
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, run, token
-from tests.data.runs import tournament_text, write
+from tests.data.runs import UNSANDBOXED, tournament_text, write
 
 NAMES = ["tls0", "tls1", "tls2", "tls3"]
 
@@ -156,10 +156,40 @@ def test_a_tournament_with_mutual_tls_launches_bots_that_show_their_certificates
 ) -> None:
     tls = (f"--tls-ca {pki['ca']} --tls-cert {clients['bot']} --tls-key {clients['bot-key']}")
     command = f"{{python}} -m sample_bots.random_bot --arena {{address}} --seed {{seed}} {tls}"
-    text = tournament_text(NAMES, kind="command", spec=command, deal_sets=1, extra=(
+    text = tournament_text(NAMES, kind="command", spec=command, deal_sets=1, extra=UNSANDBOXED + (
         f'[server]\ntls_cert = "{pki["cert"]}"\ntls_key = "{pki["key"]}"\ntls_client_ca = "{clients["ca"]}"\n'))
     logged: list[str] = []
     config = load_config(write(tmp_path / "t.toml", text))
     summary = asyncio.run(asyncio.wait_for(Tournament(config, tmp_path / "out", log=logged.append).run(), 120))
     assert summary.played == 4 and summary.faults == 0
     assert any(line.endswith("(mutual TLS)") for line in logged), logged
+
+
+def test_with_client_names_a_token_needs_the_certificate_made_out_to_its_bot(pki: dict[str, Path]) -> None:
+    """``tls_client_names``: a token stolen from tls1 is no use to the holder of tls0's certificate."""
+    ca = trustme.CA()
+    issued = ca.issue_cert("tls0")
+    ca_pem = pki["ca"].parent / "names-ca.pem"
+    ca.cert_pem.write_to_path(str(ca_pem))
+    credentials = grpc.ssl_channel_credentials(
+        root_certificates=pki["ca"].read_bytes(), private_key=issued.private_key_pem.bytes(),
+        certificate_chain=b"".join(blob.bytes() for blob in issued.cert_chain_pems))
+
+    async def first_answer(port: int, name: str) -> str:
+        async with grpc.aio.secure_channel(f"127.0.0.1:{port}", credentials) as channel:
+            stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
+            await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token(name), protocol_version=1)))
+            answer = await stream.read()
+            if answer.WhichOneof("kind") == "welcome":
+                return "welcome"
+            return f"{pb.RefusalReason.Name(answer.refusal.reason)}: {answer.refusal.detail}"
+
+    async def scenario() -> tuple[str, str]:
+        settings = {"tls_cert": pki["cert"], "tls_key": pki["key"], "tls_client_ca": ca_pem}
+        async with arena(NAMES, tls_client_names=True, **settings) as (_, port):
+            return await first_answer(port, "tls0"), await first_answer(port, "tls1")
+
+    own, stolen = run(scenario())
+    assert own == "welcome"
+    assert stolen == ("REFUSAL_REASON_BAD_TOKEN: this token belongs to the bot 'tls1', but your client certificate "
+                      "is made out to 'tls0': connect with the certificate the organiser made for your bot")

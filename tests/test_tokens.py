@@ -18,7 +18,8 @@ import pytest
 from arena.cli import main
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.event.config import load_config
+from arena.event.config import BotConfig, load_config
+from arena.event.launcher import Launcher
 from arena.event.tournament import Tournament
 from arena.net.remote import Session
 from arena.net.server import ArenaServer, ServerSettings
@@ -26,7 +27,7 @@ from arena.net.tokens import find_bot, is_sha256, new_token, token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, free_port, handshake, hello, run, token, tokens
-from tests.data.runs import BOTS, RANDOM, ROOT, tournament_text, write
+from tests.data.runs import BOTS, RANDOM, ROOT, UNSANDBOXED, tournament_text, write
 from tests.data.runs import run as run_tournament
 
 FOUR = ["ana", "bo", "cy", "di"]
@@ -227,7 +228,8 @@ def told(folder: Path, name: str) -> list[dict[str, Any]]:
 
 
 def test_a_launched_bot_gets_a_fresh_token_per_run_in_its_environment_only(tmp_path: Path) -> None:
-    text = tournament_text(FOUR, kind="command", spec=TELLER.replace("{out}", str(tmp_path)), deal_sets=1)
+    text = tournament_text(FOUR, kind="command", spec=TELLER.replace("{out}", str(tmp_path)), deal_sets=1,
+                           extra=UNSANDBOXED)
     config = write(tmp_path / "t.toml", text)
     assert run_tournament(config, tmp_path / "first").played == 4
     assert run_tournament(config, tmp_path / "second").played == 4
@@ -246,7 +248,7 @@ def test_a_launched_bot_gets_a_fresh_token_per_run_in_its_environment_only(tmp_p
 
 def test_a_bot_launched_for_each_game_gets_a_token_for_each_game(tmp_path: Path) -> None:
     text = tournament_text(("r1", "r2"), kind="command", spec=TELLER.replace("{out}", str(tmp_path)), deal_sets=1,
-                           tournament="fresh_process = true\n")
+                           tournament="fresh_process = true\n", extra=UNSANDBOXED)
     text += "".join(f'\n[[bots]]\nname = "r{n}"\npython = "{RANDOM}"\nseed = {n}\n' for n in (3, 4))
     assert run_tournament(write(tmp_path / "fresh.toml", text), tmp_path / "out").played == 4
     for name in ("r1", "r2"):
@@ -335,3 +337,23 @@ def test_the_token_command_has_help() -> None:
                             text=True, timeout=60, check=False)
     assert result.returncode == 0
     assert "token_sha256" in result.stdout and "CALLBREAK_TOKEN" in result.stdout and "--name" in result.stdout
+
+
+def test_the_token_of_a_process_launched_for_one_game_is_forgotten_when_it_stops(tmp_path: Path) -> None:
+    """A process launched for one game holds a token for that game only: once it is stopped, the
+    arena refuses the token, so a copy kept by the bot (or read off it) opens nothing later."""
+    async def scenario() -> tuple[bool, bool, str]:
+        async with arena(FOUR) as (server, port):
+            launcher = Launcher(tmp_path, f"127.0.0.1:{port}", restarts=0, register=server.add_token,
+                                unregister=server.remove_token, present=server.lobby.present, changed=lambda: None)
+            bot = BotConfig(name="bo", command=("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}"))
+            entry, session = await launcher.launch_for_game(bot, "bo@g1", server.lobby.claim, 30)
+            known_while_playing = "bo@g1" in server._tokens.values()
+            session.close("test over")
+            await launcher.stop(entry)
+            forgotten = "bo@g1" not in server._tokens.values()
+            await launcher.close()
+            return known_while_playing, forgotten, session.bot
+
+    known, forgotten, bot = run(scenario())
+    assert bot == "bo@g1" and known and forgotten

@@ -18,6 +18,7 @@ from typing import Any
 from arena.core.dealing import DealFile
 from arena.core.rules import Rules
 from arena.errors import ConfigError, DealFileError, RulesError
+from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
 
@@ -53,6 +54,9 @@ class BotConfig:
     """The bot's own seed (``{seed}`` in a command; ``seed=`` for an in-process class)."""
     house: bool = False
     """An unranked filler bot added to make the number of bots a multiple of four."""
+    folder: Path | None = None
+    """A launched bot's own folder, the one its sandbox shows it (default: the folder of the first file its
+    command names)."""
 
     @property
     def kind(self) -> str:
@@ -89,6 +93,8 @@ class TournamentConfig:
     tls_key: Path | None = None
     tls_client_ca: Path | None = None
     """The CA that signs bots' client certificates: bots must present one (mutual TLS)."""
+    tls_client_names: bool = False
+    """With mutual TLS, a bot's certificate must name the bot (common name or a DNS name)."""
     sessions_per_bot: int = 1
     """Live sessions (streams) one bot may hold at once."""
     forfeit: str = "wait"
@@ -103,6 +109,8 @@ class TournamentConfig:
     """Requests in a row a connected bot may leave unanswered, saying nothing, before it is dropped (0: never)."""
     restarts: int = 3
     """Times a launched bot whose process ended is started again before it counts as broken."""
+    sandbox: SandboxSettings = DEFAULT_SANDBOX
+    """How launched bots are confined: see :mod:`arena.event.sandbox`."""
     results: Path | None = None
     source: Path | None = None
     """The file the configuration came from (not part of its identity)."""
@@ -132,7 +140,7 @@ class TournamentConfig:
             **self.identity(), "deal_sets": self.deal_sets, "bots": [b.to_dict() for b in self.bots],
             "operations": {"forfeit": self.forfeit, "absent_after_s": self.absent_after,
                            "reconnect_grace_s": self.reconnect_grace, "unresponsive_after": self.unresponsive_after,
-                           "restarts": self.restarts},
+                           "restarts": self.restarts, "sandbox": self.sandbox.to_dict()},
         }
 
     def digest(self) -> str:
@@ -140,15 +148,17 @@ class TournamentConfig:
         return hashlib.sha256(json.dumps(self.identity(), sort_keys=True).encode()).hexdigest()
 
 
-_TOP = {"tournament", "rules", "time", "faults", "server", "bots", "gauntlet", "head-to-head", "swiss", "sprt"}
+_TOP = {"tournament", "rules", "time", "faults", "server", "sandbox", "bots", "gauntlet", "head-to-head", "swiss",
+        "sprt"}
 _TOURNAMENT = {"name", "seed", "deal_sets", "deal_file", "format", "rotation", "concurrency", "fresh_process",
                "results", "forfeit"}
 _TIME = {"deadline_ms", "time_bank_ms", "absent_after_s", "reconnect_grace_s"}
 _FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
 _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 """Keys of earlier versions: refused with the name that replaced them."""
-_SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "sessions_per_bot"}
-_BOT = {"name", "command", "python", "remote", "token", "token_sha256", "options", "seed"}
+_SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}
+_SANDBOX = {"mode", "cpus", "memory_mb", "read_only"}
+_BOT = {"name", "command", "python", "remote", "token", "token_sha256", "options", "seed", "folder"}
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
                 "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in", "method"},
                 "swiss": {"opening_rounds"}}
@@ -230,7 +240,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         time_bank_ms=time.integer("time_bank_ms", 0, 0, 3_600_000),
         max_retries=faults.integer("max_retries", 3, 0, 100),
     )
-    bots = _bots(top._get("bots", _REQUIRED, (list,), "a list of [[bots]] tables"))
+    bots = _bots(top._get("bots", _REQUIRED, (list,), "a list of [[bots]] tables"), base)
     format_options = _format_options(data, fmt, bots)
     tls_cert = server.string("tls_cert", "")
     tls_key = server.string("tls_key", "")
@@ -240,6 +250,10 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
     if tls_client_ca and not tls_cert:
         raise ConfigError("server.tls_client_ca needs server.tls_cert and server.tls_key: mutual TLS is TLS in "
                           "which the bots show certificates too")
+    tls_client_names = server.boolean("tls_client_names", False)
+    if tls_client_names and not tls_client_ca:
+        raise ConfigError("server.tls_client_names needs server.tls_client_ca: only with mutual TLS do bots show "
+                          "certificates that could name them")
     results = t.string("results", "")
     return TournamentConfig(
         name=name,
@@ -261,6 +275,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         tls_cert=base / tls_cert if tls_cert else None,
         tls_key=base / tls_key if tls_key else None,
         tls_client_ca=base / tls_client_ca if tls_client_ca else None,
+        tls_client_names=tls_client_names,
         sessions_per_bot=server.integer("sessions_per_bot", 1, 1, 64),
         forfeit=t.string("forfeit", "wait", FORFEITS),
         absent_after=_number(time, "absent_after_s", 30, 0, 86_400),
@@ -268,6 +283,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         disqualify_after=faults.integer("disqualify_after", 0, 0, 1_000_000),
         unresponsive_after=faults.integer("unresponsive_after", 3, 0, 1_000),
         restarts=faults.integer("restarts", 3, 0, 1_000),
+        sandbox=_sandbox(data.get("sandbox", {}), base),
         results=base / results if results else None,
         source=source,
     )
@@ -284,7 +300,18 @@ def _rules(data: Mapping[str, Any]) -> Rules:
         raise ConfigError(f"[rules]: {err}") from None
 
 
-def _bots(items: list[Any]) -> tuple[BotConfig, ...]:
+def _sandbox(data: Mapping[str, Any], base: Path) -> SandboxSettings:
+    s = _Reader(data, "sandbox.", _SANDBOX)
+    read_only = s._get("read_only", [], (list,), "a list of folders")
+    if not all(isinstance(path, str) for path in read_only):
+        raise ConfigError("sandbox.read_only must list folders as strings")
+    return SandboxSettings(
+        mode=s.string("mode", "auto", MODES), cpus=s.integer("cpus", 1, 0, 4096),
+        memory_mb=s.integer("memory_mb", 2048, 0, 1 << 24), read_only=tuple(base / p for p in read_only),
+    )
+
+
+def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
     bots: list[BotConfig] = []
     seen: set[str] = set()
     for number, item in enumerate(items, start=1):
@@ -324,9 +351,12 @@ def _bots(items: list[Any]) -> tuple[BotConfig, ...]:
             )
         token, digest = _token(b, name, remote)
         options = b._get("options", {}, (dict,), "a table of keyword arguments")
+        folder = b.string("folder", "")
+        if folder and not command:
+            raise ConfigError(f"bot {name!r}: folder is for bots the arena launches (command = ...); remove it")
         bots.append(BotConfig(
             name=name, command=command, python=python, remote=remote, token=token, token_sha256=digest,
-            options=options, seed=b.integer("seed", 0, 0, 2**63 - 1),
+            options=options, seed=b.integer("seed", 0, 0, 2**63 - 1), folder=base / folder if folder else None,
         ))
     if len(bots) < 2:
         raise ConfigError(f"a tournament needs at least 2 bots, found {len(bots)}")

@@ -8,7 +8,11 @@ reads its standard input, or dies before it begins to, does not outlive the aren
 is told that it was launched by the environment variable ``CALLBREAK_LAUNCHED=1``, and gets its
 token in ``CALLBREAK_TOKEN``, never on its command line, where every local user could read it
 (``ps``, ``/proc``). The token is fresh: made for the run of a long-lived bot (its restarts keep
-it), or for the one game of a process launched per game.
+it), or for the one game of a process launched per game, and forgotten when that game ends.
+
+Where bubblewrap runs, each process starts in the sandbox of :mod:`arena.event.sandbox` and reaches
+the arena through a Unix socket; every launched process, sandboxed or not, runs under the limits of
+the ``[sandbox]`` table (address space, CPUs).
 
 A process that ends before its bot ever connected *failed to start*: the bot is broken at once
 (its games wait under the tournament's absence policy). A process that ends after its bot
@@ -26,11 +30,12 @@ import shlex
 import signal
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.event.config import BotConfig
+from arena.event.sandbox import INSIDE_SOCKET, UNCONFINED, SandboxSettings, own_folder, sandboxed
 from arena.net.remote import Session
 from arena.net.tokens import new_token
 
@@ -39,26 +44,31 @@ __all__ = ["LaunchFailed", "Launcher"]
 PLACEHOLDERS = "{address}, {name}, {seed} and {python}"
 
 
-_DIE_WITH_ARENA = """\
-import ctypes, os, signal, sys
-ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG, kept through exec
-if os.getppid() != int(sys.argv[1]):
-    os._exit(0)  # the arena died before the request: no signal would come
+_LIMITED = """\
+import ctypes, os, resource, signal, sys
+arena, memory, cpus = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+if sys.platform.startswith("linux"):
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG, kept through exec
+    if os.getppid() != arena:
+        os._exit(0)  # the arena died before the request: no signal would come
+    if cpus:
+        os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})
+if memory:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
 try:
-    os.execvp(sys.argv[2], sys.argv[2:])
+    os.execvp(sys.argv[4], sys.argv[4:])
 except OSError as err:
-    print(f"cannot start {sys.argv[2]}: {err.strerror}", file=sys.stderr)
+    print(f"cannot start {sys.argv[4]}: {err.strerror}", file=sys.stderr)
     os._exit(127)
 """
 
 
-def _bound_to_arena(argv: list[str]) -> list[str]:
-    """``argv`` started through a short step that has the kernel kill it when the arena dies (on
-    Linux). A step of its own rather than ``preexec_fn``: that makes :mod:`subprocess` fork the whole
-    arena, gRPC threads and all, where it otherwise uses vfork."""
-    if not sys.platform.startswith("linux"):
-        return argv
-    return [sys.executable, "-I", "-S", "-c", _DIE_WITH_ARENA, str(os.getpid()), *argv]
+def _limited(argv: list[str], memory_mb: int, cpus: Sequence[int]) -> list[str]:
+    """``argv`` started through a short step that sets its limits (address space, CPUs) and, on
+    Linux, has the kernel kill it when the arena dies. A step of its own rather than ``preexec_fn``:
+    that makes :mod:`subprocess` fork the whole arena, gRPC threads and all, where it otherwise uses vfork."""
+    return [sys.executable, "-I", "-S", "-c", _LIMITED, str(os.getpid()), str(memory_mb * 2**20),
+            ",".join(map(str, cpus)), *argv]
 
 
 class LaunchFailed(Exception):
@@ -68,9 +78,11 @@ class LaunchFailed(Exception):
 class _Process:
     """One running bot process and its log."""
 
-    def __init__(self, process: asyncio.subprocess.Process, log: Path) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, log: Path, token: str) -> None:
         self.process = process
         self.log = log
+        self.token = token
+        """The token of a process launched for one game ("" for a long-lived bot's)."""
         self.started = time.monotonic()
 
 
@@ -79,15 +91,23 @@ class Launcher:
 
     def __init__(
         self, folder: Path, address: str, *, restarts: int, register: Callable[[str, str], None],
-        present: Callable[[str], bool], changed: Callable[[], None],
+        unregister: Callable[[str], None], present: Callable[[str], bool], changed: Callable[[], None],
+        sandbox: SandboxSettings = UNCONFINED, socket: Path | None = None,
     ) -> None:
         self.folder = folder
         self.address = address
         self.restarts = restarts
         self._register = register
         """Admits a token for a bot key (the arena server's ``add_token``)."""
+        self._unregister = unregister
+        """Forgets a token (``remove_token``): a process launched for one game keeps its token for that game only."""
         self._present = present
         self._changed = changed
+        self.sandbox = sandbox
+        self.socket = socket
+        """The arena's Unix socket that sandboxed bots reach it by; ``None``: bots run unsandboxed."""
+        self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
+        self._launches = 0
         self.broken: dict[str, str] = {}
         """Bot -> why it cannot play any more (failed to start, or ended too often)."""
         self.restarted: dict[str, int] = {}
@@ -98,7 +118,8 @@ class Launcher:
         self._closing = False
 
     def _argv(self, bot: BotConfig) -> list[str]:
-        values = {"address": self.address, "name": bot.name, "seed": str(bot.seed), "python": sys.executable}
+        address = f"unix:{INSIDE_SOCKET}" if self.socket is not None else self.address
+        values = {"address": address, "name": bot.name, "seed": str(bot.seed), "python": sys.executable}
         try:
             argv = [part.format(**values) for part in bot.command]
         except (KeyError, IndexError, ValueError) as err:
@@ -110,24 +131,44 @@ class Launcher:
         return argv
 
     def check(self, bot: BotConfig) -> None:
-        """Refuses a command whose placeholders cannot be filled in (before anything runs)."""
+        """Refuses, before anything runs, a command whose placeholders cannot be filled in, or a
+        folder that is not one."""
         self._argv(bot)
+        if bot.folder is not None and not bot.folder.is_dir():
+            raise ConfigError(f"bot {bot.name!r}: its folder {bot.folder} is not a folder")
 
-    async def _spawn(self, bot: BotConfig, token: str) -> _Process:
+    def _limits(self) -> tuple[int, list[int]]:
+        """The address space and CPUs of the next process: CPUs handed out in turn."""
+        cpus: list[int] = []
+        wanted = self.sandbox.cpus
+        if wanted and wanted < len(self._cpus):
+            cpus = [self._cpus[(self._launches * wanted + i) % len(self._cpus)] for i in range(wanted)]
+        self._launches += 1
+        return self.sandbox.memory_mb, cpus
+
+    async def _spawn(self, bot: BotConfig, token: str, *, one_game: bool = False) -> _Process:
         argv = self._argv(bot)
         logs = self.folder / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log = logs / f"{bot.name}.log"
         shown = shlex.join(argv)
         env = dict(os.environ, CALLBREAK_LAUNCHED="1", CALLBREAK_TOKEN=token)
+        note = ""
+        if self.socket is not None:
+            folder = own_folder(argv, bot.folder)
+            argv, env = sandboxed(argv, folder=folder, socket=self.socket, settings=self.sandbox,
+                                  hidden=[self.folder], env=env)
+            note = (f"--- in the sandbox: it sees {folder} read-only\n" if folder else
+                    "--- in the sandbox: its command names no file of its own, so it sees no folder of its own (give "
+                    "the bot folder = \"...\" in the configuration to show it one)\n")
         with log.open("ab") as err_log:
-            err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} launched: {shown}\n".encode())
+            err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} launched: {shown}\n{note}".encode())
             err_log.flush()
             process = await asyncio.create_subprocess_exec(
-                *_bound_to_arena(argv), stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.DEVNULL,
-                stderr=err_log, env=env, start_new_session=True,
+                *_limited(argv, *self._limits()), stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.DEVNULL, stderr=err_log, env=env, start_new_session=True,
             )
-        entry = _Process(process, log)
+        entry = _Process(process, log, token if one_game else "")
         self._all.append(entry)
         return entry
 
@@ -186,8 +227,9 @@ class Launcher:
         token = new_token()
         self._register(token, key)
         try:
-            entry = await self._spawn(bot, token)
+            entry = await self._spawn(bot, token, one_game=True)
         except OSError as err:
+            self._unregister(token)
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             raise LaunchFailed(bot.name) from None
         waiter = asyncio.ensure_future(connect(key, timeout))
@@ -209,9 +251,12 @@ class Launcher:
         raise LaunchFailed(bot.name)
 
     async def stop(self, entry: _Process) -> None:
-        """Ends one process (its whole group): terminate, then kill after 5 s."""
+        """Ends one process (its whole group): terminate, then kill after 5 s. The token of a process
+        launched for one game is forgotten."""
         if entry in self._all:
             self._all.remove(entry)
+        if entry.token:
+            self._unregister(entry.token)
         process = entry.process
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):

@@ -29,7 +29,9 @@ import errno
 import hashlib
 import math
 import os
+import shutil
 import socket
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -54,6 +56,7 @@ from arena.event.plan import (
 )
 from arena.event.policy import FaultPolicy
 from arena.event.records import GameRecords
+from arena.event.sandbox import bwrap_problem
 from arena.event.schedule import Assignment, Block, Schedule
 from arena.event.seats import Seat, Seating
 from arena.event.status import BotState, Progress, SessionState, Status, TableState, write_status
@@ -191,6 +194,10 @@ class Tournament:
         self._bar: Progress | None = None
         self._test_logged = ("", -math.inf)
         """The sequential test's line last logged, and when."""
+        self._sandboxing = False
+        """Launched bots run in the sandbox (decided when the run starts)."""
+        self._socket_folder: Path | None = None
+        """The private folder of the Unix socket that sandboxed bots reach the arena by."""
 
     @property
     def address(self) -> str:
@@ -359,6 +366,7 @@ class Tournament:
                 check_bot(self.seating.factory(name), bot.seed, bot.options, name)
         if any(b.kind != "python" for b in self.bots.values()):
             check_address(self.config.host, self.config.port)
+        self._sandboxing = self._choose_sandbox()
         games = self._open()
         summary.skipped = len(games)
         recorded = {game.game for game in games}
@@ -406,6 +414,25 @@ class Tournament:
             return released + sum(len(r) for r in self._unreleased[self._planning:]) * schedule.rotations
         return max(released, schedule.total())
 
+    def _choose_sandbox(self) -> bool:
+        """Whether launched bots run in the sandbox; refuses ``mode = "bwrap"`` where it cannot run, and
+        warns when ``auto`` finds it cannot."""
+        mode = self.config.sandbox.mode
+        launched = sum(1 for b in self.bots.values() if b.kind == "command")
+        if not launched or mode == "off":
+            return False
+        problem = bwrap_problem()
+        if problem is None:
+            return True
+        if mode == "bwrap":
+            raise ConfigError(f"sandbox.mode is \"bwrap\" but {problem}; install it, or set sandbox.mode = \"auto\" "
+                              "to run the bots unsandboxed")
+        self.log(f"warning: {problem}, so the {launched} launched bot{'s' if launched > 1 else ''} run unsandboxed, "
+                 f"with your user's rights: they can read your files, this run's records included. For bots you "
+                 f"did not write, install bubblewrap, or have them connect as remote bots from another machine "
+                 f"(docs/security.md)")
+        return False
+
     async def _start_server(self) -> None:
         config = self.config
         digests: dict[str, str] = {}  # the server keeps digests only
@@ -420,10 +447,14 @@ class Tournament:
             rules=config.rules, tokens=digests, table=config.table, max_tables=config.concurrency,
             max_sessions=config.sessions_per_bot, reconnect_grace_s=config.reconnect_grace,
             unresponsive_after=config.unresponsive_after, tls_cert=config.tls_cert, tls_key=config.tls_key,
-            tls_client_ca=config.tls_client_ca,
+            tls_client_ca=config.tls_client_ca, tls_client_names=config.tls_client_names,
         ))
+        unix_socket = None
+        if self._sandboxing:  # a folder only the arena's user can enter; the socket is bound into each sandbox
+            self._socket_folder = Path(tempfile.mkdtemp(prefix="callbreak-"))
+            unix_socket = self._socket_folder / "arena.sock"
         try:
-            await server.start(f"{config.host}:{config.port}")
+            await server.start(f"{config.host}:{config.port}", unix_socket=unix_socket)
         except RuntimeError as err:  # grpc: the address cannot be bound
             raise ConfigError(f"cannot listen on {config.host}:{config.port}: {err}") from None
         self.seating.server = server
@@ -434,9 +465,12 @@ class Tournament:
         self.log(f"arena listening on {self.address} ({security})")
         launched = [b for b in self.bots.values() if b.kind == "command"]
         if launched:
+            with contextlib.suppress(OSError):  # the records are the arena's alone (docs/security.md)
+                self.folder.chmod(0o700)
             launcher = self.seating.launcher = Launcher(
                 self.folder, self.address, restarts=config.restarts, register=server.add_token,
-                present=server.lobby.present, changed=self._wake.set,
+                unregister=server.remove_token, present=server.lobby.present, changed=self._wake.set,
+                sandbox=config.sandbox, socket=unix_socket,
             )
             for bot in launched:
                 launcher.check(bot)
@@ -740,3 +774,6 @@ class Tournament:
             seating.launcher = None
         if seating.server is not None:
             await seating.server.stop(0.5, over=self._state == "finished")
+        if self._socket_folder is not None:
+            shutil.rmtree(self._socket_folder, ignore_errors=True)
+            self._socket_folder = None

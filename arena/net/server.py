@@ -59,6 +59,9 @@ ARENA_PING_S = 30
 PING_TIMEOUT_S = 10
 """How long the arena waits for the answer to its ping before it drops the connection."""
 MAX_MESSAGE_BYTES = 64 * 1024
+HELLO_TIMEOUT_S = 10.0
+"""Seconds a new stream has to send its Hello; a stream that stays silent longer is ended with
+DEADLINE_EXCEEDED, so idle connections cannot pile up in the arena."""
 """The largest message a bot may send; a bot's messages are a few dozen bytes."""
 
 _LOG = logging.getLogger("arena.net")
@@ -90,6 +93,11 @@ class ServerSettings:
     tls_client_ca: Path | None = None
     """PEM certificate of the CA that signs bots' client certificates: with it (and TLS), a bot must present
     a certificate that CA signed (mutual TLS)."""
+    tls_client_names: bool = False
+    """With mutual TLS: a bot's certificate must also name it (its common name, or one of its DNS names,
+    is the bot's name), so a stolen token is no use without that bot's key too."""
+    hello_timeout_s: float = HELLO_TIMEOUT_S
+    """Seconds a new stream has to send its Hello."""
 
 
 class Lobby:
@@ -211,16 +219,20 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
         self._ids = itertools.count(1)
 
     async def Connect(self, request_iterator: object, context: grpc.aio.ServicerContext) -> None:
+        wait = self.server.settings.hello_timeout_s
         try:
-            first = await context.read()
+            first = await asyncio.wait_for(context.read(), wait)
         except DecodeError as err:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, not_a_message(err))
+        except TimeoutError:
+            await context.abort(grpc.StatusCode.DEADLINE_EXCEEDED,
+                                f"no Hello within {wait:g} s of opening the stream: send Hello first")
         if first is grpc.aio.EOF:
             return
         if first.WhichOneof("kind") != "hello":
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the first message of the stream must be a Hello")
         hello = first.hello
-        bot, refusal = self.server.admit(hello)
+        bot, refusal = self.server.admit(hello, _certificate_names(context))
         if refusal is not None:
             reason, code, detail = refusal
             await context.write(pb.ConnectResponse(refusal=pb.Refusal(reason=reason, detail=detail)))
@@ -268,6 +280,15 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
             reader.cancel()
             session.close("the stream ended")
             streams.discard(handler)
+
+
+def _certificate_names(context: grpc.aio.ServicerContext) -> set[str] | None:
+    """The names on the client certificate of the stream (common name and DNS names), or ``None``
+    when the bot showed none."""
+    auth = context.auth_context()
+    names = [*auth.get("x509_common_name", []), *auth.get("x509_subject_alternative_name", [])]
+    found = {name.decode(errors="replace") for name in names if name}
+    return found or None
 
 
 def not_a_message(err: DecodeError) -> str:
@@ -331,8 +352,11 @@ class ArenaServer:
         """True when the arena speaks TLS only."""
         return self.settings.tls_cert is not None and self.settings.tls_key is not None
 
-    def admit(self, hello: pb.Hello) -> tuple[str, tuple[int, grpc.StatusCode, str] | None]:
-        """The bot a Hello speaks for, or why it is refused (reason, status, detail)."""
+    def admit(
+        self, hello: pb.Hello, certificate: set[str] | None = None,
+    ) -> tuple[str, tuple[int, grpc.StatusCode, str] | None]:
+        """The bot a Hello speaks for, or why it is refused (reason, status, detail); ``certificate``:
+        the names on the stream's client certificate, if it showed one."""
         if hello.protocol_version != PROTOCOL_VERSION:
             return "", (pb.REFUSAL_REASON_UNSUPPORTED_PROTOCOL, grpc.StatusCode.FAILED_PRECONDITION,
                         f"this arena speaks protocol version {PROTOCOL_VERSION}, not {hello.protocol_version}")
@@ -350,6 +374,11 @@ class ArenaServer:
                         f"this token belongs to the bot {name!r}, but the Hello names "
                         f"{shown(hello.bot_name, FREE_TEXT_LIMIT)}: use your own bot's token, and send the name the "
                         "organiser gave your bot or no name at all")
+        if self.settings.tls_client_names and certificate is not None and name not in certificate:
+            return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
+                        f"this token belongs to the bot {name!r}, but your client certificate is made out to "
+                        f"{shown(', '.join(sorted(certificate)), FREE_TEXT_LIMIT)}: connect with the certificate "
+                        "the organiser made for your bot")
         if self.lobby.is_barred(bot):
             reason, detail = self.lobby.barred.get(bot) or self.lobby.barred[name]
             return bot, (reason, grpc.StatusCode.PERMISSION_DENIED, detail)
@@ -369,8 +398,10 @@ class ArenaServer:
                          "takes: try again later")
         return bot, None
 
-    async def start(self, address: str = "127.0.0.1:0") -> int:
-        """Starts serving on ``address`` (port 0: any free port); returns the port."""
+    async def start(self, address: str = "127.0.0.1:0", *, unix_socket: Path | None = None) -> int:
+        """Starts serving on ``address`` (port 0: any free port); returns the port. With ``unix_socket``
+        the arena also listens, in plaintext, on that Unix domain socket: sandboxed bots, which have no
+        network, reach it there (the socket's folder decides who may connect)."""
         server = grpc.aio.server(options=[
             ("grpc.keepalive_time_ms", ARENA_PING_S * 1000),
             ("grpc.keepalive_timeout_ms", PING_TIMEOUT_S * 1000),
@@ -409,6 +440,8 @@ class ArenaServer:
             self.port = server.add_secure_port(address, credentials)
         else:
             self.port = server.add_insecure_port(address)
+        if unix_socket is not None:
+            server.add_insecure_port(f"unix:{unix_socket}")
         await server.start()
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
@@ -447,6 +480,11 @@ class ArenaServer:
     def add_token(self, token: str, bot: str) -> None:
         """Admits one more token (for a bot process launched during the tournament); only its digest is kept."""
         self._tokens[token_sha256(token)] = bot
+
+    def remove_token(self, token: str) -> None:
+        """Forgets a token admitted by :meth:`add_token` (a process launched for a game that is over):
+        a Hello with it is refused from now on."""
+        self._tokens.pop(token_sha256(token), None)
 
     def player(self, session: Session, name: str | None = None) -> RemotePlayer:
         """A seat on a table already taken from ``session``."""

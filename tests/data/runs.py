@@ -27,6 +27,9 @@ CRASHER = f"{BOTS}:Crasher"
 STUBBORN = f"{BOTS}:Stubborn"
 COMMAND = "{python} -m sample_bots.random_bot --arena {address} --seed {seed}"
 """The sample random bot as a process of its own, over gRPC."""
+UNSANDBOXED = '\n[sandbox]\nmode = "off"\n'
+"""For launched test bots that tell the test what they saw through files outside their own folder, or
+connect over TLS (a sandboxed bot has neither: tests/test_sandbox.py)."""
 
 
 def bot_tables(names: Sequence[str], kind: str = "python", spec: str = RANDOM, **special: str) -> str:
@@ -76,10 +79,13 @@ def copy_results(finished: Path, into: Path) -> Path:
     return into / "results"
 
 
-def cli(*args: str | Path, timeout: float = 120, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
-    """``callbreak-arena ARGS`` as a process of its own, from the repository root (or ``cwd``)."""
+def cli(
+    *args: str | Path, timeout: float = 120, cwd: Path = ROOT, env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """``callbreak-arena ARGS`` as a process of its own, from the repository root (or ``cwd``), in
+    this environment (or ``env``)."""
     return subprocess.run([sys.executable, "-m", "arena", *map(str, args)], cwd=cwd, capture_output=True,
-                          text=True, timeout=timeout, check=False)
+                          text=True, timeout=timeout, check=False, env=env)
 
 
 def records(folder: Path) -> list[dict[str, Any]]:

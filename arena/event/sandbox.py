@@ -1,0 +1,172 @@
+"""The sandbox of launched bots: bubblewrap (``bwrap``) where it runs, resource limits everywhere.
+
+A sandboxed bot sees the system's programs and libraries (``/usr`` and a few files of ``/etc``), the
+Python the arena runs on with its installed packages, the arena's own package, protocol and sample bots
+(so the bot kit imports, and a bot may build on a sample bot), and its own folder, all read-only; a
+private, empty ``/tmp``; and nothing else of the machine: no home folder, no results folder, no other
+bot's folder. It has no network at all (a network namespace of its own, with only a loopback interface
+nobody listens on) and reaches the arena through one Unix domain socket bound into the sandbox at
+:data:`INSIDE_SOCKET`, which the ``{address}`` placeholder of its command names. It has its own
+process and IPC namespaces, keeps no capabilities, starts in a new session (it cannot type into the
+organiser's terminal), and dies with the arena.
+
+Limits apply to every launched bot, sandboxed or not: its address space (``memory_mb``, the
+``RLIMIT_AS`` of each of its processes) and the CPUs it may run on (``cpus``, chosen in turn among the
+machine's, so two bots share a CPU only when there are more bots than CPUs).
+
+Without ``bwrap`` (or where it cannot run, as in a container that forbids namespaces) launched bots
+run as the arena's user, with that user's rights: they could read the records. ``mode = "auto"``
+says so in a warning and goes on; ``mode = "bwrap"`` refuses to run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+__all__ = ["DEFAULT_SANDBOX", "INSIDE_SOCKET", "MODES", "UNCONFINED", "SandboxSettings", "bwrap_problem", "own_folder",
+           "sandboxed"]
+
+MODES = ("auto", "bwrap", "off")
+"""``auto``: sandbox where bwrap runs, else warn; ``bwrap``: sandbox or refuse to run; ``off``: never."""
+INSIDE_SOCKET = "/run/callbreak/arena.sock"
+"""Where a sandboxed bot finds the arena: ``{address}`` is ``unix:`` and this path."""
+_SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+"""System folders shown read-only (on merged-/usr systems, most are links into /usr)."""
+_ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "passwd",
+        "group", "hosts", "ssl", "ca-certificates", "mime.types", "os-release")
+"""The files of /etc a program may need to start; the rest (shadow, ssh keys, ...) stays out."""
+_ENV = ("PATH", "LANG", "LC_ALL", "TZ")
+"""Environment variables a sandboxed bot keeps; every other one of the arena's is cleared."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SandboxSettings:
+    """The ``[sandbox]`` table of a configuration."""
+
+    mode: str = "auto"
+    """One of :data:`MODES`."""
+    cpus: int = 1
+    """CPUs each launched bot may run on (0: any)."""
+    memory_mb: int = 2048
+    """Address space of each process of a launched bot, in MiB (0: no limit)."""
+    read_only: tuple[Path, ...] = ()
+    """More folders every sandboxed bot sees read-only (a language runtime installed outside /usr)."""
+
+    def to_dict(self) -> dict[str, object]:
+        return {"mode": self.mode, "cpus": self.cpus, "memory_mb": self.memory_mb,
+                "read_only": [str(p) for p in self.read_only]}
+
+
+DEFAULT_SANDBOX = SandboxSettings()
+"""A configuration without a ``[sandbox]`` table."""
+UNCONFINED = SandboxSettings(mode="off", cpus=0, memory_mb=0)
+"""No sandbox and no limits."""
+
+
+@functools.cache
+def bwrap_problem() -> str | None:
+    """Why launched bots cannot be sandboxed here, or ``None`` when bwrap runs."""
+    if not sys.platform.startswith("linux"):
+        return "the sandbox needs Linux"
+    found = shutil.which("bwrap")
+    if found is None:
+        return "bubblewrap (bwrap) is not installed (on Debian or Ubuntu: apt install bubblewrap)"
+    try:
+        probe = subprocess.run(
+            [found, "--ro-bind", "/", "/", "--unshare-all", "--die-with-parent", "true"],
+            capture_output=True, timeout=20, check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return f"bwrap could not be run: {err}"
+    if probe.returncode != 0:
+        why = probe.stderr.decode(errors="replace").strip().splitlines()
+        return f"bwrap cannot make a sandbox here ({why[-1] if why else f'exit status {probe.returncode}'})"
+    return None
+
+
+def own_folder(argv: Sequence[str], given: Path | None) -> Path | None:
+    """A launched bot's own folder: ``given``; or, for ``python -m package.module``, the package's
+    folder; or the folder of the first file or folder its arguments name (``python bots/mine/bot.py``,
+    ``/usr/bin/node bots/mine/bot.js`` -> ``bots/mine``); or the program's own folder when it is not a
+    system program (``./mybot`` -> ``.``); ``None`` when it names none."""
+    if given is not None:
+        return given.resolve()
+    python = bool(argv) and Path(argv[0]).resolve() == Path(sys.executable).resolve()
+    if python and "-m" in argv[:-1]:
+        module = argv[argv.index("-m") + 1].split(".")[0]
+        try:  # a top-level name is found without running any of its code
+            spec = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            spec = None
+        if spec is not None and spec.submodule_search_locations:
+            return Path(next(iter(spec.submodule_search_locations))).resolve()
+        if spec is not None and spec.origin and spec.has_location:
+            return Path(spec.origin).parent.resolve()
+        return None
+    for part in argv[1:]:
+        path = Path(part)
+        if not part.startswith("-") and path.exists():
+            return (path if path.is_dir() else path.parent).resolve()
+    program = Path(argv[0]) if argv and "/" in argv[0] else None  # ./mybot: the program is the bot
+    if program is not None and program.is_file() and not python and not any(
+            program.resolve().is_relative_to(system) for system in _SYSTEM):
+        return program.parent.resolve()
+    return None
+
+
+def _python_paths() -> list[Path]:
+    """What the arena's Python needs to run and to import the bot kit and the sample bots."""
+    paths = [Path(sys.prefix), Path(sys.base_prefix), Path(sys.executable).resolve().parent]
+    for package in ("arena", "protocol", "sample_bots"):  # found, not imported
+        spec = importlib.util.find_spec(package)
+        if spec is not None and spec.submodule_search_locations:
+            paths += [Path(location) for location in spec.submodule_search_locations]
+    paths += [Path(p) for p in sys.path if p and Path(p).is_dir() and "site-packages" in p]
+    return paths
+
+
+def sandboxed(
+    argv: Sequence[str], *, folder: Path | None, socket: Path, settings: SandboxSettings, hidden: Sequence[Path],
+    env: dict[str, str],
+) -> tuple[list[str], dict[str, str]]:
+    """The command and environment that run ``argv`` inside the sandbox: ``folder`` (if any) read-only,
+    ``socket`` (the arena's Unix socket) at :data:`INSIDE_SOCKET`, and each of ``hidden`` (the results
+    folder) covered by an empty folder even where it lies inside something shown."""
+    bwrap = shutil.which("bwrap")
+    assert bwrap is not None
+    cwd = Path.cwd()
+    args = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+            "--hostname", "callbreak-bot", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+            "--dir", str(Path(INSIDE_SOCKET).parent)]
+    for system in _SYSTEM:
+        path = Path(system)
+        if path.is_symlink():
+            args += ["--symlink", os.readlink(path), system]
+        elif path.is_dir():
+            args += ["--ro-bind", system, system]
+    for name in _ETC:
+        args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
+    shown: list[Path] = []
+    for path in [*_python_paths(), *settings.read_only, *([folder] if folder else [])]:
+        for variant in {path.absolute(), path.resolve()}:
+            if variant.exists() and not any(variant.is_relative_to(s) for s in shown):
+                shown.append(variant)
+    for path in sorted(shown):
+        args += ["--ro-bind", str(path), str(path)]
+    for path in hidden:
+        if any(path.resolve().is_relative_to(s) for s in shown):
+            args += ["--tmpfs", str(path.resolve())]
+    args += ["--bind", str(socket), INSIDE_SOCKET, "--dir", str(cwd), "--chdir", str(cwd), "--setenv", "HOME", "/tmp"]
+    inner = {key: env[key] for key in _ENV if key in env}
+    inner.update({key: value for key, value in env.items() if key.startswith("CALLBREAK_")})
+    for key, value in sorted(inner.items()):
+        args += ["--setenv", key, value]
+    return [*args, "--", *argv], {"PATH": env.get("PATH", os.defpath)}

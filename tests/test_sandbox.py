@@ -1,0 +1,167 @@
+"""The sandbox of launched bots: a bot that spies finds nothing, under real bubblewrap.
+
+A spy bot, launched by a real tournament, tries at start what a hostile student's file would: read the
+records of the run, reach the network, read another bot's folder, see the arena's environment and its
+processes, and allocate more memory than its limit. It writes what it managed into its log, then plays
+as the random bot does. Under ``mode = "off"`` the same bot manages all of it, so the tests would catch
+a sandbox that confines nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arena.errors import ConfigError
+from arena.event.config import load_config, parse_config
+from arena.event.sandbox import bwrap_problem, own_folder
+from tests.data.runs import ROOT, cli, run, tournament_text, write
+
+PROBLEM = bwrap_problem()
+needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox on this machine: {PROBLEM}")
+
+SPY = '''\
+import json, os, resource, socket, sys
+from arena.botkit import run
+from sample_bots.random_bot import RandomBot
+
+found = {}
+def attempt(what, action):
+    try:
+        found[what] = repr(action())[:200]
+    except BaseException as err:
+        found[what] = "refused: " + type(err).__name__
+
+attempt("results", lambda: os.listdir(RESULTS))
+attempt("manifest", lambda: open(os.path.join(RESULTS, "manifest.json")).read(100))
+attempt("other bot", lambda: open(SECRET).read())
+attempt("network", lambda: socket.create_connection(("127.0.0.1", PORT), timeout=2).close())
+attempt("arena process", lambda: os.kill(ARENA_PID, 0))
+attempt("memory", lambda: len(bytearray(1536 * 2**20)))
+found["secret variable"] = os.environ.get("SANDBOX_TEST_SECRET", "")
+found["address space"] = resource.getrlimit(resource.RLIMIT_AS)[0]
+found["cpus"] = len(os.sched_getaffinity(0))
+found["token"] = bool(os.environ.get("CALLBREAK_TOKEN"))
+print("SPY " + json.dumps(found), file=sys.stderr, flush=True)
+run(RandomBot)
+'''
+
+
+@pytest.fixture
+def listener() -> Iterator[int]:
+    """A TCP port on loopback that accepts connections: a spy outside the sandbox reaches it."""
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        yield server.getsockname()[1]
+
+
+def spy_run(tmp_path: Path, port: int, mode: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, object]:
+    """Plays one deal set with the spy launched and three in-process random bots; what the spy found."""
+    results = tmp_path / "results"
+    other = tmp_path / "bots" / "other"
+    other.mkdir(parents=True)
+    (other / "secret.txt").write_text("the other bot's strategy")
+    spy_folder = tmp_path / "bots" / "spy"
+    spy_folder.mkdir()
+    (spy_folder / "spy.py").write_text(
+        f"RESULTS = {str(results)!r}\nSECRET = {str(other / 'secret.txt')!r}\nPORT = {port}\n"
+        f"ARENA_PID = {os.getpid()}\n" + SPY)
+    monkeypatch.setenv("SANDBOX_TEST_SECRET", "hunter2")
+    config = tournament_text(
+        ("spy", "r2", "r3", "r4"), deal_sets=1,
+        extra=f'\n[sandbox]\nmode = "{mode}"\ncpus = 1\nmemory_mb = 1024\n',
+    ).replace('name = "spy"\npython = "sample_bots.random_bot:RandomBot"',
+              f'name = "spy"\ncommand = "{{python}} {spy_folder / "spy.py"} --arena {{address}} --seed {{seed}}"')
+    summary = run(write(tmp_path / "t.toml", config), results, fresh=True)
+    assert summary.played == 4 and summary.outstanding == 0 and summary.faults == 0
+    log = (results / "logs" / "spy.log").read_text()
+    line = next(line for line in log.splitlines() if line.startswith("SPY "))
+    return json.loads(line[4:])  # type: ignore[no-any-return]
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_cannot_read_records_reach_the_network_or_read_another_bot(
+    tmp_path: Path, listener: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    found = spy_run(tmp_path, listener, "bwrap", monkeypatch)
+    assert found["results"] == "refused: FileNotFoundError"
+    assert found["manifest"] == "refused: FileNotFoundError"
+    assert found["other bot"] == "refused: FileNotFoundError"
+    assert found["network"].startswith("refused: ")  # type: ignore[union-attr]
+    assert found["arena process"] == "refused: ProcessLookupError"
+    assert found["memory"] == "refused: MemoryError"
+    assert found["secret variable"] == ""
+    assert found["address space"] == 1024 * 2**20
+    assert found["cpus"] == 1 or len(os.sched_getaffinity(0)) == 1
+    assert found["token"] is True
+    assert oct((tmp_path / "results").stat().st_mode & 0o777) == oct(0o700)
+
+
+def test_without_the_sandbox_the_same_spy_gets_everything(
+    tmp_path: Path, listener: int, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The control: what the sandbox takes away is there to take (and the limits still hold)."""
+    found = spy_run(tmp_path, listener, "off", monkeypatch)
+    assert "manifest.json" in str(found["results"])
+    assert not str(found["manifest"]).startswith("refused")
+    assert "strategy" in str(found["other bot"])
+    assert found["network"] == "None"
+    assert found["arena process"] == "None"
+    assert found["secret variable"] == "hunter2"
+    assert found["memory"] == "refused: MemoryError"
+    assert found["address space"] == 1024 * 2**20
+
+
+def test_mode_bwrap_refuses_to_run_where_bwrap_is_missing(tmp_path: Path) -> None:
+    config = write(tmp_path / "t.toml", tournament_text(
+        ("a", "b", "c", "d"), kind="command", spec="{python} -m sample_bots.random_bot --arena {address}",
+        extra='\n[sandbox]\nmode = "bwrap"\n'))
+    env = {"PATH": str(Path(sys.executable).parent), "HOME": str(tmp_path)}  # a PATH without bwrap
+    result = cli("run", config, "--results", tmp_path / "results", env=env)
+    assert result.returncode == 2
+    assert result.stderr.strip().splitlines()[-1:] == [
+        'callbreak-arena: error: sandbox.mode is "bwrap" but bubblewrap (bwrap) is not installed (on Debian or '
+        'Ubuntu: apt install bubblewrap); install it, or set sandbox.mode = "auto" to run the bots unsandboxed']
+    assert not (tmp_path / "results" / "records.jsonl").exists()
+
+
+def test_mode_auto_warns_and_plays_where_bwrap_is_missing(tmp_path: Path) -> None:
+    config = write(tmp_path / "t.toml", tournament_text(
+        ("a", "b", "c", "d"), deal_sets=1, kind="command",
+        spec="{python} -m sample_bots.random_bot --arena {address} --seed {seed}"))
+    env = {"PATH": str(Path(sys.executable).parent), "HOME": str(tmp_path)}
+    result = cli("run", config, "--results", tmp_path / "results", "--no-progress", env=env)
+    assert result.returncode == 0, result.stderr
+    assert ("warning: bubblewrap (bwrap) is not installed (on Debian or Ubuntu: apt install bubblewrap), so the 4 "
+            "launched bots run unsandboxed") in result.stderr
+
+
+def test_a_bots_own_folder() -> None:
+    python = sys.executable
+    assert own_folder([python, "sample_bots/heuristic_bot.py"], None) == ROOT / "sample_bots"
+    assert own_folder([python, "-m", "sample_bots.heuristic_bot", "--arena", "x"], None) == ROOT / "sample_bots"
+    assert own_folder(["node", "tests/data"], None) == ROOT / "tests" / "data"
+    assert own_folder([python, "-c", "print(1)"], None) is None
+    assert own_folder([python, "-c", "print(1)"], Path("tests")) == ROOT / "tests"
+
+
+def test_sandbox_settings_are_checked(tmp_path: Path) -> None:
+    base = tournament_text(kind="command", spec="{python} -m sample_bots.random_bot --arena {address}")
+    for table, words in [
+        ('mode = "docker"', "sandbox.mode must be one of: auto, bwrap, off; not 'docker'"),
+        ("cpus = -1", "sandbox.cpus must be a whole number from 0 to 4096, not -1"),
+        ("memory = 5", "unknown key sandbox.'memory'"),
+        ("read_only = [1]", "sandbox.read_only must list folders as strings"),
+    ]:
+        with pytest.raises(ConfigError, match=words.replace(".", r"\.").replace("(", r"\(").replace("[", r"\[")):
+            parse_config(base + f"\n[sandbox]\n{table}\n")
+    loaded = load_config(write(tmp_path / "t.toml", base.replace("[time]", '[sandbox]\nread_only = ["opt"]\n\n[time]')))
+    assert loaded.sandbox.read_only == (tmp_path / "opt",)
+    assert loaded.sandbox.cpus == 1 and loaded.sandbox.memory_mb == 2048 and loaded.sandbox.mode == "auto"
