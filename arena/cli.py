@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from importlib import resources
@@ -26,6 +27,7 @@ from arena.core.rules import PROFILES, SWITCHES, Rules, explain, legal_cards
 from arena.core.scoring import format_score, round_score
 from arena.errors import ArenaError, RecordsError
 from arena.event.audit import audit
+from arena.event.check import CHECK_DEADLINE_MS, NAME, OPPONENTS, BotUnderTest, check_bot, play_one_deal_set, report
 from arena.event.config import TournamentConfig, load_config, parse_config
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
@@ -72,6 +74,44 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="discard any results already in the folder and start again")
     parser.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _add_bot_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("the bot (one of)")
+    group.add_argument("--bot", metavar="FILE.py:CLASS",
+                       help="an in-process Python bot: path/to/bot.py:Class or module:Class")
+    group.add_argument("--command", metavar="CMD",
+                       help="a bot the arena launches, speaking gRPC: {address} is where it connects, as in a "
+                       "configuration, e.g. \"python mybot.py --arena {address}\"")
+    group.add_argument("--stdio", metavar="CMD", help="a bot the arena launches, speaking JSON lines on stdin/stdout")
+    group.add_argument("--bhoos", metavar="CMD", help="a Bhoos-contest HTTP bot the arena launches, e.g. "
+                       "\"node src/index.js\"")
+    group.add_argument("--bhoos-url", metavar="URL", help="a Bhoos-contest HTTP bot already running at URL")
+    group.add_argument("--remote", action="store_true",
+                       help="a bot that connects by itself: a token is printed, and the arena waits for it")
+
+
+def _bot_under_test(args: argparse.Namespace, required: bool) -> BotUnderTest | None:
+    given = [(kind, value) for kind, value in (
+        ("python", args.bot), ("command", args.command), ("stdio", args.stdio), ("bhoos", args.bhoos),
+        ("bhoos_url", args.bhoos_url), ("remote", args.remote or None)) if value]
+    if len(given) > 1:
+        raise UsageError("give one bot: one of --bot, --command, --stdio, --bhoos, --bhoos-url or --remote")
+    if not given:
+        if required:
+            raise UsageError("give the bot to check: one of --bot FILE.py:CLASS, --command CMD, --stdio CMD, "
+                             "--bhoos CMD, --bhoos-url URL or --remote")
+        return None
+    kind, value = given[0]
+    if kind == "python" and ":" not in str(value):
+        raise UsageError(f"--bot must look like path/to/bot.py:Class or module:Class, not {value!r}")
+    if kind != "remote":
+        return BotUnderTest(kind, str(value))
+    token = new_token()
+    print("Connect your bot with this token (it is valid for this check only):\n"
+          f"    export CALLBREAK_TOKEN={token}\nthen start it with --arena and the address printed below.",
+          file=sys.stderr, flush=True)
+    return BotUnderTest("remote", token=token)
 
 
 def _rules(args: argparse.Namespace) -> Rules:
@@ -151,13 +191,36 @@ def build_parser() -> argparse.ArgumentParser:
     status.set_defaults(func=_cmd_status)
 
     game = sub.add_parser(
-        "game", help="play one seeded game of four random bots in-process and print it",
+        "game", help="play one seeded game and print it (four random bots, or your bot against sample bots)",
         description="Play one seeded game of four sample random bots in-process, printed round by round, "
-        "then the final standings.",
+        "then the final standings. With a bot of yours (--bot, --command, --stdio, --bhoos, --bhoos-url or "
+        "--remote), it plays one deal set against three sample bots (--opponents): the same deals four times, "
+        "with the seats rotated, as in a tournament; the game in which it sits first is printed, then the "
+        "four games' totals. Exit status: 0 played, 2 bad arguments, 3 your bot did not play.",
     )
     _add_rules_options(game)
     game.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
+    _add_bot_options(game)
+    game.add_argument("--opponents", choices=tuple(OPPONENTS), default="heuristic",
+                      help="the sample bots your bot plays against (default: heuristic)")
     game.set_defaults(func=_cmd_game)
+
+    check = sub.add_parser(
+        "check-bot", help="check that a bot plays by the rules, in time, at several tables at once",
+        description="Check a bot before a tournament: it plays at least --games games against three sample "
+        "bots, a deal set under every rules profile, four tables at once, with the tournament's deadline and "
+        "fault rules. The report says, for each check, PASS or FAIL, and for each failure what was asked, "
+        "what came back and what the rule says. Give the bot as one of --bot, --command, --stdio, --bhoos, "
+        "--bhoos-url or --remote. Exit status: 0 every check passed, 1 a check failed, 2 bad arguments.",
+    )
+    _add_bot_options(check)
+    check.add_argument("--games", type=int, default=20, help="games to play at least (default: 20)")
+    check.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
+    check.add_argument("--deadline-ms", type=int, default=CHECK_DEADLINE_MS,
+                       help=f"the time to answer each request (default: {CHECK_DEADLINE_MS})")
+    check.add_argument("--opponents", choices=tuple(OPPONENTS), default="random",
+                       help="the sample bots it plays against (default: random)")
+    check.set_defaults(func=_cmd_check_bot)
 
     rules = sub.add_parser(
         "rules", help="teach and check the rules: legal cards, round scores, profiles",
@@ -345,6 +408,9 @@ def _cmd_game(args: argparse.Namespace) -> int:
     rules = _rules(args)
     if args.seed < 0:
         raise UsageError(f"--seed must be 0 or more, not {args.seed}")
+    bot = _bot_under_test(args, required=False)
+    if bot is not None:
+        return _game_with(bot, args)
     bots = [RandomBot(seed=seat) for seat in range(4)]
     names = [f"random-{seat + 1}" for seat in range(4)]
     game = Game(rules, seeded_deals(args.seed, 1))
@@ -363,6 +429,48 @@ def _cmd_game(args: argparse.Namespace) -> int:
     print("Final standings")
     print(tabulate(rows, headers=["place", "bot", "total"], colalign=("right", "left", "right")))
     return EXIT_OK
+
+
+def _game_with(bot: BotUnderTest, args: argparse.Namespace) -> int:
+    """``game`` with a bot of the user's against three sample bots."""
+    with tempfile.TemporaryDirectory(prefix="callbreak-game-") as folder:
+        summary, games = play_one_deal_set(bot, args.opponents, _rules(args), args.seed, Path(folder), _say)
+        if not games:
+            why = "; ".join(f"{b}: {reason}" for b, reason in summary.awaited.items()) or "no game was played"
+            print(f"callbreak-arena: your bot did not play: {why}", file=sys.stderr)
+            return EXIT_OUTSTANDING
+        rules = games[0].first.rules
+        first = next(g for g in games if g.seats[0] == NAME)
+        print(f"callbreak-arena {__version__}: your bot against three {args.opponents} bots, rules "
+              f"{rules.profile_name}, seed {args.seed}\n")
+        names = list(first.seats)
+        for record in first.rounds:
+            print(f"Round {record.round}")
+            rows = [[names[s] + (" (dealer)" if s == record.dealer else ""), record.calls[s], record.tricks_won[s],
+                     format_score(rules, record.scores[s]), format_score(rules, record.totals[s])] for s in range(4)]
+            print(tabulate(rows, headers=["seat", "call", "tricks", "score", "total"],
+                           colalign=("left",) + ("right",) * 4))
+            for fault in record.faults:
+                print(f"  fault of {names[fault.seat]}: {fault.kind.value}: {fault.detail}")
+            print()
+        print("The same deals, seats rotated (your bot's total in each game)")
+        rows = [[g.game, g.seats.index(NAME) + 1, format_score(rules, g.final.totals[g.seats.index(NAME)]),
+                 g.final.places[g.seats.index(NAME)]] for g in games]
+        print(tabulate(rows, headers=["game", "your seat", "your total", "place"]))
+    return EXIT_OK
+
+
+def _cmd_check_bot(args: argparse.Namespace) -> int:
+    bot = _bot_under_test(args, required=True)
+    assert bot is not None
+    if args.games < 1:
+        raise UsageError(f"--games must be 1 or more, not {args.games}")
+    if args.deadline_ms < 1:
+        raise UsageError(f"--deadline-ms must be 1 or more, not {args.deadline_ms}")
+    checks = check_bot(bot, opponent=args.opponents, games=args.games, seed=args.seed,
+                       deadline_ms=args.deadline_ms, log=_say)
+    sys.stdout.write(report(checks))
+    return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILURE
 
 
 # -- tournaments ---------------------------------------------------------------------------
