@@ -1,0 +1,42 @@
+"""The example bots of the README and docs/bots.md do what their docstrings say."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from arena.core.cards import Card, Hand
+from arena.core.rules import Rules
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def example(path: str, heading: str) -> dict[str, Any]:
+    """Runs the first Python block after ``heading`` in ``path`` (not as __main__) and returns its names."""
+    text = (ROOT / path).read_text(encoding="utf-8")
+    found = re.search(r"```python\n(.*?)```", text[text.index(heading):], re.S)
+    assert found is not None
+    names: dict[str, Any] = {"__name__": "example"}
+    exec(compile(found.group(1), path, "exec"), names)
+    return names
+
+
+class View:
+    """The attributes the examples read."""
+
+    def __init__(self, legal: str) -> None:
+        self.legal = Hand.parse(legal)
+        self.hand = self.legal
+        self.legal_calls = list(range(1, 14))
+        self.rules = Rules.profile()
+
+
+@pytest.mark.parametrize(("path", "heading"), [("README.md", "## Writing a bot"), ("docs/bots.md", "# ")])
+def test_the_lowest_bot_plays_its_lowest_card_and_calls_the_lowest_call(path: str, heading: str) -> None:
+    bot = example(path, heading)["LowestBot"]()
+    # The lowest card is a diamond: neither first nor last when the hand is listed by suit.
+    assert bot.play(View("AS KS TH 2D 9C 8C")) is Card.parse("2D")
+    assert bot.call(View("AS")) == 1
