@@ -27,13 +27,17 @@ from arena.core.rules import PROFILES, SWITCHES, Rules, explain, legal_cards
 from arena.core.scoring import format_score, round_score
 from arena.errors import ArenaError, RecordsError
 from arena.event.audit import audit
+from arena.event.bots import load_bot_class, make_bot
 from arena.event.check import CHECK_DEADLINE_MS, NAME, OPPONENTS, BotUnderTest, check_bot, play_one_deal_set, report
 from arena.event.config import TournamentConfig, load_config, parse_config
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.net.tokens import new_token, token_sha256
-from arena.players.local import play_out
+from arena.players.base import Player
+from arena.players.human import HumanPlayer, LeftTheGame
+from arena.players.local import LocalPlayer, play_out
+from arena.players.table import TableSettings, play_game
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 from arena.rating.sequential import describe
@@ -170,6 +174,20 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--round", type=int, default=None, help="only this round")
     replay.set_defaults(func=_cmd_replay)
 
+    page = sub.add_parser(
+        "report", help="the results folder as one web page: standings, plots, feedback per bot, replays",
+        description="Write DIR/report.html (or --out FILE): one self-contained page that opens from disk with "
+        "no network, for a projector and for each bot's author. It holds the standings with their intervals, "
+        "each bot's duplicate score with its 95% interval and its course round by round (inline SVG), the "
+        "head-to-head matrix as a heat map, calling accuracy and faults, a section per bot listing its faults "
+        "(game, round, trick, detail), and replays of the games with faults and of a few others. A run writes "
+        "the same page to its results folder when it ends. See docs/report.md.",
+    )
+    page.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    page.add_argument("--out", type=Path, default=None, metavar="FILE",
+                      help="where to write the page (default: DIR/report.html)")
+    page.set_defaults(func=_cmd_report)
+
     verify = sub.add_parser(
         "verify", help="audit a results folder independently",
         description="Check that every record follows from its rules and seed: legal plays, trick winners, "
@@ -204,6 +222,21 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("--opponents", choices=tuple(OPPONENTS), default="heuristic",
                       help="the sample bots your bot plays against (default: heuristic)")
     game.set_defaults(func=_cmd_game)
+
+    play = sub.add_parser(
+        "play", help="play a game yourself, in the terminal, against three sample bots",
+        description="Sit at a table yourself against three sample bots (or three of a class of your own with "
+        "--bot): your hand sorted by suit, the calls, the trick on the table and the cards you may play are "
+        "shown; type a number to call and a card (like AS, TH, 10h) to play. A card the rules refuse is "
+        "explained and asked again; nobody plays for you. Ctrl-D leaves the game.",
+    )
+    _add_rules_options(play)
+    play.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
+    play.add_argument("--seat", type=int, choices=(1, 2, 3, 4), default=1, help="your seat (default: 1)")
+    play.add_argument("--opponents", choices=tuple(OPPONENTS), default="heuristic",
+                      help="the sample bots you play against (default: heuristic)")
+    play.add_argument("--bot", metavar="FILE.py:CLASS", help="play against three of this in-process bot instead")
+    play.set_defaults(func=_cmd_play)
 
     check = sub.add_parser(
         "check-bot", help="check that a bot plays by the rules, in time, at several tables at once",
@@ -460,6 +493,32 @@ def _game_with(bot: BotUnderTest, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_play(args: argparse.Namespace) -> int:
+    rules = _rules(args)
+    if args.seed < 0:
+        raise UsageError(f"--seed must be 0 or more, not {args.seed}")
+    spec = args.bot or OPPONENTS[args.opponents]
+    if ":" not in spec:
+        raise UsageError(f"--bot must look like path/to/bot.py:Class or module:Class, not {spec!r}")
+    factory = load_bot_class(spec)
+    label = spec.rpartition(":")[2].lower() if args.bot else args.opponents
+    players: list[Player] = [LocalPlayer(make_bot(factory, n, {}), f"{label}-{n}") for n in range(1, 4)]
+
+    def ask(prompt: str) -> str | None:
+        try:
+            return input(prompt)
+        except EOFError:
+            return None
+
+    players.insert(args.seat - 1, HumanPlayer("you", ask, print))
+    settings = TableSettings(deadline_ms=0, max_retries=1_000_000)  # a person is never hurried nor replaced
+    try:
+        asyncio.run(play_game(rules, players, seeded_deals(args.seed, 1), settings=settings))
+    except LeftTheGame:
+        print("\nYou left the game.")
+    return EXIT_OK
+
+
 def _cmd_check_bot(args: argparse.Namespace) -> int:
     bot = _bot_under_test(args, required=True)
     assert bot is not None
@@ -570,6 +629,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         for fault in record.faults:
             print(f"  fault: seat {fault.seat} {fault.kind.value}: {fault.detail}"
                   + (f" (the arena played {fault.fallback})" if fault.fallback else ""))
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    from arena.rating.html import REPORT_FILE, write_html_report
+
+    _results(args.folder)
+    out = args.out if args.out is not None else args.folder / REPORT_FILE
+    write_html_report(args.folder, out)
+    print(f"wrote {out}")
     return EXIT_OK
 
 
