@@ -31,6 +31,7 @@ bench: $(STAMP)  ## the benchmarks, printed
 	$(BIN)/python benchmarks/sprt_calibration.py
 	$(BIN)/python benchmarks/standings_memory.py --rounds 1000000
 	$(BIN)/python benchmarks/strength.py
+	$(BIN)/python benchmarks/many_tables.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
