@@ -1,5 +1,6 @@
-"""The judge of a running tournament: live standings files, and the sequential test that may end an
-``sprt`` run early (the :class:`~arena.event.tournament.Judge` the tournament calls)."""
+"""The judge of a running tournament: live standings files, ``report.html`` at the end of a run, and
+the sequential test that may end an ``sprt`` run early (the :class:`~arena.event.tournament.Judge`
+the tournament calls)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from arena.event.records import GameRecords
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
 from arena.players.table import GameRecord
+from arena.rating.html import write_report_files
 from arena.rating.ratings import BlockDifferences
 from arena.rating.report import write_standings
 from arena.rating.sequential import SequentialTest, SprtResult, fishtest_line
@@ -84,12 +86,16 @@ class LiveJudge:
 
     def refresh(self, force: bool = False) -> None:
         """Rewrites the standings files: at most every 5 s and never more than a tenth of the time
-        (each refresh reads every record), always when ``force``."""
+        (each refresh reads every record), always when ``force``, which the end of a run asks for:
+        then ``report.html`` too, from the same pass."""
         with self._refreshing:  # the tournament may refresh from a worker thread; one at a time
             now = time.monotonic()
             if not force and now - self._refreshed < max(REFRESH_EVERY_S, 10 * self._refresh_cost):
                 return
-            write_standings(self.folder)
+            if force:
+                write_report_files(self.folder)
+            else:
+                write_standings(self.folder)
             self._refreshed = time.monotonic()
             self._refresh_cost = self._refreshed - now
 

@@ -71,6 +71,7 @@ __all__ = [
     "BlockDifferences",
     "Comparison",
     "Results",
+    "RoundMark",
     "SeatRow",
     "Standing",
     "Tally",
@@ -146,6 +147,11 @@ class Standing:
     SCORES = ("dup_per_game", "dup_low", "dup_high", "mean_round", "mean_total")
     """The fields in score units (the rest are counts, shares, places and ratings)."""
 
+    @property
+    def exact_pct(self) -> float:
+        """Rounds in which it took exactly its call: made (tricks >= call) less called too low (tricks > call)."""
+        return self.made_pct - self.too_low_pct
+
     def to_dict(self, per_point: int = 1) -> dict[str, Any]:
         """JSON-ready form, scores divided by ``per_point`` (``tenths_per_point(rules)`` gives points;
         1 keeps the records' unit); nan and ±inf, which JSON lacks, become null."""
@@ -181,6 +187,19 @@ class Comparison:
     def pairs(self) -> int:
         """Game pairs: two games of a block in which A and B hold each other's hands."""
         return self.elo.pairs
+
+
+@dataclasses.dataclass(frozen=True)
+class RoundMark:
+    """Where each bot stood once a schedule round was scored: the event's course, round by round."""
+
+    round: int
+    """The schedule round just scored."""
+    dup_per_game: dict[str, float]
+    """Each bot's duplicate score per game over the rounds scored so far (the records' unit; nan before
+    another bot has played one of its hands)."""
+    ordinal: dict[str, float]
+    """Each bot's OpenSkill ordinal (mu - 3 sigma) after the round's games were rated."""
 
 
 @dataclasses.dataclass
@@ -355,16 +374,19 @@ class Tally:
     """Every statistic of the standings, folded in record by record (see the module's docstring).
 
     ``plan`` (the manifest's) says which games each round has, so that a complete round is scored
-    and forgotten at once; ``on_game`` hears of every finished game, in the order they are read.
+    and forgotten at once; ``on_game`` hears of every finished game, in the order they are read, and
+    ``on_round`` of where the bots stand after each round is scored, in the order rounds are scored.
     Call :meth:`finish` after the last record, then ask for the standings, comparisons and seats.
     """
 
-    def __init__(self, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None) -> None:
+    def __init__(self, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None,
+                 on_round: Callable[[RoundMark], object] | None = None) -> None:
         self.rules: Rules | None = None
         """The rules of the first record read (the unit of its scores)."""
         self.clusters = 0
         """Deal sets scored."""
         self._on_game = on_game
+        self._on_round = on_round
         self._open: dict[str, list[RoundRecord]] = {}
         self._rounds: dict[int, _Round] = {}
         self._late: dict[int, _Round] = {}
@@ -526,6 +548,9 @@ class Tally:
             rated = self._model.rate(teams, ranks=list(game.places))
             for seat, bot in enumerate(game.seats):
                 self._rows[bot].rating = rated[seat][0]
+        if self._on_round is not None:
+            self._on_round(RoundMark(number, {bot: row.dup.mean for bot, row in self._rows.items()},
+                                     {bot: row.rating.ordinal() for bot, row in self._rows.items()}))
 
     # -- results ------------------------------------------------------------------------------
 

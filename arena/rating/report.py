@@ -20,7 +20,7 @@ import dataclasses
 import io
 import json
 import math
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,13 +30,14 @@ from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
 from arena.event.plan import Manifest
-from arena.event.records import RoundRecord, parse_record
+from arena.event.records import GameRecords, RoundRecord, parse_record
 from arena.event.store import ResultsStore, write_atomic
 from arena.rating.ratings import (
     CLUSTERED_BY,
     NOT_RANKED_TITLE,
     BlockDifferences,
     Comparison,
+    RoundMark,
     SeatRow,
     Standing,
     Tally,
@@ -48,16 +49,24 @@ from arena.rating.stats import PAIR_BINS, MeanCI
 __all__ = [
     "HEAD_TO_HEAD_FILE",
     "MATRIX_LIMIT",
+    "SEAT_HEADERS",
     "STANDINGS_FILES",
+    "STANDINGS_HEADERS",
     "FolderReport",
     "folder_report",
     "folder_standings",
+    "matrix_cell",
+    "measures",
     "read_folder",
     "read_records",
     "render_comparison",
     "render_head_to_head",
     "render_seat_report",
     "render_standings",
+    "seat_cells",
+    "standings_cells",
+    "standings_notes",
+    "unit_name",
     "write_standings",
 ]
 
@@ -144,8 +153,11 @@ class FolderReport:
         return [row.bot for row in self.standings]
 
 
-def read_folder(folder: Path) -> FolderReport:
-    """Reads a results folder's manifest and, once, line by line, its records."""
+def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = None,
+                on_round: Callable[[RoundMark], object] | None = None) -> FolderReport:
+    """Reads a results folder's manifest and, once, line by line, its records; ``on_game`` hears of
+    every complete game as it is read, ``on_round`` of the standings after each schedule round is
+    scored (what else a report shows comes from the same pass)."""
     store = ResultsStore(folder)
     raw = store.manifest()
     manifest = Manifest.from_dict(raw, str(store.manifest_path)) if raw is not None else None
@@ -153,8 +165,14 @@ def read_folder(folder: Path) -> FolderReport:
     options = config.get("format_options", {})
     compared = config.get("format") in ("head-to-head", "sprt")
     gathered = BlockDifferences(str(options["a"]), str(options["b"])) if config.get("format") == "sprt" else None
-    tally = Tally(manifest.plan if manifest is not None else None,
-                  on_game=gathered.add_game if gathered is not None else None)
+    hooks = [hook for hook in (gathered.add_game if gathered is not None else None, on_game) if hook is not None]
+
+    def heard(game: GameRecords) -> None:
+        for hook in hooks:
+            hook(game)
+
+    tally = Tally(manifest.plan if manifest is not None else None, on_game=heard if hooks else None,
+                  on_round=on_round)
     for record in read_records(store.records_path):
         tally.add(record)
     tally.finish()
@@ -191,11 +209,13 @@ def folder_report(folder: Path, fmt: str = "table") -> str:
     return render_report(read_folder(folder), fmt)
 
 
-def write_standings(folder: Path) -> None:
-    """Recomputes a results folder's report, in one pass over its records, into its standings files
-    and ``head_to_head.csv`` (and ``comparison.csv`` when two bots are compared), each written
-    atomically (a live view reads the old file or the new one, whole)."""
-    report = read_folder(folder)
+def write_standings(folder: Path, report: FolderReport | None = None) -> None:
+    """Recomputes a results folder's report, in one pass over its records (unless ``report`` is that
+    pass, already made), into its standings files and ``head_to_head.csv`` (and ``comparison.csv``
+    when two bots are compared), each written atomically (a live view reads the old file or the new
+    one, whole)."""
+    if report is None:
+        report = read_folder(folder)
     files = {}
     for name, fmt in STANDINGS_FILES.items():
         if fmt == "csv":
@@ -324,20 +344,25 @@ STANDINGS_HEADERS = ["#", "bot", "dup/game", "95% CI", "mean round", "mean total
                      "status"]
 
 
+def standings_cells(row: Standing, rules: Rules) -> list[str | int]:
+    """One bot's line of the standings as shown, a value per column of :data:`STANDINGS_HEADERS`
+    (scores in points; the rank and the games as numbers): what every text and HTML rendering of the
+    standings prints."""
+    return [
+        row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
+        _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
+        _points(rules, row.mean_round), _points(rules, row.mean_total), _number(row.place_points, ".2f"),
+        _matchpoints_text(row), _number(row.mu, ".1f"), _number(row.sigma, ".2f"),
+        _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
+        _number(row.overtricks, ".2f"),
+        f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
+        _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind),
+        f"{row.status}: {row.reason}" if row.reason else row.status,
+    ]
+
+
 def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str) -> str:
-    table = []
-    for row in rows:
-        table.append([
-            row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
-            _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
-            _points(rules, row.mean_round), _points(rules, row.mean_total), _number(row.place_points, ".2f"),
-            _matchpoints_text(row), _number(row.mu, ".1f"), _number(row.sigma, ".2f"),
-            _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
-            _number(row.overtricks, ".2f"),
-            f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
-            _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind),
-            f"{row.status}: {row.reason}" if row.reason else row.status,
-        ])
+    table = [standings_cells(row, rules) for row in rows]
     return tabulate(table, headers=STANDINGS_HEADERS, tablefmt="github" if fmt == "markdown" else "simple",
                     disable_numparse=True) + "\n"
 
@@ -476,16 +501,18 @@ def render_head_to_head(matrix: Mapping[tuple[str, str], Comparison], bots: Sequ
         return _json([_comparison_dict(c, rules) for c in matrix.values()])
     if fmt == "csv":
         return _comparisons_csv(list(matrix.values()), rules)
-    table = []
-    for a in bots:
-        cells: list[str] = [a]
-        for b in bots:
-            c = matrix.get((a, b))
-            cells.append("" if c is None else f"{_points(rules, c.diff.mean)} ({100 * c.los:.0f}%)"
-                         if not math.isnan(c.los) else f"{_points(rules, c.diff.mean)}")
-        table.append(cells)
+    table = [[a, *(matrix_cell(matrix.get((a, b)), rules) for b in bots)] for a in bots]
     return tabulate(table, headers=["vs", *bots], tablefmt="github" if fmt == "markdown" else "simple",
                     disable_numparse=True) + "\n"
+
+
+def matrix_cell(c: Comparison | None, rules: Rules) -> str:
+    """A cell of the head-to-head matrix: the mean difference per game in points and the LOS
+    (empty for bots that never met)."""
+    if c is None:
+        return ""
+    diff = _points(rules, c.diff.mean)
+    return diff if math.isnan(c.los) else f"{diff} ({100 * c.los:.0f}%)"
 
 
 def render_comparison(c: Comparison, rules: Rules) -> str:
@@ -517,9 +544,17 @@ def _seat_dict(row: SeatRow, rules: Rules) -> dict[str, Any]:
     return {"position": row.position, "rounds": row.rounds, "mean": _mean_dict(row.mean, tenths_per_point(rules))}
 
 
+SEAT_HEADERS = ["position", "rounds", "mean round", "95% CI"]
+
+
+def seat_cells(row: SeatRow, rules: Rules) -> list[str | int]:
+    """One line of the seat report as shown, a value per column of :data:`SEAT_HEADERS`."""
+    return [row.position, row.rounds, _points(rules, row.mean.mean),
+            _interval(rules, row.mean.low, row.mean.high)]
+
+
 def render_seat_report(rows: Sequence[SeatRow], rules: Rules, fmt: str = "table") -> str:
     """Mean round score by seat and by dealer distance, with 95 % intervals."""
-    table = [[r.position, r.rounds, _points(rules, r.mean.mean), _interval(rules, r.mean.low, r.mean.high)]
-             for r in rows]
-    return tabulate(table, headers=["position", "rounds", "mean round", "95% CI"],
+    table = [seat_cells(r, rules) for r in rows]
+    return tabulate(table, headers=SEAT_HEADERS,
                     tablefmt="github" if fmt == "markdown" else "simple", disable_numparse=True) + "\n"
