@@ -11,6 +11,7 @@ import hashlib
 import json
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,18 +23,31 @@ from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
 
-__all__ = ["BotConfig", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
+__all__ = ["BOT_KINDS", "LAUNCHED", "BotConfig", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
 
 FORMATS = ("round-robin", "gauntlet", "head-to-head", "swiss", "sprt")
 ROTATIONS = ("cyclic", "full")
 FORFEITS = ("wait", "fallback", "withdraw")
 """What happens to the games of a bot absent past ``absent_after_s`` once nothing else can be played."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+#-]{0,39}$")
+BOT_KINDS = ("command", "python", "remote", "stdio", "bhoos", "bhoos_url")
+"""The keys that say what kind of bot a ``[[bots]]`` table is; each table has exactly one of them."""
+LAUNCHED = ("command", "stdio", "bhoos")
+"""The kinds whose processes the arena starts itself (sandboxed and limited alike)."""
+BHOOS_PORT = 7000
+"""The port every bot of the Bhoos contest listens on."""
+START_TIMEOUT_S = 30.0
+"""``start_timeout_s``' default for ``bhoos`` and ``bhoos_url`` bots: the time to answer ``GET /hi``."""
+STDIO_START_TIMEOUT_S = 5.0
+"""``start_timeout_s``' default for ``stdio`` bots: the extra time of a process's first request (short, as a
+bot that hangs costs it in every game)."""
 
 
 @dataclasses.dataclass(frozen=True)
 class BotConfig:
-    """One bot: launched by the arena (``command``), in-process (``python``), or ``remote``."""
+    """One bot: launched by the arena (``command`` over gRPC, ``stdio`` over JSON lines, ``bhoos`` over
+    HTTP), in-process (``python``), ``remote`` (it connects by itself), or an HTTP bot already running
+    elsewhere (``bhoos_url``)."""
 
     name: str
     """Display name, unique in the tournament."""
@@ -56,19 +70,46 @@ class BotConfig:
     """An unranked filler bot added to make the number of bots a multiple of four."""
     folder: Path | None = None
     """A launched bot's own folder, the one its sandbox shows it (default: the folder of the first file its
-    command names)."""
+    command names); a ``stdio`` or ``bhoos`` bot also starts in it."""
+    stdio: tuple[str, ...] = ()
+    """Program and arguments of a bot that speaks JSON lines on its standard streams, started for each
+    seat of each game; ``{name}``, ``{seed}`` and ``{python}`` are filled in."""
+    bhoos: tuple[str, ...] = ()
+    """Program and arguments of a Bhoos-contest HTTP bot, started for each seat of each game in a network
+    namespace of its own; placeholders as for ``stdio``."""
+    bhoos_url: str = ""
+    """The base URL of a Bhoos-contest HTTP bot already running elsewhere (it plays one seat at a time)."""
+    port: int = BHOOS_PORT
+    """The port a ``bhoos`` bot listens on inside its sandbox."""
+    start_timeout: float = START_TIMEOUT_S
+    """Seconds a ``bhoos`` instance (or a ``bhoos_url`` bot) has to answer ``GET /hi`` before a game, or
+    that a ``stdio`` process has to start, on top of the deadline of its first request."""
 
     @property
     def kind(self) -> str:
-        """``command``, ``python`` or ``remote``."""
-        return "command" if self.command else "python" if self.python else "remote"
+        """One of :data:`BOT_KINDS`."""
+        for kind, given in (("command", self.command), ("python", self.python), ("stdio", self.stdio),
+                            ("bhoos", self.bhoos), ("bhoos_url", self.bhoos_url)):
+            if given:
+                return kind
+        return "remote"
+
+    @property
+    def argv(self) -> tuple[str, ...]:
+        """The command line of a launched bot (before its placeholders are filled in); empty for the others."""
+        return self.command or self.stdio or self.bhoos
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical form (tokens left out: the manifest must not leak secrets)."""
-        return {
+        out: dict[str, Any] = {
             "name": self.name, "kind": self.kind, "command": list(self.command), "python": self.python,
             "options": dict(self.options), "seed": self.seed, "house": self.house,
         }
+        if self.stdio or self.bhoos:  # only the newer kinds carry these keys: older manifests compare equal
+            out[self.kind] = list(self.argv)
+        if self.bhoos_url:
+            out["bhoos_url"] = self.bhoos_url
+        return out
 
 
 @dataclasses.dataclass(frozen=True)
@@ -158,7 +199,7 @@ _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 """Keys of earlier versions: refused with the name that replaced them."""
 _SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}
 _SANDBOX = {"mode", "cpus", "memory_mb", "read_only"}
-_BOT = {"name", "command", "python", "remote", "token", "token_sha256", "options", "seed", "folder"}
+_BOT = {"name", *BOT_KINDS, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s"}
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
                 "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in", "method"},
                 "swiss": {"opening_rounds"}}
@@ -325,22 +366,24 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
         if name in seen:
             raise ConfigError(f"{where}name {name!r} is used twice: every bot needs its own name")
         seen.add(name)
-        command_value = b._get("command", "", (str, list), "a command line (a string or a list of strings)")
-        if isinstance(command_value, str):
-            command = tuple(command_value.split())
-        else:
-            if not all(isinstance(part, str) for part in command_value):
-                raise ConfigError(f"{where}command must list strings only")
-            command = tuple(command_value)
+        command = _command_line(b, "command")
+        stdio = _command_line(b, "stdio")
+        bhoos = _command_line(b, "bhoos")
         python = b.string("python", "")
         remote = b.boolean("remote", False)
-        kinds = [k for k, on in (("command", bool(command)), ("python", bool(python)), ("remote", remote)) if on]
+        bhoos_url = b.string("bhoos_url", "")
+        given = {"command": bool(command), "python": bool(python), "remote": remote, "stdio": bool(stdio),
+                 "bhoos": bool(bhoos), "bhoos_url": bool(bhoos_url)}
+        kinds = [k for k in BOT_KINDS if given[k]]
         if len(kinds) != 1:
             raise ConfigError(
                 f"bot {name!r} needs exactly one of command = \"...\" (the arena launches it), "
-                f"python = \"module:Class\" (in-process) or remote = true (it connects by itself); "
+                f"python = \"module:Class\" (in-process), remote = true (it connects by itself), "
+                f"stdio = \"...\" (JSON lines on stdin/stdout), bhoos = \"...\" (a Bhoos-contest HTTP bot the "
+                f"arena starts) or bhoos_url = \"http://host:port\" (one already running); "
                 f"found {', '.join(kinds) or 'none'}"
             )
+        kind = kinds[0]
         if python and ":" not in python:
             raise ConfigError(f"{where}python must look like module:Class or path/to/bot.py:Class, not {python!r}")
         if any("{token}" in part for part in command):
@@ -349,14 +392,30 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
                 "the environment variable CALLBREAK_TOKEN, which the bot kit reads; remove --token {token} from "
                 "its command"
             )
+        if any("{address}" in part for part in stdio + bhoos):
+            raise ConfigError(
+                f"bot {name!r}: a {kind} bot has no {{address}}: the arena talks to it "
+                f"{'over its standard input and output' if stdio else 'over HTTP on its port'}; "
+                "remove {address} from its command"
+            )
+        if bhoos_url:
+            _check_url(bhoos_url, where)
         token, digest = _token(b, name, remote)
         options = b._get("options", {}, (dict,), "a table of keyword arguments")
         folder = b.string("folder", "")
-        if folder and not command:
-            raise ConfigError(f"bot {name!r}: folder is for bots the arena launches (command = ...); remove it")
+        if folder and kind not in LAUNCHED:
+            raise ConfigError(f"bot {name!r}: folder is for bots the arena launches (command, stdio or bhoos = "
+                              "...); remove it")
+        if "port" in b.data and kind != "bhoos":
+            raise ConfigError(f"bot {name!r}: port is for bhoos bots (the port they listen on inside their "
+                              "sandbox); remove it")
+        if "start_timeout_s" in b.data and kind not in ("stdio", "bhoos", "bhoos_url"):
+            raise ConfigError(f"bot {name!r}: start_timeout_s is for stdio, bhoos and bhoos_url bots; remove it")
         bots.append(BotConfig(
             name=name, command=command, python=python, remote=remote, token=token, token_sha256=digest,
             options=options, seed=b.integer("seed", 0, 0, 2**63 - 1), folder=base / folder if folder else None,
+            stdio=stdio, bhoos=bhoos, bhoos_url=bhoos_url.rstrip("/"), port=b.integer("port", BHOOS_PORT, 1, 65535),
+            start_timeout=_number(b, "start_timeout_s", STDIO_START_TIMEOUT_S if stdio else START_TIMEOUT_S, 0, 3_600),
         ))
     if len(bots) < 2:
         raise ConfigError(f"a tournament needs at least 2 bots, found {len(bots)}")
@@ -369,6 +428,28 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
                                   "needs its own (`callbreak-arena token` makes one)")
             holders[digest] = bot.name
     return tuple(bots)
+
+
+def _command_line(b: _Reader, key: str) -> tuple[str, ...]:
+    """The command line under ``key`` (a string split at spaces, or a list of strings); empty if not given."""
+    value = b._get(key, "", (str, list), "a command line (a string or a list of strings)")
+    if isinstance(value, str):
+        return tuple(value.split())
+    if not all(isinstance(part, str) for part in value):
+        raise ConfigError(f"{b.where}{key} must list strings only")
+    return tuple(value)
+
+
+def _check_url(url: str, where: str) -> None:
+    """Refuses a ``bhoos_url`` the arena could not send requests to."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise ConfigError(f"{where}bhoos_url must look like http://host:port (the address the bot listens on), "
+                          f"not {url!r}")
+    try:
+        parts.port  # noqa: B018 -- a port that is not a number raises here
+    except ValueError:
+        raise ConfigError(f"{where}bhoos_url has a port that is not a number from 1 to 65535: {url!r}") from None
 
 
 def _token(b: _Reader, name: str, remote: bool) -> tuple[str, str]:
@@ -433,10 +514,13 @@ def _format_options(data: Mapping[str, Any], fmt: str, bots: Sequence[BotConfig]
             raise ConfigError(f"{fmt}.opponents needs at least two bots (or none, to play two copies of each)")
         if a in opponents or b in opponents:
             raise ConfigError(f"{fmt}.opponents must not include a or b")
-        remote = [n for n in (a, b) if not opponents and next(x for x in bots if x.name == n).remote]
-        if remote:  # a copy would need a second connection under the same token
-            raise ConfigError(f"{fmt} without opponents plays two copies of a and b, and {remote[0]!r} is remote: "
-                              f"a remote bot cannot be copied; give {fmt}.opponents")
+        single = [n for n in (a, b) if not opponents and next(x for x in bots if x.name == n).kind in (
+            "remote", "bhoos_url")]
+        if single:  # a copy would need a second connection under the same token, or a second seat at one URL
+            kind = next(x for x in bots if x.name == single[0]).kind
+            raise ConfigError(f"{fmt} without opponents plays two copies of a and b, and {single[0]!r} is "
+                              f"{'remote' if kind == 'remote' else 'a bhoos_url bot'}: such a bot cannot be "
+                              f"copied; give {fmt}.opponents")
         twice = sorted({str(o) for o in opponents if opponents.count(o) > 1})
         if twice:  # a block draws two opponents: the same bot must not take both seats
             raise ConfigError(f"{fmt}.opponents names {twice[0]!r} twice")

@@ -19,6 +19,16 @@ A process that ends before its bot ever connected *failed to start*: the bot is 
 connected is started again, up to ``restarts`` times; after that the bot is broken too. With
 ``fresh_process`` every game starts processes of its own, and a launch that fails counts against
 the same budget.
+
+``stdio`` and ``bhoos`` bots always run a process per seat per game (nothing they remember outlives the
+game). A ``stdio`` process talks over its standard input and output, has no token and no socket, and
+*failed to start* when it ends before it ever wrote a line. A ``bhoos`` process is the bridge of
+:mod:`arena.players.bridge`, which starts the bot's command beside it in the same sandbox (each instance
+a network namespace of its own) and carries the arena's HTTP requests to the bot's port through a Unix
+socket in a private folder of the arena's, shown to the sandbox at
+:data:`~arena.event.sandbox.INSIDE_FOLDER`; it failed to start when it does not answer ``GET /hi``
+within its ``start_timeout_s``. A ``bhoos_url`` bot is not started, only asked ``GET /hi`` before each
+of its games, under the same budget. Either kind starts in its ``folder`` when it has one.
 """
 
 from __future__ import annotations
@@ -27,21 +37,31 @@ import asyncio
 import contextlib
 import os
 import shlex
+import shutil
 import signal
 import sys
+import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.event.config import BotConfig
-from arena.event.sandbox import INSIDE_SOCKET, UNCONFINED, SandboxSettings, own_folder, sandboxed
+from arena.event.sandbox import INSIDE_FOLDER, INSIDE_SOCKET, UNCONFINED, SandboxSettings, own_folder, sandboxed
 from arena.net.remote import Session
 from arena.net.tokens import new_token
+from arena.players import bridge
+from arena.players.bhoos import wait_until_ready
+from arena.players.httpclient import Endpoint
+from arena.players.stdio import StdioPlayer
 
 __all__ = ["LaunchFailed", "Launcher"]
 
 PLACEHOLDERS = "{address}, {name}, {seed} and {python}"
+OWN_PLACEHOLDERS = "{name}, {seed} and {python}"
+"""The placeholders of a ``stdio`` or ``bhoos`` command (they have no address)."""
+STDIO_EXIT_WAIT_S = 1.0
+"""How long a ``stdio`` process may take to end by itself once its game is over and its input closed."""
 
 
 _LIMITED = """\
@@ -78,21 +98,29 @@ class LaunchFailed(Exception):
 class _Process:
     """One running bot process and its log."""
 
-    def __init__(self, process: asyncio.subprocess.Process, log: Path, token: str) -> None:
+    def __init__(self, process: asyncio.subprocess.Process, log: Path, token: str, bot: BotConfig) -> None:
         self.process = process
         self.log = log
         self.token = token
         """The token of a process launched for one game ("" for a long-lived bot's)."""
+        self.bot = bot
         self.started = time.monotonic()
+        self.shared: Path | None = None
+        """A ``bhoos`` instance's private folder (its bridge's socket), removed when it stops."""
+        self.player: StdioPlayer | None = None
+        """A ``stdio`` process's seat, which says whether the bot ever answered."""
+        self.label = ""
+        """The seat and game of a process started for one seat of one game, as its log names them."""
 
 
 class Launcher:
     """Starts, watches and restarts the bot processes of one run."""
 
     def __init__(
-        self, folder: Path, address: str, *, restarts: int, register: Callable[[str, str], None],
-        unregister: Callable[[str], None], present: Callable[[str], bool], changed: Callable[[], None],
-        sandbox: SandboxSettings = UNCONFINED, socket: Path | None = None,
+        self, folder: Path, address: str, *, restarts: int, register: Callable[[str, str], None] = lambda t, k: None,
+        unregister: Callable[[str], None] = lambda t: None, present: Callable[[str], bool] = lambda b: False,
+        changed: Callable[[], None] = lambda: None, sandbox: SandboxSettings = UNCONFINED, socket: Path | None = None,
+        confined: bool | None = None,
     ) -> None:
         self.folder = folder
         self.address = address
@@ -105,7 +133,13 @@ class Launcher:
         self._changed = changed
         self.sandbox = sandbox
         self.socket = socket
-        """The arena's Unix socket that sandboxed bots reach it by; ``None``: bots run unsandboxed."""
+        """The arena's Unix socket that sandboxed ``command`` bots reach it by."""
+        self.confined = socket is not None if confined is None else confined
+        """Launched bots run in the sandbox (by default, when there is a socket to reach the arena by)."""
+        self._instances: Path | None = None
+        """The private folder of the ``bhoos`` instances' folders (made at the first)."""
+        self._answered: set[str] = set()
+        """``stdio`` bots that wrote a line in this run (a later silent end is a crash, not a failed start)."""
         self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
         self._launches = 0
         self.broken: dict[str, str] = {}
@@ -118,13 +152,15 @@ class Launcher:
         self._closing = False
 
     def _argv(self, bot: BotConfig) -> list[str]:
-        address = f"unix:{INSIDE_SOCKET}" if self.socket is not None else self.address
-        values = {"address": address, "name": bot.name, "seed": str(bot.seed), "python": sys.executable}
+        values = {"name": bot.name, "seed": str(bot.seed), "python": sys.executable}
+        if bot.kind == "command":
+            values["address"] = f"unix:{INSIDE_SOCKET}" if self.socket is not None else self.address
         try:
-            argv = [part.format(**values) for part in bot.command]
+            argv = [part.format(**values) for part in bot.argv]
         except (KeyError, IndexError, ValueError) as err:
+            placeholders = PLACEHOLDERS if bot.kind == "command" else OWN_PLACEHOLDERS
             raise ConfigError(
-                f"bot {bot.name!r}: cannot fill in its command ({err}); the placeholders are {PLACEHOLDERS}"
+                f"bot {bot.name!r}: cannot fill in its command ({err}); the placeholders are {placeholders}"
             ) from None
         if argv and argv[0] in ("python", "python3"):
             argv[0] = sys.executable  # the arena's own interpreter, so the bots see the same packages
@@ -146,29 +182,43 @@ class Launcher:
         self._launches += 1
         return self.sandbox.memory_mb, cpus
 
-    async def _spawn(self, bot: BotConfig, token: str, *, one_game: bool = False) -> _Process:
+    async def _spawn(
+        self, bot: BotConfig, token: str, *, one_game: bool = False, label: str = "", shared: Path | None = None,
+    ) -> _Process:
         argv = self._argv(bot)
         logs = self.folder / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log = logs / f"{bot.name}.log"
         shown = shlex.join(argv)
-        env = dict(os.environ, CALLBREAK_LAUNCHED="1", CALLBREAK_TOKEN=token)
+        own = bot.kind in ("stdio", "bhoos")
+        cwd = bot.folder if own and bot.folder is not None else None
+        if bot.kind == "command":
+            env = dict(os.environ, CALLBREAK_LAUNCHED="1", CALLBREAK_TOKEN=token)
+        else:
+            env = dict(os.environ)
+        folder = own_folder(argv, bot.folder) if self.confined else None
+        if bot.kind == "bhoos":  # the bridge starts the bot beside it, in the same sandbox
+            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()),
+                    f"{INSIDE_FOLDER}/{bridge.SOCKET_NAME}", str(bot.port), "--", *argv]
         note = ""
-        if self.socket is not None:
-            folder = own_folder(argv, bot.folder)
-            argv, env = sandboxed(argv, folder=folder, socket=self.socket, settings=self.sandbox,
-                                  hidden=[self.folder], env=env)
+        if self.confined:
+            argv, env = sandboxed(argv, folder=folder, socket=self.socket if bot.kind == "command" else None,
+                                  settings=self.sandbox, hidden=[self.folder], env=env, shared=shared, cwd=cwd)
             note = (f"--- in the sandbox: it sees {folder} read-only\n" if folder else
                     "--- in the sandbox: its command names no file of its own, so it sees no folder of its own (give "
                     "the bot folder = \"...\" in the configuration to show it one)\n")
         with log.open("ab") as err_log:
-            err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} launched: {shown}\n{note}".encode())
+            what = f"launched for {label}" if label else "launched"
+            err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
             err_log.flush()
             process = await asyncio.create_subprocess_exec(
                 *_limited(argv, *self._limits()), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.DEVNULL, stderr=err_log, env=env, start_new_session=True,
+                stdout=asyncio.subprocess.PIPE if bot.kind == "stdio" else asyncio.subprocess.DEVNULL,
+                stderr=err_log, env=env, start_new_session=True, cwd=cwd,
             )
-        entry = _Process(process, log, token if one_game else "")
+        entry = _Process(process, log, token if one_game else "", bot)
+        entry.shared = shared
+        entry.label = label
         self._all.append(entry)
         return entry
 
@@ -211,8 +261,12 @@ class Launcher:
             await self.start(bot)
 
     def _note_exit(self, entry: _Process, status: int) -> None:
+        self._note(entry, f"ended with exit status {status}" + (f" ({entry.label})" if entry.label else ""))
+
+    @staticmethod
+    def _note(entry: _Process, text: str) -> None:
         with contextlib.suppress(OSError), entry.log.open("ab") as log:
-            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} ended with exit status {status}\n".encode())
+            log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {text}\n".encode())
 
     def _break(self, bot: str, reason: str) -> None:
         self.broken[bot] = reason
@@ -241,13 +295,57 @@ class Launcher:
         waiter.cancel()
         ended.cancel()
         await self.stop(entry)
+        why = "its process ended before it connected" if entry.process.returncode not in (None, -15) else (
+            f"it did not connect within {timeout:g} s")
+        self._launch_failed(bot, f"{why} (see {entry.log})")
+        raise LaunchFailed(bot.name)
+
+    def _launch_failed(self, bot: BotConfig, why: str) -> None:
+        """Counts a launch for one game that failed; the bot is broken once ``restarts`` more have failed."""
         used = self.restarted.get(bot.name, 0)
         if used >= self.restarts:
-            why = "its process ended before it connected" if entry.process.returncode not in (None, -15) else (
-                f"it did not connect within {timeout:g} s")
-            self._break(bot.name, f"{used + 1} launches failed; the last: {why} (see {entry.log})")
+            launches = f"{used + 1} launches" if used else "its launch"
+            self._break(bot.name, f"{launches} failed; the last: {why}" if used else f"{launches} failed: {why}")
         else:
             self.restarted[bot.name] = used + 1
+
+    async def start_stdio(self, bot: BotConfig, label: str) -> _Process:
+        """Starts a ``stdio`` bot's process for one seat of one game (``label`` names them in its log)."""
+        try:
+            return await self._spawn(bot, "", one_game=True, label=label)
+        except OSError as err:
+            self._break(bot.name, f"its command could not be started: {err.strerror or err}")
+            raise LaunchFailed(bot.name) from None
+
+    async def start_bhoos(self, bot: BotConfig, label: str) -> tuple[_Process, Endpoint]:
+        """Starts a ``bhoos`` bot's instance for one seat of one game, in a sandbox of its own, and waits
+        until it answers ``GET /hi``; raises :class:`LaunchFailed` if it does not within its start-up time."""
+        if self._instances is None:
+            self._instances = Path(tempfile.mkdtemp(prefix="callbreak-http-"))  # only the arena's user enters it
+        shared = Path(tempfile.mkdtemp(dir=self._instances))
+        try:
+            entry = await self._spawn(bot, "", one_game=True, label=label, shared=shared)
+        except OSError as err:
+            shutil.rmtree(shared, ignore_errors=True)
+            self._break(bot.name, f"its command could not be started: {err.strerror or err}")
+            raise LaunchFailed(bot.name) from None
+        endpoint = Endpoint(unix=str(shared / bridge.SOCKET_NAME), host="localhost", port=bot.port)
+        why = await wait_until_ready(endpoint, bot.start_timeout, lambda: entry.process.returncode)
+        if why is None:
+            return entry, endpoint
+        self._note(entry, f"not ready for {label}: {why}")
+        await self.stop(entry)
+        self._launch_failed(bot, f"{why} (see {entry.log})")
+        raise LaunchFailed(bot.name)
+
+    async def reach(self, bot: BotConfig) -> Endpoint:
+        """The endpoint of a ``bhoos_url`` bot, once it answers ``GET /hi``; raises :class:`LaunchFailed`
+        (counted as a failed launch) if it does not within its start-up time."""
+        endpoint = Endpoint.from_url(bot.bhoos_url)
+        why = await wait_until_ready(endpoint, bot.start_timeout)
+        if why is None:
+            return endpoint
+        self._launch_failed(bot, f"{bot.bhoos_url}: {why}")
         raise LaunchFailed(bot.name)
 
     async def stop(self, entry: _Process) -> None:
@@ -258,6 +356,12 @@ class Launcher:
         if entry.token:
             self._unregister(entry.token)
         process = entry.process
+        if entry.player is not None:
+            ended_early = process.returncode is not None
+            if not ended_early:  # its input is closed: it may end by itself
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(process.wait(), STDIO_EXIT_WAIT_S)
+            self._stdio_ended(entry, ended_early)
         if process.returncode is None:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGTERM)
@@ -267,8 +371,23 @@ class Launcher:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
             self._note_exit(entry, await process.wait())
+        elif entry.bot.kind != "command":  # a long-lived command bot's end is noted by its watcher
+            self._note_exit(entry, process.returncode)
         if process.stdin is not None:
             process.stdin.close()
+        if entry.shared is not None:
+            shutil.rmtree(entry.shared, ignore_errors=True)
+
+    def _stdio_ended(self, entry: _Process, ended_early: bool) -> None:
+        """A ``stdio`` process that ended before its game did without ever writing a line failed to start:
+        it counts against the bot's launches, unless the bot has answered in this run before."""
+        player, bot = entry.player, entry.bot
+        assert player is not None
+        if player.answers:
+            self._answered.add(bot.name)
+        elif ended_early and bot.name not in self._answered:
+            self._launch_failed(bot, f"its process ended with exit status {entry.process.returncode} before it "
+                                     f"answered a request (see {entry.log})")
 
     async def close(self) -> None:
         """Stops every process this launcher started."""
@@ -276,3 +395,6 @@ class Launcher:
         for task in list(self._watchers):
             task.cancel()
         await asyncio.gather(*(self.stop(entry) for entry in list(self._all)), return_exceptions=True)
+        if self._instances is not None:
+            shutil.rmtree(self._instances, ignore_errors=True)
+            self._instances = None

@@ -10,6 +10,13 @@ nobody listens on) and reaches the arena through one Unix domain socket bound in
 process and IPC namespaces, keeps no capabilities, starts in a new session (it cannot type into the
 organiser's terminal), and dies with the arena.
 
+The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
+at all (it talks over its standard streams only); a ``bhoos`` instance gets a private folder of the
+arena's, read-write at :data:`INSIDE_FOLDER`, where the arena's bridge (:mod:`arena.players.bridge`),
+running beside the bot in the sandbox, makes the Unix socket the arena sends its HTTP requests to. Its
+network namespace, private to the instance, is what lets any number of bots that all listen on port 7000
+run at once.
+
 Limits apply to every launched bot, sandboxed or not: its address space (``memory_mb``, the
 ``RLIMIT_AS`` of each of its processes) and the CPUs it may run on (``cpus``, chosen in turn among the
 machine's, so two bots share a CPU only when there are more bots than CPUs).
@@ -31,12 +38,14 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["DEFAULT_SANDBOX", "INSIDE_SOCKET", "MODES", "UNCONFINED", "SandboxSettings", "bwrap_problem", "own_folder",
-           "sandboxed"]
+__all__ = ["DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "MODES", "UNCONFINED", "SandboxSettings",
+           "bwrap_problem", "own_folder", "sandboxed"]
 
 MODES = ("auto", "bwrap", "off")
 """``auto``: sandbox where bwrap runs, else warn; ``bwrap``: sandbox or refuse to run; ``off``: never."""
-INSIDE_SOCKET = "/run/callbreak/arena.sock"
+INSIDE_FOLDER = "/run/callbreak"
+"""The folder of the sandbox where the arena's socket is, or (for a Bhoos bot) where its bridge makes one."""
+INSIDE_SOCKET = f"{INSIDE_FOLDER}/arena.sock"
 """Where a sandboxed bot finds the arena: ``{address}`` is ``unix:`` and this path."""
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 """System folders shown read-only (on merged-/usr systems, most are links into /usr)."""
@@ -134,18 +143,23 @@ def _python_paths() -> list[Path]:
 
 
 def sandboxed(
-    argv: Sequence[str], *, folder: Path | None, socket: Path, settings: SandboxSettings, hidden: Sequence[Path],
-    env: dict[str, str],
+    argv: Sequence[str], *, folder: Path | None, socket: Path | None, settings: SandboxSettings,
+    hidden: Sequence[Path], env: dict[str, str], shared: Path | None = None, cwd: Path | None = None,
 ) -> tuple[list[str], dict[str, str]]:
     """The command and environment that run ``argv`` inside the sandbox: ``folder`` (if any) read-only,
-    ``socket`` (the arena's Unix socket) at :data:`INSIDE_SOCKET`, and each of ``hidden`` (the results
-    folder) covered by an empty folder even where it lies inside something shown."""
+    ``socket`` (the arena's Unix socket, if the bot talks gRPC) at :data:`INSIDE_SOCKET`, ``shared`` (if
+    any, a private folder of the arena's) read-write at :data:`INSIDE_FOLDER`, and each of ``hidden`` (the
+    results folder) covered by an empty folder even where it lies inside something shown. The command
+    starts in ``cwd`` (default: the arena's own working folder, shown empty unless it is shown anyway).
+
+    A bot given neither ``socket`` nor ``shared`` (a ``stdio`` bot) reaches nothing outside the sandbox
+    but its own standard streams."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
-    cwd = Path.cwd()
+    cwd = cwd or Path.cwd()
     args = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
             "--hostname", "callbreak-bot", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            "--dir", str(Path(INSIDE_SOCKET).parent)]
+            "--dir", INSIDE_FOLDER]
     for system in _SYSTEM:
         path = Path(system)
         if path.is_symlink():
@@ -164,7 +178,11 @@ def sandboxed(
     for path in hidden:
         if any(path.resolve().is_relative_to(s) for s in shown):
             args += ["--tmpfs", str(path.resolve())]
-    args += ["--bind", str(socket), INSIDE_SOCKET, "--dir", str(cwd), "--chdir", str(cwd), "--setenv", "HOME", "/tmp"]
+    if socket is not None:
+        args += ["--bind", str(socket), INSIDE_SOCKET]
+    if shared is not None:
+        args += ["--bind", str(shared), INSIDE_FOLDER]
+    args += ["--dir", str(cwd), "--chdir", str(cwd), "--setenv", "HOME", "/tmp"]
     inner = {key: env[key] for key in _ENV if key in env}
     inner.update({key: value for key, value in env.items() if key.startswith("CALLBREAK_")})
     for key, value in sorted(inner.items()):

@@ -5,6 +5,10 @@
 - a remote or launched bot sits when one of its sessions has a free table;
 - with ``fresh_process``, a launched bot sits by starting a process for the game, which must
   connect before the game begins;
+- a ``stdio`` or ``bhoos`` bot always sits by starting a process for the seat and the game (a
+  ``bhoos`` instance must answer ``GET /hi`` before the game begins);
+- a ``bhoos_url`` bot (one already running elsewhere) sits at one table at a time, once it answers
+  ``GET /hi``: it may keep the state of one seat of one game;
 - the *fallback player* (:class:`~arena.players.base.AbsentPlayer`) sits for a bot taken out of
   the tournament in a block already under way, or for an absent bot under ``forfeit = "fallback"``.
 
@@ -30,8 +34,10 @@ from arena.event.schedule import Assignment
 from arena.net.remote import RemotePlayer
 from arena.net.server import ArenaServer
 from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
+from arena.players.bhoos import BhoosPlayer
 from arena.players.fast import has_fast_path
 from arena.players.local import LocalPlayer
+from arena.players.stdio import StdioPlayer
 
 __all__ = ["BrokenPlayer", "Seat", "Seating"]
 
@@ -43,8 +49,8 @@ class Seat:
     bot: str
     kind: str
     """``local`` (in-process), ``remote`` (a session's table, taken), ``fresh`` (a process to launch
-    for the game), ``fallback`` (the fallback player) or ``broken`` (an in-process bot that could
-    not be made)."""
+    for the game), ``single`` (a ``bhoos_url`` bot's one seat, taken), ``fallback`` (the fallback
+    player) or ``broken`` (an in-process bot that could not be made)."""
     remote: RemotePlayer | None = None
     reason: str = ""
 
@@ -77,16 +83,20 @@ class Seating:
         self.started = time.monotonic()
         self._factories: dict[str, Callable[..., Any]] = {}
         self._fast: dict[str, bool] = {}
+        self._busy: set[str] = set()
+        """``bhoos_url`` bots seated at a game now (each plays one seat at a time)."""
 
     # -- presence ------------------------------------------------------------------------------------
 
     def kind(self, bot: str) -> str:
-        """``local``, ``fresh`` or ``remote``: how the bot takes a seat."""
+        """``local``, ``fresh``, ``single`` or ``remote``: how the bot takes a seat."""
         config = self.bots[bot]
         if config.kind == "python":
             return "local"
-        if config.kind == "command" and self.config.fresh_process:
+        if config.kind in ("stdio", "bhoos") or (config.kind == "command" and self.config.fresh_process):
             return "fresh"
+        if config.kind == "bhoos_url":
+            return "single"
         return "remote"
 
     def present(self, bot: str) -> bool:
@@ -96,7 +106,7 @@ class Seating:
             return True
         if self.launcher is not None and bot in self.launcher.broken:
             return False
-        if kind == "fresh":
+        if kind in ("fresh", "single"):
             return True
         return self.server is not None and self.server.lobby.present(bot)
 
@@ -133,6 +143,13 @@ class Seating:
             return Seat(bot, "local")
         if kind == "fresh":
             return Seat(bot, "fresh") if self.present(bot) else self._forfeit(bot)
+        if kind == "single":
+            if not self.present(bot):
+                return self._forfeit(bot)
+            if bot in self._busy:
+                return None
+            self._busy.add(bot)
+            return Seat(bot, "single")
         assert self.server is not None
         player = self.server.seat(bot, bot)
         if player is not None:
@@ -150,17 +167,23 @@ class Seating:
             return True
         if not self.present(bot):
             return bot in self.forfeiting
-        return self.kind(bot) == "fresh" or (self.server is not None and self.server.lobby.free_tables(bot) > 0)
+        kind = self.kind(bot)
+        if kind == "single":
+            return bot not in self._busy
+        return kind == "fresh" or (self.server is not None and self.server.lobby.free_tables(bot) > 0)
 
     def give_back(self, seat: Seat) -> None:
         """Returns a seat taken for a game that did not start."""
         if seat.remote is not None and self.server is not None:
             self.server.lobby.give_back(seat.remote.session)
+        if seat.kind == "single":
+            self._busy.discard(seat.bot)
 
     async def player(self, seat: Seat, game: Assignment, fresh: list[Any]) -> Player:
         """The player of a seat; a process launched for the game is appended to ``fresh``.
 
-        Raises :class:`~arena.event.launcher.LaunchFailed` when such a process does not connect.
+        Raises :class:`~arena.event.launcher.LaunchFailed` when such a process does not connect (or,
+        for a Bhoos bot, does not answer ``GET /hi`` in time).
         """
         if seat.kind == "fallback":
             return AbsentPlayer(seat.bot, seat.reason)
@@ -176,8 +199,27 @@ class Seating:
                 return BrokenPlayer(seat.bot, instance)
             return LocalPlayer(instance, seat.bot)
         # A process of its own for this game: it cannot remember an earlier replay of these deals.
-        assert self.server is not None and self.launcher is not None
-        entry, session = await self.launcher.launch_for_game(
+        launcher = self.launcher
+        assert launcher is not None
+        label = f"seat {game.seats.index(seat.bot)} of game {game.id}"
+        if bot.kind == "stdio":
+            entry = await launcher.start_stdio(bot, label)
+            fresh.append(entry)
+            player = StdioPlayer(seat.bot, entry.process, start_allowance_s=bot.start_timeout,
+                                 unresponsive_after=self.config.unresponsive_after)
+            entry.player = player
+            return player
+        if bot.kind == "bhoos":
+            entry, endpoint = await launcher.start_bhoos(bot, label)
+            fresh.append(entry)
+            return BhoosPlayer(seat.bot, endpoint, process=entry.process,
+                               unresponsive_after=self.config.unresponsive_after)
+        if seat.kind == "single":
+            endpoint = await launcher.reach(bot)
+            return BhoosPlayer(seat.bot, endpoint, unresponsive_after=self.config.unresponsive_after,
+                               on_close=lambda: self._busy.discard(seat.bot))
+        assert self.server is not None
+        entry, session = await launcher.launch_for_game(
             bot, f"{seat.bot}@{game.id}", self.server.lobby.claim, self.config.absent_after or 30.0,
         )
         fresh.append(entry)

@@ -64,7 +64,9 @@ class BotState:
 
     bot: str
     kind: str
-    """``python`` (in-process), ``command`` (launched) or ``remote``."""
+    """``python`` (in-process), ``command`` (launched, gRPC), ``stdio`` (a process per seat per game, JSON
+    lines), ``bhoos`` (a process per seat per game, HTTP), ``bhoos_url`` (HTTP, running elsewhere) or
+    ``remote``."""
     state: str
     """``playing`` (present, or in-process), ``absent``, ``broken`` (launched and cannot start),
     ``withdrawn`` or ``disqualified``."""

@@ -41,7 +41,7 @@ from arena.core.dealing import DealSource, seeded_deals
 from arena.core.faults import Fault
 from arena.errors import ConfigError, RecordsError
 from arena.event.bots import HOUSE_BOT, check_bot
-from arena.event.config import BotConfig, TournamentConfig, read_deal_file
+from arena.event.config import LAUNCHED, BotConfig, TournamentConfig, read_deal_file
 from arena.event.dispatcher import Dispatcher
 from arena.event.launcher import Launcher, LaunchFailed
 from arena.event.plan import (
@@ -74,6 +74,10 @@ TEST_LOG_EVERY_S = 10.0
 YIELD_EVERY_S = 0.005
 """Longest time the dispatcher plays fast-path games without letting the event loop serve others."""
 TAKEN_OUT = ("withdrawn", "disqualified")
+SERVED = ("command", "remote")
+"""The kinds of bot that play over gRPC: the arena server runs when the tournament has one."""
+STARTED = (*LAUNCHED, "bhoos_url")
+"""The kinds of bot the launcher looks after (it starts their processes, or checks that they answer)."""
 
 
 def check_address(host: str, port: int) -> None:
@@ -198,6 +202,8 @@ class Tournament:
         """Launched bots run in the sandbox (decided when the run starts)."""
         self._socket_folder: Path | None = None
         """The private folder of the Unix socket that sandboxed bots reach the arena by."""
+        self._unix_socket: Path | None = None
+        """That socket (``None`` when sandboxed bots need none)."""
 
     @property
     def address(self) -> str:
@@ -364,7 +370,7 @@ class Tournament:
         for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
             if bot.kind == "python":
                 check_bot(self.seating.factory(name), bot.seed, bot.options, name)
-        if any(b.kind != "python" for b in self.bots.values()):
+        if self._kinds(SERVED):
             check_address(self.config.host, self.config.port)
         self._sandboxing = self._choose_sandbox()
         games = self._open()
@@ -384,11 +390,16 @@ class Tournament:
         self._bar = Progress(None if open_ended else self._planned_total(total), done, self.progress)
         ticker: asyncio.Task[None] | None = None
         try:
-            if any(b.kind != "python" for b in self.bots.values()):
+            if self._kinds(SERVED):
                 await self._start_server()
+            if self._kinds(STARTED):
+                self._start_launcher()
             self._state = "running"
             ticker = asyncio.get_running_loop().create_task(self._tick())
             await self._dispatch(recorded)
+            # The games are played; their tasks may still be ending the processes started for them, which
+            # must end by themselves (a stdio bot reads the end of its input), not be cut short below.
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
             self._state = "stopped" if summary.outstanding else "finished"
         except BaseException:
             self._state = "interrupted"
@@ -414,14 +425,27 @@ class Tournament:
             return released + sum(len(r) for r in self._unreleased[self._planning:]) * schedule.rotations
         return max(released, schedule.total())
 
+    def _kinds(self, kinds: Sequence[str]) -> list[BotConfig]:
+        """The bots of the tournament of those kinds."""
+        return [b for b in self.bots.values() if b.kind in kinds]
+
     def _choose_sandbox(self) -> bool:
         """Whether launched bots run in the sandbox; refuses ``mode = "bwrap"`` where it cannot run, and
-        warns when ``auto`` finds it cannot."""
+        ``bhoos`` bots without it; warns when ``auto`` finds it cannot."""
         mode = self.config.sandbox.mode
-        launched = sum(1 for b in self.bots.values() if b.kind == "command")
+        launched = len(self._kinds(LAUNCHED))
+        bhoos = self._kinds(("bhoos",))
+        problem = bwrap_problem() if launched and mode != "off" else None
+        if bhoos and (mode == "off" or problem is not None):
+            fix = ('sandbox.mode is "off": remove that line' if mode == "off" else
+                   f"{problem}: install bubblewrap where it can run")
+            raise ConfigError(
+                f"bot {bhoos[0].name!r} is a bhoos bot, and each of its instances needs a network namespace of its "
+                f"own (they all listen on port {bhoos[0].port}), which only the bubblewrap sandbox gives, but {fix}, "
+                "or start the bot yourself and give it as bhoos_url = \"http://host:port\""
+            )
         if not launched or mode == "off":
             return False
-        problem = bwrap_problem()
         if problem is None:
             return True
         if mode == "bwrap":
@@ -463,21 +487,36 @@ class Tournament:
         server.lobby.watch(self._lobby_changed)
         security = "plaintext" if not server.tls else "TLS" if config.tls_client_ca is None else "mutual TLS"
         self.log(f"arena listening on {self.address} ({security})")
-        launched = [b for b in self.bots.values() if b.kind == "command"]
+        self._unix_socket = unix_socket
+        launched = self._kinds(("command",))
         if launched:
-            with contextlib.suppress(OSError):  # the records are the arena's alone (docs/security.md)
-                self.folder.chmod(0o700)
-            launcher = self.seating.launcher = Launcher(
-                self.folder, self.address, restarts=config.restarts, register=server.add_token,
-                unregister=server.remove_token, present=server.lobby.present, changed=self._wake.set,
-                sandbox=config.sandbox, socket=unix_socket,
-            )
-            for bot in launched:
-                launcher.check(bot)
+            launcher = self._start_launcher()
             if not config.fresh_process:
                 for bot in launched:
                     if bot.name not in self._excluded():
                         await launcher.start(self.bots[bot.name])
+
+    def _start_launcher(self) -> Launcher:
+        """The launcher of the bots the arena starts (made once), with every command checked first."""
+        seating, server, config = self.seating, self.seating.server, self.config
+        if seating.launcher is not None:
+            return seating.launcher
+        if self._kinds(LAUNCHED):
+            with contextlib.suppress(OSError):  # the records are the arena's alone (docs/security.md)
+                self.folder.chmod(0o700)
+        if server is None:  # stdio and Bhoos bots only: no tokens, no lobby
+            launcher = Launcher(self.folder, self.address, restarts=config.restarts, changed=self._wake.set,
+                                sandbox=config.sandbox, confined=self._sandboxing)
+        else:  # a launched gRPC bot is admitted by its token, and seen in the lobby
+            launcher = Launcher(
+                self.folder, self.address, restarts=config.restarts, register=server.add_token,
+                unregister=server.remove_token, present=server.lobby.present, changed=self._wake.set,
+                sandbox=config.sandbox, socket=self._unix_socket, confined=self._sandboxing,
+            )
+        seating.launcher = launcher
+        for bot in self._kinds(LAUNCHED):
+            launcher.check(bot)
+        return launcher
 
     def _lobby_changed(self) -> None:
         server, seating = self.seating.server, self.seating
@@ -624,12 +663,17 @@ class Tournament:
         self._tables[slot] = (game, [s.bot for s in seats if s.kind == "fallback"], time.monotonic())
         self._rounds_done[slot] = 0
         try:
-            try:
-                for seat in seats:
-                    players.append(await self.seating.player(seat, game, fresh))
-            except LaunchFailed:
-                for seat in seats[len(players):]:
-                    self.seating.give_back(seat)
+            # The four seats are made at once: processes started for the game start side by side.
+            made = await asyncio.gather(*(self.seating.player(seat, game, fresh) for seat in seats),
+                                        return_exceptions=True)
+            players.extend(p for p in made if not isinstance(p, BaseException))
+            failed = [p for p in made if isinstance(p, BaseException)]
+            if failed:
+                for seat, outcome in zip(seats, made, strict=True):
+                    if isinstance(outcome, BaseException):
+                        self.seating.give_back(seat)
+                if any(not isinstance(err, LaunchFailed) for err in failed):
+                    raise next(err for err in failed if not isinstance(err, LaunchFailed))
                 self._dispatcher.put_back(game)
                 return
             written = 0
