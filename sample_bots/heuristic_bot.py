@@ -28,7 +28,7 @@ from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
 from arena.core.rules import LowerTrump, Rules, Scoring
 from arena.core.views import View
 
-__all__ = ["HeuristicBot", "estimate_tricks"]
+__all__ = ["HeuristicBot", "cannot_hold", "estimate_tricks"]
 
 
 # --- calling weights ---------------------------------------------------------------------------
@@ -115,6 +115,34 @@ def _beats(card: int, win: int, trump: int) -> bool:
     return (suit == win_suit and card > win) or (suit == trump and win_suit != trump)
 
 
+def cannot_hold(rules: Rules, trump: int, tricks: Sequence[tuple[int, Sequence[int]]]) -> list[int]:
+    """By seat, the cards each seat has shown it cannot hold: replays ``tricks`` (leader, cards played,
+    in order) and notes what each failure to follow, to trump or to beat reveals under ``rules``."""
+    cannot = [0, 0, 0, 0]
+    for leader, cards in tricks:
+        if not cards:
+            continue
+        led = SUIT_OF[cards[0]]
+        win = cards[0]
+        for k in range(1, len(cards)):
+            seat, card = (leader + k) & 3, cards[k]
+            suit, win_suit = SUIT_OF[card], SUIT_OF[win]
+            if suit != led:
+                cannot[seat] |= SUIT_MASK[led]
+                if rules.must_trump and suit != trump:
+                    # A void seat must trump (or overtrump): it did not, so it could not.
+                    cannot[seat] |= SUIT_MASK[trump] if win_suit != trump else ABOVE[win]
+                    if rules.lower_trump is LowerTrump.TRUMP:
+                        cannot[seat] |= SUIT_MASK[trump]  # even a lower trump had to be played
+                elif rules.must_trump and win_suit == trump and card < win:
+                    cannot[seat] |= ABOVE[win]  # it undertrumped: it had nothing higher
+            elif rules.must_beat and win_suit == led and card < win:
+                cannot[seat] |= ABOVE[win]  # it had to beat the winner if it could
+            if _beats(card, win, trump):
+                win = card
+    return cannot
+
+
 def _winner(cards: Sequence[int], trump: int) -> int:
     """The winning card index of a (partial) trick."""
     win = cards[0]
@@ -187,38 +215,12 @@ class _Table:
         self.after = [(self.seat + k) & 3 for k in range(1, 4 - len(self.trick))]
         """The seats still to play to this trick after this one."""
         self.opponents = [(self.seat + k) & 3 for k in (1, 2, 3)]
-        self.cannot = self._cannot_hold([*finished, (self.leader, self.trick)])
+        self.cannot = cannot_hold(self.rules, self.trump, [*finished, (self.leader, self.trick)])
         """By seat, the cards that seat has shown it cannot hold."""
         self._pin_cards()
         self._groups = self._holder_groups()
         self._none: dict[int, float] = {}
 
-    def _cannot_hold(self, tricks: list[tuple[int, list[int]]]) -> list[int]:
-        """Replays the tricks and notes what each failure to follow, trump or beat reveals."""
-        rules, trump = self.rules, self.trump
-        cannot = [0, 0, 0, 0]
-        for leader, cards in tricks:
-            if not cards:
-                continue
-            led = SUIT_OF[cards[0]]
-            win = cards[0]
-            for k in range(1, len(cards)):
-                seat, card = (leader + k) & 3, cards[k]
-                suit, win_suit = SUIT_OF[card], SUIT_OF[win]
-                if suit != led:
-                    cannot[seat] |= SUIT_MASK[led]
-                    if rules.must_trump and suit != trump:
-                        # A void seat must trump (or overtrump): it did not, so it could not.
-                        cannot[seat] |= SUIT_MASK[trump] if win_suit != trump else ABOVE[win]
-                        if rules.lower_trump is LowerTrump.TRUMP:
-                            cannot[seat] |= SUIT_MASK[trump]  # even a lower trump had to be played
-                    elif rules.must_trump and win_suit == trump and card < win:
-                        cannot[seat] |= ABOVE[win]  # it undertrumped: it had nothing higher
-                elif rules.must_beat and win_suit == led and card < win:
-                    cannot[seat] |= ABOVE[win]  # it had to beat the winner if it could
-                if _beats(card, win, trump):
-                    win = card
-        return cannot
 
     def _pin_cards(self) -> None:
         """A seat that may hold only as many unseen cards as it has in hand holds exactly those:

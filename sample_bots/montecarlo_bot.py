@@ -77,7 +77,7 @@ from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
 from arena.core.rules import LowerTrump, Rules, Scoring
 from arena.core.scoring import round_score
 from arena.core.views import View
-from sample_bots.heuristic_bot import estimate_tricks
+from sample_bots.heuristic_bot import cannot_hold, estimate_tricks
 
 __all__ = ["Knowledge", "MonteCarloBot", "playout"]
 
@@ -145,32 +145,13 @@ class Knowledge:
         self._estimate_cache: dict[int, float] = {}
 
     def _cannot_hold(self, tricks: Sequence[tuple[int, list[int]]]) -> list[int]:
-        """Replays the tricks and notes what each failure to follow, trump or beat reveals."""
+        """Replays the tricks and notes what each failure to follow, trump or beat reveals (the
+        heuristic bot's inference), and what a trump first lead reveals where it is allowed only to a
+        hand of trumps."""
         rules, trump = self.rules, self.trump
-        cannot = [0, 0, 0, 0]
-        for number, (leader, cards) in enumerate(tricks):
-            if not cards:
-                continue
-            led = SUIT_OF[cards[0]]
-            if number == 0 and rules.first_lead_no_trump and led == trump:
-                cannot[leader] |= FULL_DECK & ~SUIT_MASK[trump]  # a trump lead here means trumps only
-            win = cards[0]
-            for k in range(1, len(cards)):
-                seat, card = (leader + k) & 3, cards[k]
-                suit, win_suit = SUIT_OF[card], SUIT_OF[win]
-                if suit != led:
-                    cannot[seat] |= SUIT_MASK[led]
-                    if rules.must_trump and suit != trump:
-                        # A void seat must trump (or overtrump): it did not, so it could not.
-                        cannot[seat] |= SUIT_MASK[trump] if win_suit != trump else ABOVE[win]
-                        if rules.lower_trump is LowerTrump.TRUMP:
-                            cannot[seat] |= SUIT_MASK[trump]  # even a lower trump had to be played
-                    elif rules.must_trump and win_suit == trump and card < win:
-                        cannot[seat] |= ABOVE[win]  # it undertrumped: it had nothing higher
-                elif rules.must_beat and win_suit == led and card < win:
-                    cannot[seat] |= ABOVE[win]  # it had to beat the winner if it could
-                if (suit == win_suit and card > win) or (suit == trump and win_suit != trump):
-                    win = card
+        cannot = cannot_hold(rules, trump, tricks)
+        if tricks and tricks[0][1] and rules.first_lead_no_trump and SUIT_OF[tricks[0][1][0]] == trump:
+            cannot[tricks[0][0]] |= FULL_DECK & ~SUIT_MASK[trump]  # a trump lead here means trumps only
         return [mask & self.unseen for mask in cannot]
 
     def _feasible(self) -> bool:
