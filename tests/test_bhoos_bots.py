@@ -37,7 +37,7 @@ from arena.players.base import Decision, DecisionKind
 from arena.players.bhoos import BhoosPlayer, bhoos_card, bid_body, from_bhoos_card, play_body, read_answer
 from arena.players.httpclient import Endpoint, Response
 from tests.conftest import run as run_async
-from tests.data.runs import RANDOM, cli, records, run, write
+from tests.data.runs import RANDOM, cli, faults_of, kinds_text, records, run, write
 
 PROBLEM = bwrap_problem()
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"bhoos bots need the sandbox: {PROBLEM}")
@@ -154,19 +154,8 @@ def config_text(
     deadline_ms: int = 2000, extra: str = "",
 ) -> str:
     """A configuration under the bhoos profile: ``bots`` as (name, key, value) triples."""
-    tables = "".join(f'\n[[bots]]\nname = "{n}"\n{key} = {json.dumps(value)}\nseed = {i}\n'
-                     for i, (n, key, value) in enumerate(bots, start=1))
-    return (f'[tournament]\nname = "bhoos"\nseed = 5\ndeal_sets = {deal_sets}\nconcurrency = {concurrency}\n\n'
-            f'[rules]\nprofile = "bhoos"\n{rules}\n\n[time]\ndeadline_ms = {deadline_ms}\n{extra}\n' + tables)
-
-
-def faults_of(folder: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every recorded fault by the name of the bot that made it."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for record in records(folder):
-        for fault in record["faults"]:
-            out.setdefault(record["seats"][fault["seat"]], []).append(fault)
-    return out
+    return kinds_text(bots, name="bhoos", seed=5, deal_sets=deal_sets, concurrency=concurrency,
+                      rules=f'profile = "bhoos"\n{rules}', time=f"deadline_ms = {deadline_ms}", extra=extra)
 
 
 def bodies(log: Path) -> list[tuple[str, dict[str, Any]]]:

@@ -18,7 +18,6 @@ import socket
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -34,7 +33,7 @@ from arena.players.base import Decision, DecisionKind
 from arena.players.stdio import StdioPlayer, request_message
 from tests.conftest import ROOT
 from tests.conftest import run as run_async
-from tests.data.runs import RANDOM, records, run, stripped, write
+from tests.data.runs import RANDOM, faults_of, kinds_text, records, run, stripped, write
 
 SAMPLES = ROOT / "sample_bots" / "stdio"
 PYTHON_SAMPLE = SAMPLES / "lowest_bot.py"
@@ -108,19 +107,8 @@ def config_text(
     time: str = "deadline_ms = 2000", extra: str = "", name: str = "stdio",
 ) -> str:
     """A configuration: ``bots`` as (name, key, value) triples, each a ``[[bots]]`` table."""
-    tables = "".join(f'\n[[bots]]\nname = "{n}"\n{key} = {json.dumps(value)}\nseed = {i}\n'
-                     for i, (n, key, value) in enumerate(bots, start=1))
-    return (f'[tournament]\nname = "{name}"\nseed = 11\ndeal_sets = {deal_sets}\nconcurrency = {concurrency}\n\n'
-            f"[rules]\n{rules}\n\n[time]\n{time}\n{extra}\n" + tables)
-
-
-def faults_of(folder: Path) -> dict[str, list[dict[str, Any]]]:
-    """Every recorded fault by the name of the bot that made it."""
-    out: dict[str, list[dict[str, Any]]] = {}
-    for record in records(folder):
-        for fault in record["faults"]:
-            out.setdefault(record["seats"][fault["seat"]], []).append(fault)
-    return out
+    return kinds_text(bots, name=name, seed=11, deal_sets=deal_sets, concurrency=concurrency, rules=rules,
+                      time=time, extra=extra)
 
 
 def test_the_python_and_javascript_samples_play_a_tournament_without_a_fault(tmp_path: Path) -> None:

@@ -121,3 +121,24 @@ def games(folder: Path) -> dict[str, list[dict[str, Any]]]:
     for record in records(folder):
         out.setdefault(record["game"], []).append(record)
     return out
+
+
+def kinds_text(
+    bots: Sequence[tuple[str, str, str]], *, name: str, seed: int, deal_sets: int = 1, concurrency: int = 2,
+    rules: str = "", time: str = "deadline_ms = 2000", extra: str = "",
+) -> str:
+    """A configuration whose bots are given as (name, key, value) triples, one ``[[bots]]`` table each
+    (``key`` is the bot's kind: ``python``, ``stdio``, ``bhoos``, ...)."""
+    tables = "".join(f'\n[[bots]]\nname = "{n}"\n{key} = {json.dumps(value)}\nseed = {i}\n'
+                     for i, (n, key, value) in enumerate(bots, start=1))
+    return (f'[tournament]\nname = "{name}"\nseed = {seed}\ndeal_sets = {deal_sets}\nconcurrency = {concurrency}\n\n'
+            f"[rules]\n{rules}\n\n[time]\n{time}\n{extra}\n" + tables)
+
+
+def faults_of(folder: Path) -> dict[str, list[dict[str, Any]]]:
+    """Every recorded fault by the name of the bot that made it."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for record in records(folder):
+        for fault in record["faults"]:
+            out.setdefault(record["seats"][fault["seat"]], []).append(fault)
+    return out
