@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import csv
+import dataclasses
 import json
 import sys
 import tempfile
@@ -29,7 +31,8 @@ from arena.errors import ArenaError, RecordsError
 from arena.event.audit import audit
 from arena.event.bots import load_bot_class, make_bot
 from arena.event.check import CHECK_DEADLINE_MS, NAME, OPPONENTS, BotUnderTest, check_bot, play_one_deal_set, report
-from arena.event.config import TournamentConfig, load_config, parse_config
+from arena.event.config import PAGE_PORT, TournamentConfig, load_config, parse_config
+from arena.event.roster import ROSTER_FILE, Roster, read_names, read_roster, submitted_text, write_tokens
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
@@ -38,6 +41,7 @@ from arena.players.base import Player
 from arena.players.human import HumanPlayer, LeftTheGame
 from arena.players.local import LocalPlayer, play_out
 from arena.players.table import TableSettings, play_game
+from arena.rating.leaderboard import POLL_S, LivePage
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 from arena.rating.sequential import describe
@@ -78,6 +82,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
                         help="discard any results already in the folder and start again")
     parser.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--workers", type=int, default=None, metavar="N",
+                        help="play the games of in-process bots in N processes (default: tournament.workers, 1); "
+                        "launched and remote bots stay in the arena's process (docs/scale.md)")
 
 
 def _add_bot_options(parser: argparse.ArgumentParser) -> None:
@@ -144,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument("config", nargs="?", type=Path, help="the tournament configuration (TOML)")
     _add_run_options(run)
+    _add_page_options(run)
     run.set_defaults(func=_cmd_run)
 
     serve = sub.add_parser(
@@ -154,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("config", type=Path, help="the tournament configuration (TOML)")
     _add_run_options(serve)
+    _add_page_options(serve)
     serve.set_defaults(func=_cmd_serve)
 
     standings = sub.add_parser(
@@ -315,6 +324,7 @@ def build_parser() -> argparse.ArgumentParser:
     token.add_argument("--name", default=None,
                        help="the bot's name: print its whole [[bots]] table (name, remote, token_sha256)")
     token.set_defaults(func=_cmd_token)
+    _add_roster_commands(sub)
     return parser
 
 
@@ -372,6 +382,40 @@ def _cmd_rules_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+# -- the live page ---------------------------------------------------------------------------
+
+
+def _add_page_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--page", type=int, nargs="?", const=-1, default=None, metavar="PORT",
+                        help="serve the live page (standings, tables, bots, faults; it refreshes itself) on PORT "
+                        f"(0: any free port; without PORT: the configuration's [page] port, else {PAGE_PORT}); a "
+                        "configuration with a [page] table serves it without this option")
+    parser.add_argument("--page-host", default=None, metavar="HOST",
+                        help="the address the live page listens on (default: 127.0.0.1, this machine only; "
+                        "0.0.0.0 opens it to the network, e.g. for the students' laptops)")
+
+
+def _live_page(args: argparse.Namespace, config: TournamentConfig, folder: Path) -> LivePage | None:
+    """The live page, started, when the command line or the configuration asks for it."""
+    port = args.page
+    if port is None and args.page_host is not None:
+        port = -1
+    if port == -1:
+        port = config.page_port if config.page_port is not None else PAGE_PORT
+    elif port is None:
+        port = config.page_port
+    if port is None:
+        return None
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--page must be a port from 0 to 65535, not {port}")
+    page = LivePage(folder, roster=config.roster, title=config.name, host=args.page_host or config.page_host,
+                    port=port)
+    url = page.start()
+    everywhere = " (open to other machines: use this machine's address)" if page.everywhere else ""
+    _say(f"live page at {url}{everywhere}")
+    return page
+
+
 # -- token ---------------------------------------------------------------------------------
 
 
@@ -386,6 +430,153 @@ def _cmd_token(args: argparse.Namespace) -> int:
     else:
         print("# the line for the bot's [[bots]] table in the configuration")
     print(f'token_sha256 = "{token_sha256(token)}"')
+    return EXIT_OK
+
+
+# -- roster --------------------------------------------------------------------------------
+
+
+def _add_roster_commands(sub: argparse._SubParsersAction[_Parser]) -> None:
+    roster = sub.add_parser(
+        "roster", help="a class roster: students, their tokens and their submitted bots",
+        description="Keep a class roster (roster.toml, with a folder per submission in submissions/ beside it): "
+        "each student has a token, printed once and kept as its SHA-256 digest only, and may submit a bot. A "
+        'configuration with [tournament] roster = "roster.toml" plays every student: their submission, launched '
+        "in the sandbox, or else a remote bot that connects with their token. See docs/classroom.md.",
+    )
+    what = roster.add_subparsers(dest="roster_command", required=True, metavar="WHAT", parser_class=_Parser)
+    add = what.add_parser("add", help="add a student and print their token (once)",
+                          description="Add a student to the roster and print their new token: give it to them "
+                          "alone. The roster keeps only its SHA-256 digest, so it is not shown again (`roster token "
+                          "NAME` makes a new one).")
+    add.add_argument("name", help="the student's bot name: 1-40 letters, digits, spaces or ._+#-")
+    add.add_argument("--display", default="", metavar="TEXT", help='the name the live page shows, e.g. "Ada Lovelace"')
+    add.set_defaults(func=_cmd_roster_add)
+    listing = what.add_parser("list", help="the students, their display names and submissions (never tokens)",
+                              description="List the students: name, display name, how each plays (their "
+                              "submission, or connecting with their token) and when they last submitted.")
+    listing.set_defaults(func=_cmd_roster_list)
+    revoke = what.add_parser("revoke", help="revoke a student's token",
+                             description="Forget a student's token: from the next start of the arena it admits "
+                             "nothing. A submitted bot still plays; `roster token NAME` gives a new token.")
+    revoke.add_argument("name")
+    revoke.set_defaults(func=_cmd_roster_revoke)
+    token = what.add_parser("token", help="give a student a new token (the old one stops working)",
+                            description="Make a new token for a student (lost, or revoked) and print it once.")
+    token.add_argument("name")
+    token.set_defaults(func=_cmd_roster_token)
+    imported = what.add_parser("import", help="add the students of a CSV file (name[,display])",
+                               description="Add every student of a CSV file of lines name[,display] (a first line "
+                               "name,display is a header) who is not on the roster yet, and print each new token "
+                               "once, as CSV lines name,display,token, or write them to --tokens-out. Nothing is "
+                               "added unless every line is right.")
+    imported.add_argument("csv", type=Path, metavar="FILE.csv")
+    imported.add_argument("--tokens-out", type=Path, default=None, metavar="FILE",
+                          help="write the new tokens to FILE (a new file, readable by you alone) instead of printing "
+                          "them")
+    imported.set_defaults(func=_cmd_roster_import)
+    submit = what.add_parser("submit", help="copy a student's bot into submissions/NAME/",
+                             description="Copy a student's bot into submissions/NAME/, replacing their earlier "
+                             "submission: a .py file (it becomes bot.py, run as `python bot.py --arena ADDRESS` with "
+                             "the bot kit), or a folder holding bot.py, or bot.json saying how it starts, e.g. "
+                             '{"kind": "stdio", "command": "node bot.js"}. It plays from the next start of an event '
+                             "that takes its bots from the roster; results already recorded stay.")
+    submit.add_argument("name")
+    submit.add_argument("bot", type=Path, metavar="FILE_OR_FOLDER")
+    submit.set_defaults(func=_cmd_roster_submit)
+    for parser in (add, listing, revoke, token, imported, submit):
+        parser.add_argument("--roster", type=Path, default=Path(ROSTER_FILE), metavar="FILE",
+                            help=f"the roster file (default: {ROSTER_FILE} in this folder); submissions/ is beside it")
+
+
+def _roster(args: argparse.Namespace, *, new: bool = False) -> Roster:
+    """The roster of ``--roster``; an empty one when ``new`` and the file is not there yet."""
+    if new and not args.roster.exists():
+        return Roster(args.roster)
+    return read_roster(args.roster)
+
+
+def _print_token(name: str, token: str) -> None:
+    print(f"# the token of {json.dumps(name)}: give it to them alone (their bot reads CALLBREAK_TOKEN); it is not "
+          "shown again")
+    print(token)
+
+
+def _cmd_roster_add(args: argparse.Namespace) -> int:
+    roster = _roster(args, new=True)
+    token = roster.add(args.name, args.display)
+    roster.save()
+    _print_token(args.name, token)
+    _say(f"added {args.name} to {roster.path}")
+    return EXIT_OK
+
+
+def _cmd_roster_list(args: argparse.Namespace) -> int:
+    roster = read_roster(args.roster)
+    rows = []
+    for student in roster.students:
+        try:
+            submission = roster.submission(student.name)
+        except ArenaError as err:
+            plays = f"nothing: its submission cannot be started ({err})"
+        else:
+            plays = (f"its submission: {submission.describe()}" if submission is not None
+                     else "connects with its token" if student.token_sha256 else "nothing (token revoked)")
+        rows.append([student.name, student.display or "-", plays, submitted_text(roster.submitted_at(student.name))])
+    print(tabulate(rows, headers=["name", "display", "plays as", "submitted"], disable_numparse=True)
+          if rows else f"{roster.path}: no students yet")
+    return EXIT_OK
+
+
+def _cmd_roster_revoke(args: argparse.Namespace) -> int:
+    roster = read_roster(args.roster)
+    roster.revoke(args.name)
+    roster.save()
+    still = (f"; the bot {args.name} submitted still plays" if roster.submission(args.name) is not None else "")
+    print(f"revoked the token of {args.name}: it admits nothing from the next start of the arena (an arena running "
+          f"now keeps the tokens it started with){still}")
+    return EXIT_OK
+
+
+def _cmd_roster_token(args: argparse.Namespace) -> int:
+    roster = read_roster(args.roster)
+    token = roster.reissue(args.name)
+    roster.save()
+    _print_token(args.name, token)
+    _say(f"the earlier token of {args.name} admits nothing from the next start of the arena")
+    return EXIT_OK
+
+
+def _cmd_roster_import(args: argparse.Namespace) -> int:
+    roster = _roster(args, new=True)
+    rows = read_names(args.csv)
+    for name, _ in rows:
+        if name in roster:
+            _say(f"{name} is already on the roster: left as it is")
+    issued = [(name, display, roster.add(name, display)) for name, display in rows if name not in roster]
+    if args.tokens_out is not None and issued:
+        try:  # before the roster is saved: tokens that cannot be handed out must not be the only ones
+            write_tokens(args.tokens_out, issued)
+        except FileExistsError:
+            raise UsageError(f"{args.tokens_out} exists already: give --tokens-out a new file (tokens are never "
+                             "written over)") from None
+    roster.save()
+    if args.tokens_out is None:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        writer.writerow(["name", "display", "token"])
+        writer.writerows(issued)
+    elif issued:
+        _say(f"wrote {len(issued)} tokens to {args.tokens_out} (readable by you alone): hand each student their "
+             "own, then delete the file")
+    _say(f"added {len(issued)} students to {roster.path} ({len(roster.students)} in all)")
+    return EXIT_OK
+
+
+def _cmd_roster_submit(args: argparse.Namespace) -> int:
+    roster = read_roster(args.roster)
+    submission = roster.submit(args.name, args.bot)
+    print(f"{args.name}: {submission.describe()}, in {submission.folder}; it plays from the next start of an event "
+          "that takes its bots from this roster")
     return EXIT_OK
 
 
@@ -550,12 +741,24 @@ def _say(text: str) -> None:
 
 def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) -> int:
     config = _load(args.config)
+    if args.workers is not None:
+        if args.workers < 1:
+            raise UsageError(f"--workers must be 1 or more, not {args.workers}")
+        config = dataclasses.replace(config, workers=args.workers)
     folder = args.results or config.results or Path("results") / config.name
     judge = LiveJudge(folder, config)
     tournament = Tournament(config, folder, fresh=args.fresh, progress=progress, serve=serve, judge=judge, log=_say)
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
           f"results in {tournament.folder}", file=sys.stderr)
-    summary = asyncio.run(tournament.run())
+    page = _live_page(args, config, tournament.folder)
+    try:
+        summary = asyncio.run(tournament.run())
+    except BaseException:
+        if page is not None:
+            page.close()
+        raise
+    if page is not None:  # long enough for the browsers to fetch the final board
+        page.close(linger=POLL_S + 0.5)
     print(f"{summary.played} games played, {summary.skipped} already recorded, {summary.faults} faults",
           file=sys.stderr)
     for bot, reason in summary.disqualified.items():

@@ -23,11 +23,14 @@ from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
 
-__all__ = ["BOT_KINDS", "LAUNCHED", "BotConfig", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
+__all__ = ["BOT_KINDS", "LAUNCHED", "BotConfig", "TournamentConfig", "is_name", "load_config", "parse_config",
+           "read_deal_file"]
 
 FORMATS = ("round-robin", "gauntlet", "head-to-head", "swiss", "sprt")
 ROTATIONS = ("cyclic", "full")
 FORFEITS = ("wait", "fallback", "withdraw")
+BACKENDS = ("local", "ray")
+"""Where games of in-process bots are played: this machine (``workers`` processes), or a Ray cluster."""
 """What happens to the games of a bot absent past ``absent_after_s`` once nothing else can be played."""
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+#-]{0,39}$")
 BOT_KINDS = ("command", "python", "remote", "stdio", "bhoos", "bhoos_url")
@@ -41,6 +44,14 @@ START_TIMEOUT_S = 30.0
 STDIO_START_TIMEOUT_S = 5.0
 """``start_timeout_s``' default for ``stdio`` bots: the extra time of a process's first request (short, as a
 bot that hangs costs it in every game)."""
+PAGE_PORT = 8080
+"""``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
+
+
+def is_name(text: str) -> bool:
+    """True when ``text`` may name a bot or a tournament: 1-40 letters, digits, spaces or ``._+#-``,
+    beginning with a letter or a digit."""
+    return _NAME.fullmatch(text) is not None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,6 +166,17 @@ class TournamentConfig:
     results: Path | None = None
     source: Path | None = None
     """The file the configuration came from (not part of its identity)."""
+    roster: Path | None = None
+    """The class roster whose students are bots of the tournament (``tournament.roster``), if any."""
+    page_host: str = "127.0.0.1"
+    page_port: int | None = None
+    """Where the live page is served (``[page]``; ``None``: only when asked on the command line)."""
+    workers: int = 1
+    """Processes that play the games of in-process bots (``arena.event.backends``); 1: the arena's own."""
+    backend: str = "local"
+    """``local`` (this machine) or ``ray`` (Ray tasks): see :data:`BACKENDS`."""
+    ray_address: str = ""
+    """The Ray cluster under ``backend = "ray"``: ``auto``, ``ray://host:port``, or empty to start one here."""
 
     def bot(self, name: str) -> BotConfig:
         """The bot of that name."""
@@ -190,15 +212,16 @@ class TournamentConfig:
 
 
 _TOP = {"tournament", "rules", "time", "faults", "server", "sandbox", "bots", "gauntlet", "head-to-head", "swiss",
-        "sprt"}
+        "sprt", "page"}
 _TOURNAMENT = {"name", "seed", "deal_sets", "deal_file", "format", "rotation", "concurrency", "fresh_process",
-               "results", "forfeit"}
+               "results", "forfeit", "roster", "workers", "backend", "ray_address"}
 _TIME = {"deadline_ms", "time_bank_ms", "absent_after_s", "reconnect_grace_s"}
 _FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
 _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 """Keys of earlier versions: refused with the name that replaced them."""
 _SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}
 _SANDBOX = {"mode", "cpus", "memory_mb", "read_only"}
+_PAGE = {"host", "port"}
 _BOT = {"name", *BOT_KINDS, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s"}
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
                 "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in", "method"},
@@ -281,7 +304,11 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         time_bank_ms=time.integer("time_bank_ms", 0, 0, 3_600_000),
         max_retries=faults.integer("max_retries", 3, 0, 100),
     )
-    bots = _bots(top._get("bots", _REQUIRED, (list,), "a list of [[bots]] tables"), base)
+    roster_text = t.string("roster", "")
+    roster = base / roster_text if roster_text else None
+    listed = top._get("bots", [] if roster else _REQUIRED, (list,), "a list of [[bots]] tables")
+    bots = _bots([*listed, *(_roster_bots(roster, listed) if roster else [])], base)
+    page = _Reader(data.get("page", {}), "page.", _PAGE)
     format_options = _format_options(data, fmt, bots)
     tls_cert = server.string("tls_cert", "")
     tls_key = server.string("tls_key", "")
@@ -327,6 +354,12 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         sandbox=_sandbox(data.get("sandbox", {}), base),
         results=base / results if results else None,
         source=source,
+        roster=roster,
+        page_host=page.string("host", "127.0.0.1"),
+        page_port=page.integer("port", PAGE_PORT, 0, 65535) if "page" in data else None,
+        workers=t.integer("workers", 1, 1, 1024),
+        backend=t.string("backend", "local", BACKENDS),
+        ray_address=t.string("ray_address", ""),
     )
 
 
@@ -428,6 +461,19 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
                                   "needs its own (`callbreak-arena token` makes one)")
             holders[digest] = bot.name
     return tuple(bots)
+
+
+def _roster_bots(path: Path, listed: Sequence[Any]) -> list[dict[str, Any]]:
+    """A ``[[bots]]`` table for every student of the roster who plays (``arena.event.roster``)."""
+    from arena.event.roster import read_roster  # the roster builds on this module: imported when named
+
+    tables = read_roster(path).bot_tables()
+    listed_names = {item.get("name") for item in listed if isinstance(item, dict)}
+    for table in tables:
+        if table["name"] in listed_names:
+            raise ConfigError(f"bot {table['name']!r} is both a [[bots]] table and a student of the roster {path}: "
+                              "rename one of them")
+    return tables
 
 
 def _command_line(b: _Reader, key: str) -> tuple[str, ...]:

@@ -1,0 +1,537 @@
+"""The live leaderboard: a small web page of a running tournament, for the projector in class.
+
+It shows what the event is doing (games done and planned, the bots present and absent, the tables in
+play), the standings as they change and the latest faults, and refreshes itself: a small script of
+its own asks for the board again every :data:`POLL_S` seconds (without scripts, the page reloads
+every few seconds). It reads only what the running arena writes to its results folder: ``status.json``
+(about once a second), the records (the standings of the complete games, recomputed when the records
+grew, at most every :data:`STANDINGS_EVERY_S` seconds and never more than a tenth of the time, and
+only while someone looks; the latest faults from the records' tail) and the manifest; the display
+names come from the class roster, when the configuration names one.
+
+The server is the standard library's threaded HTTP server, on a thread of its own, loopback only
+unless asked otherwise. Paths: ``/`` the page, ``/board`` the board alone (what the script fetches),
+``/live.json`` the same as data. Every text a bot or a student chose (names, versions, display names)
+is escaped, and the page's Content-Security-Policy lets no script run but its own and fetch nothing but
+the board.
+
+A fault is shown by its kind and where it happened, never by its detail: a detail may name cards (the
+hand of a bot that played an illegal card, or whatever a crashing bot put in its error), and while the
+event runs the same deal set is still being played, at other tables and in other rotations, by bots
+that could read the page. The details are in ``report.html`` when the event ends.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import dataclasses
+import hashlib
+import html
+import json
+import math
+import socket
+import threading
+import time
+import urllib.parse
+from collections.abc import Mapping, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+from arena.core.scoring import tenths_per_point
+from arena.errors import ArenaError, ConfigError
+from arena.event.records import parse_record
+from arena.event.roster import read_roster
+from arena.event.status import Status, read_status
+from arena.event.store import ResultsStore
+from arena.event.tournament import check_address
+from arena.rating.html import ADVICE
+from arena.rating.ratings import Standing
+from arena.rating.report import read_folder, unit_name
+
+__all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "LivePage", "Snapshot", "render_board",
+           "render_page"]
+
+POLL_S = 2.0
+"""Seconds between two refreshes of the board in the browser."""
+FAULTS_SHOWN = 8
+"""The latest faults shown."""
+TAIL_BYTES = 256 << 10
+"""How much of the end of ``records.jsonl`` is read for the latest faults."""
+STANDINGS_EVERY_S = 2.0
+"""Shortest time between two computations of the standings (each reads every record)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BoardRow:
+    """One bot's line of the standings on the board (scores in points, or DY points)."""
+
+    bot: str
+    display: str
+    rank: int | None
+    house: bool
+    status: str
+    reason: str
+    games: int
+    dup_per_game: float | None
+    dup_low: float | None
+    dup_high: float | None
+    mean_total: float | None
+    made_pct: float
+    faults: int
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultLine:
+    """One of the latest faults, where it happened; ``count`` merges the retries of one decision."""
+
+    bot: str
+    display: str
+    game: str
+    round: int
+    trick: int | None
+    """The trick, 1-13 as people count (``None`` during the calls)."""
+    kind: str
+    count: int = 1
+
+
+@dataclasses.dataclass(frozen=True)
+class Snapshot:
+    """Everything the board shows at one moment."""
+
+    title: str
+    status: Status | None
+    live: bool
+    """An arena is running and refreshing the status."""
+    displays: Mapping[str, str]
+    """Bot -> display name (the roster's students who have one)."""
+    unit: str
+    standings: Sequence[BoardRow]
+    faults: Sequence[FaultLine]
+    """The latest faults, newest first."""
+
+    def shown(self, bot: str) -> str:
+        """The name the board shows for a bot."""
+        return self.displays.get(bot) or bot
+
+    def to_dict(self) -> dict[str, Any]:
+        """The snapshot as JSON-ready data (``/live.json``)."""
+        status = self.status
+        return {
+            "title": self.title, "live": self.live, "unit": self.unit,
+            "status": None if status is None else status.to_dict(), "displays": dict(self.displays),
+            "standings": [dataclasses.asdict(row) for row in self.standings],
+            "faults": [dataclasses.asdict(fault) for fault in self.faults],
+        }
+
+
+class Board:
+    """Makes snapshots of a results folder for the board, re-reading each file only when it changed."""
+
+    def __init__(self, folder: Path, roster: Path | None = None, title: str = "") -> None:
+        self.folder = folder
+        self.roster = roster
+        self.title = title or folder.name
+        self._lock = threading.Lock()
+        self._store = ResultsStore(folder)
+        self._displays: tuple[object, dict[str, str]] = (None, {})
+        self._standings: tuple[object, str, list[Standing], int] = (None, "points", [], 1)
+        """What the standings were computed from, their unit, the rows and the tenths in a point."""
+        self._computed = -math.inf
+        self._cost = 0.0
+        self._faults: tuple[object, list[FaultLine]] = (None, [])
+
+    def snapshot(self) -> Snapshot:
+        """What the board shows now."""
+        with self._lock:  # one reader of the files at a time, whatever the browsers ask
+            try:
+                status = read_status(self.folder)
+            except ArenaError:  # a status being replaced, or damaged: shown as unknown, never an error page
+                status = None
+            displays = self._read_displays()
+            unit, rows, per_point = self._read_standings()
+            faults = self._read_faults()
+        standings = [_row(row, per_point, displays) for row in rows]
+        faults = [dataclasses.replace(f, display=displays.get(f.bot, "")) for f in faults]
+        title = status.tournament if status is not None else self.title
+        return Snapshot(title, status, status is not None and status.live, displays, unit, standings, faults)
+
+    def _read_displays(self) -> dict[str, str]:
+        if self.roster is None:
+            return {}
+        stamp = _stamp(self.roster)
+        if stamp != self._displays[0]:
+            try:
+                names = read_roster(self.roster).display_names()
+            except ArenaError:  # a roster being edited: the bots' own names until it reads again
+                names = {}
+            self._displays = (stamp, names)
+        return self._displays[1]
+
+    def _read_standings(self) -> tuple[str, list[Standing], int]:
+        stamp = (_stamp(self._store.records_path), _stamp(self._store.manifest_path))
+        now = time.monotonic()
+        if stamp != self._standings[0] and now - self._computed >= max(STANDINGS_EVERY_S, 10 * self._cost):
+            try:
+                report = read_folder(self.folder)
+            except (ArenaError, OSError):  # a folder being replaced (--fresh): the standings shown stay
+                pass
+            else:
+                self._standings = (stamp, unit_name(report.rules), report.standings, tenths_per_point(report.rules))
+            self._computed = time.monotonic()
+            self._cost = self._computed - now
+        return self._standings[1:]
+
+    def _read_faults(self) -> list[FaultLine]:
+        path = self._store.records_path
+        stamp = _stamp(path)
+        if stamp != self._faults[0]:
+            self._faults = (stamp, _latest_faults(path))
+        return self._faults[1]
+
+
+def _stamp(path: Path) -> object:
+    """What tells that a file changed: its size and time (``None`` when it is missing)."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return info.st_size, info.st_mtime_ns
+
+
+def _points(tenths: float, per_point: int) -> float | None:
+    return tenths / per_point if math.isfinite(tenths) else None
+
+
+def _row(row: Standing, per_point: int, displays: Mapping[str, str]) -> BoardRow:
+    return BoardRow(
+        bot=row.bot, display=displays.get(row.bot, ""), rank=row.rank, house=row.house, status=row.status,
+        reason=row.reason, games=row.games, dup_per_game=_points(row.dup_per_game, per_point),
+        dup_low=_points(row.dup_low, per_point), dup_high=_points(row.dup_high, per_point),
+        mean_total=_points(row.mean_total, per_point), made_pct=row.made_pct, faults=row.faults,
+    )
+
+
+def _latest_faults(path: Path) -> list[FaultLine]:
+    """The latest faults of the records' last :data:`TAIL_BYTES`, newest first."""
+    try:
+        with path.open("rb") as f:
+            size = f.seek(0, 2)
+            f.seek(max(0, size - TAIL_BYTES))
+            tail = f.read()
+    except OSError:
+        return []
+    lines = tail.split(b"\n")
+    if size > TAIL_BYTES:
+        lines = lines[1:]  # the first is a piece of a line
+    found: list[FaultLine] = []
+    for line in lines[:-1]:  # the last is empty, or a line still being written
+        try:
+            record = parse_record(json.loads(line), 0, str(path))
+        except (ArenaError, ValueError, TypeError, KeyError):
+            continue
+        for fault in record.faults:
+            entry = FaultLine(record.seats[fault.seat] if 0 <= fault.seat < 4 else "?", "", record.game,
+                              fault.round_number, None if fault.trick is None else fault.trick + 1, fault.kind.value)
+            if found and dataclasses.replace(found[-1], count=1) == entry:
+                found[-1] = dataclasses.replace(found[-1], count=found[-1].count + 1)
+            else:
+                found.append(entry)
+    return found[::-1][:FAULTS_SHOWN]
+
+
+# -- the page ----------------------------------------------------------------------------------------
+
+
+def _esc(text: object) -> str:
+    return html.escape(str(text), quote=True)
+
+
+_SCRIPT = (
+    "(function(){var board=document.getElementById('board'),note=document.getElementById('note');"
+    "function tick(){fetch('board',{cache:'no-store'}).then(function(r){if(!r.ok)throw new Error(r.status);"
+    "return r.text();}).then(function(t){board.innerHTML=t;note.textContent='';})"
+    ".catch(function(){note.textContent='The arena cannot be reached (it has ended, or stopped): the last "
+    "board received is shown. The final standings are in report.html in the results folder.';})"
+    f".finally(function(){{setTimeout(tick,{int(POLL_S * 1000)});}});}}"
+    f"setTimeout(tick,{int(POLL_S * 1000)});}})();"
+)
+"""Fetches the board again every :data:`POLL_S` seconds and puts it in place (the server escaped it)."""
+_SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
+POLICY = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; connect-src 'self'; "
+          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+"""No script but the page's own, nothing fetched but the board, whatever a bot calls itself."""
+
+_STYLE = """
+:root{--ink:#111;--muted:#555;--line:#c8c8c8;--band:#eef1f6;--accent:#1f4e99;--ok:#1d7a34;--bad:#b3261e;--warn:#8a5a00}
+*{box-sizing:border-box}
+body{font:20px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--ink);margin:0;
+ padding:.6rem 1.2rem 1rem;background:#fff}
+h1{font-size:2.1rem;margin:.2rem 0}h2{font-size:1.3rem;margin:.8rem 0 .3rem;color:var(--accent)}
+.meta{color:var(--muted);margin:.1rem 0 .4rem}.note{color:var(--muted);font-size:.8rem}
+.state{display:inline-block;padding:.05rem .6rem;border-radius:1rem;font-weight:700;color:#fff;background:var(--muted)}
+.state.running{background:var(--ok)}.state.waiting,.state.starting{background:var(--warn)}
+.state.finished{background:var(--accent)}.state.stopped,.state.interrupted,.state.ended{background:var(--bad)}
+progress{width:14rem;height:1rem;vertical-align:middle}
+.grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.4rem;align-items:start}
+@media (max-width:1000px){.grid{grid-template-columns:1fr}}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{border-bottom:1px solid var(--line);padding:.15rem .4rem;text-align:right;vertical-align:top}
+th{background:var(--band);font-size:.85rem}td.text,th.text{text-align:left}
+table.standings td{font-size:1.05rem}table.standings td.rank{font-weight:700}
+.who small{color:var(--muted);font-size:.75em;margin-left:.3rem}
+tr.apart td{color:var(--muted)}
+ul.bots{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.3rem}
+ul.bots li{padding:.05rem .5rem;border-radius:.3rem;border:1px solid var(--line);font-size:.85rem}
+ul.bots li.playing{border-color:var(--ok);color:var(--ok)}ul.bots li.absent{border-color:var(--warn);color:var(--warn)}
+ul.bots li.broken,ul.bots li.withdrawn,ul.bots li.disqualified{border-color:var(--bad);color:var(--bad)}
+table.small td,table.small th{font-size:.8rem}td.detail{text-align:left;overflow-wrap:anywhere}
+"""
+
+
+def _state(snapshot: Snapshot) -> tuple[str, str]:
+    """The state's class and words."""
+    status = snapshot.status
+    if status is None:
+        return "starting", "starting"
+    if status.state in ("starting", "running", "waiting") and not snapshot.live:
+        return "ended", "not running"
+    return status.state, status.state
+
+
+def _signed(value: float | None) -> str:
+    return "-" if value is None else f"{value:+.2f}"
+
+
+def _who(bot: str, display: str) -> str:
+    return f"{_esc(display)}<small>{_esc(bot)}</small>" if display and display != bot else _esc(bot)
+
+
+def render_board(snapshot: Snapshot) -> str:
+    """The board as HTML (the page's ``<main>``), every text escaped."""
+    status = snapshot.status
+    css, words = _state(snapshot)
+    head = [f"<h1>{_esc(snapshot.title)}</h1>", f'<p class="meta"><span class="state {_esc(css)}">{_esc(words)}</span>']
+    if status is not None:
+        planned = max(status.games_planned, status.games_done)
+        head.append(f' games <strong id="games-done">{status.games_done}</strong> of {planned} '
+                    f'<progress value="{status.games_done}" max="{max(planned, 1)}"></progress>')
+        if status.address:
+            head.append(f" · arena at <code>{_esc(status.address)}</code>")
+        head.append(f" · updated {_esc(time.strftime('%H:%M:%S', time.localtime(status.updated)))}")
+        if status.message and snapshot.live:
+            head.append(f"<br>{_esc(status.message)}")
+        if status.test:
+            head.append(f"<br>sequential test: {_esc(status.test)}")
+    head.append("</p>")
+    return ("<header>" + "".join(head) + "</header>" + '<div class="grid"><section id="standings">'
+            + _standings(snapshot) + "</section><aside>" + _tables(snapshot) + _bots(snapshot) + _faults(snapshot)
+            + "</aside></div>")
+
+
+def _standings(snapshot: Snapshot) -> str:
+    rows = snapshot.standings
+    out = ["<h2>Standings</h2>"]
+    if not rows:
+        soon = snapshot.status is not None and snapshot.status.games_done > 0
+        return out[0] + ("<p>The standings are on their way.</p>" if soon else
+                         "<p>No complete game yet: the standings appear after the first games.</p>")
+    out.append('<table class="standings"><thead><tr><th>#</th><th class="text">bot</th><th>games</th>'
+               "<th>dup/game</th><th>95% CI</th><th>mean total</th><th>made %</th><th>faults</th>"
+               '<th class="text">status</th></tr></thead><tbody>')
+    for row in rows:
+        apart = ' class="apart"' if row.rank is None else ""
+        status = row.status + (f": {row.reason}" if row.reason else "") if row.status != "playing" else ""
+        interval = (f"[{_signed(row.dup_low)}, {_signed(row.dup_high)}]"
+                    if row.dup_low is not None or row.dup_high is not None else "-")
+        out.append(
+            f'<tr{apart} data-bot="{_esc(row.bot)}">'
+            f'<td class="rank">{row.rank if row.rank is not None else "-"}</td>'
+            f'<td class="text who">{_who(row.bot, row.display)}{" (house)" if row.house else ""}</td>'
+            f'<td class="games">{row.games}</td><td>{_signed(row.dup_per_game)}</td><td>{interval}</td>'
+            f"<td>{_signed(row.mean_total)}</td><td>{row.made_pct:.0f}</td><td>{row.faults}</td>"
+            f'<td class="text">{_esc(status)}</td></tr>')
+    out.append(f"</tbody></table><p class=\"note\">Scores in {_esc(snapshot.unit)}: dup/game is the duplicate "
+               "score per game (how much better than the others who held the same cards), with its 95% interval; "
+               "made % the rounds whose call was made. From the complete games.</p>")
+    return "".join(out)
+
+
+def _tables(snapshot: Snapshot) -> str:
+    status = snapshot.status
+    tables = status.tables if status is not None and snapshot.live else []
+    out = [f"<h2>Tables in play ({len(tables)})</h2>"]
+    if not tables:
+        return out[0] + "<p class=\"note\">None right now.</p>"
+    out.append('<table class="small"><thead><tr><th class="text">table</th><th class="text">game</th>'
+               '<th class="text">seats</th><th>rounds</th></tr></thead><tbody>')
+    for table in tables:
+        seats = ", ".join(_who(bot, snapshot.displays.get(bot, "")) for bot in table.seats)
+        fallback = f" (fallback for {_esc(', '.join(table.fallback))})" if table.fallback else ""
+        out.append(f'<tr><td class="text">{_esc(table.table)}</td><td class="text">{_esc(table.game)}</td>'
+                   f'<td class="text">{seats}{fallback}</td><td>{table.rounds_done}</td></tr>')
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+def _bots(snapshot: Snapshot) -> str:
+    status = snapshot.status
+    if status is None:
+        return ""
+    connected = {session.bot for session in status.sessions}
+    present = sum(1 for bot in status.bots if bot.state == "playing")
+    networked = any(bot.kind in ("remote", "command") for bot in status.bots)
+    count = f", {len(connected)} connected" if networked else ""
+    out = [f"<h2>Bots ({present} of {len(status.bots)} present{count})</h2><ul class=\"bots\">"]
+    for bot in status.bots:
+        why = bot.state + (f": {bot.reason}" if bot.reason else "")
+        mark = " ●" if bot.bot in connected else ""
+        out.append(f'<li class="{_esc(bot.state)}" title="{_esc(why)}">{_esc(snapshot.shown(bot.bot))}{mark}</li>')
+    legend = "● connected over the network. " if networked else ""
+    out.append(f"</ul><p class=\"note\">{legend}Green: present; amber: absent; red: broken, withdrawn or "
+               "disqualified.</p>")
+    return "".join(out)
+
+
+def _faults(snapshot: Snapshot) -> str:
+    out = ["<h2>Latest faults</h2>"]
+    if not snapshot.faults:
+        return out[0] + "<p class=\"note\">None in the latest games.</p>"
+    out.append('<table class="small"><thead><tr><th class="text">bot</th><th class="text">kind</th>'
+               '<th class="text">where</th><th class="text">what</th></tr></thead><tbody>')
+    for fault in snapshot.faults:
+        where = f"{fault.game}, round {fault.round}" + (f", trick {fault.trick}" if fault.trick is not None else "")
+        times = f" ({fault.count} times)" if fault.count > 1 else ""
+        out.append(f'<tr><td class="text">{_who(fault.bot, fault.display)}</td><td class="text">{_esc(fault.kind)}'
+                   f'{times}</td><td class="text">{_esc(where)}</td>'
+                   f'<td class="detail">{_esc(ADVICE.get(fault.kind, ""))}</td></tr>')
+    out.append("</tbody></table><p class=\"note\">What each fault was in detail (it may name cards of a deal still "
+               "being played) is in report.html when the event ends.</p>")
+    return "".join(out)
+
+
+def render_page(snapshot: Snapshot) -> str:
+    """The whole page: the board, and the script that refreshes it."""
+    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            '<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f"<title>{_esc(snapshot.title)}: live</title>"
+            '<noscript><meta http-equiv="refresh" content="5"></noscript>'
+            f"<style>{_STYLE}</style></head>\n<body><main id=\"board\">{render_board(snapshot)}</main>"
+            f'<p id="note" class="note"></p><script>{_SCRIPT}</script></body></html>\n')
+
+
+# -- the server --------------------------------------------------------------------------------------
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    board: Board
+
+
+class _Server6(_Server):
+    address_family = socket.AF_INET6
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: _Server
+    server_version = "callbreak-arena"
+    sys_version = ""
+
+    def do_GET(self) -> None:
+        self._answer(body=True)
+
+    def do_HEAD(self) -> None:
+        self._answer(body=False)
+
+    def _answer(self, body: bool) -> None:
+        path = urllib.parse.urlsplit(self.path).path
+        if path not in ("/", "/board", "/live.json"):
+            self._send(404, "text/plain; charset=utf-8", b"not found: the live page is at /\n", body)
+            return
+        try:
+            snapshot = self.server.board.snapshot()
+            if path == "/live.json":
+                kind, text = "application/json", json.dumps(snapshot.to_dict())
+            else:
+                kind = "text/html; charset=utf-8"
+                text = render_page(snapshot) if path == "/" else render_board(snapshot)
+        except Exception as err:  # the page says it failed; the arena plays on
+            self._send(500, "text/plain; charset=utf-8", f"the board cannot be made: {err}\n".encode(), body)
+            return
+        self._send(200, kind, text.encode("utf-8"), body)
+
+    def _send(self, code: int, kind: str, data: bytes, body: bool) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(data)))
+        self.send_header("Cache-Control", "no-store")
+        self.send_header("Content-Security-Policy", POLICY)
+        self.send_header("X-Content-Type-Options", "nosniff")
+        self.send_header("Referrer-Policy", "no-referrer")
+        self.end_headers()
+        if body:
+            with contextlib.suppress(OSError):  # a browser that went away
+                self.wfile.write(data)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: a projector asks every two seconds."""
+
+
+class LivePage:
+    """The live page of a results folder, served on a thread of its own."""
+
+    def __init__(self, folder: Path, *, roster: Path | None = None, title: str = "", host: str = "127.0.0.1",
+                 port: int = 0) -> None:
+        self.board = Board(folder, roster, title)
+        self.host = host
+        self.port = port
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> str:
+        """Starts serving and returns the page's address; a :class:`ConfigError` when the address cannot be
+        listened on."""
+        try:
+            check_address(self.host, self.port)
+        except ConfigError as err:
+            raise ConfigError(f"the live page: {err}") from None
+        kind = _Server6 if ":" in self.host else _Server
+        try:
+            server = kind((self.host.strip("[]"), self.port), _Handler)
+        except OSError as err:
+            raise ConfigError(f"the live page: cannot listen on {self.host}:{self.port}: {err.strerror}") from None
+        server.board = self.board
+        self._server = server
+        self.port = int(server.server_address[1])
+        self._thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.2},
+                                        name="live-page", daemon=True)
+        self._thread.start()
+        return self.url
+
+    @property
+    def url(self) -> str:
+        """Where the page is, as this machine reaches it."""
+        host = self.host.strip("[]")
+        if host in ("", "0.0.0.0"):
+            host = "127.0.0.1"
+        elif host == "::":
+            host = "::1"
+        return f"http://[{host}]:{self.port}/" if ":" in host else f"http://{host}:{self.port}/"
+
+    @property
+    def everywhere(self) -> bool:
+        """True when the page is open to other machines (not loopback only)."""
+        return self.host.strip("[]") not in ("127.0.0.1", "::1", "localhost")
+
+    def close(self, linger: float = 0.0) -> None:
+        """Stops serving, after ``linger`` seconds (so that browsers fetch the final board)."""
+        if self._server is None:
+            return
+        if linger > 0:
+            time.sleep(linger)
+        self._server.shutdown()
+        self._server.server_close()
+        self._server = None
+        if self._thread is not None:
+            self._thread.join(5)

@@ -1,0 +1,95 @@
+"""A class of thirty: a roster imported from a spreadsheet, a bot submitted for every student (copies of
+the sample bots: Python with the bot kit over gRPC, Python and JavaScript over stdin/stdout), a league
+that takes its bots from the roster, in the sandbox where bubblewrap runs, and standings that list
+every student by their display name."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.event.roster import ROSTER_FILE, read_roster
+from arena.event.sandbox import bwrap_problem
+from arena.event.status import read_status
+from arena.rating.leaderboard import Board
+from tests.data.runs import ROOT, run
+
+FIRST = ("Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "Hedy", "Ivan", "John",
+         "Katherine", "Leslie", "Margaret", "Niklaus", "Ole", "Peter", "Radia", "Shafi", "Tim", "Urs", "Vint",
+         "Whitfield", "Xavier", "Yukihiro", "Zhores", "Ken", "Dennis", "Bjarne", "Guido")
+LAST = ("Lovelace", "Turing", "Liskov", "Shannon", "Knuth", "Dijkstra", "Allen", "Hopper", "Lamarr", "Sutherland",
+        "McCarthy", "Johnson", "Lamport", "Hamilton", "Wirth", "Dahl", "Naur", "Perlman", "Goldwasser", "Berners-Lee",
+        "Hölzle", "Cerf", "Diffie", "Leroy", "Matsumoto", "Alferov", "Thompson", "Ritchie", "Stroustrup", "van Rossum")
+SAMPLES = ROOT / "sample_bots"
+
+
+def students() -> list[tuple[str, str]]:
+    """Thirty students: a bot name and a display name each."""
+    return [(f"{first.lower()}-{last[0].lower()}", f"{first} {last}") for first, last in zip(FIRST, LAST, strict=True)]
+
+
+def bot_for(number: int, folder: Path) -> Path:
+    """The bot the ``number``-th student hands in, made in ``folder``: the sample random bot or the heuristic
+    bot as a Python file, or a folder with a stdin/stdout bot in Python or JavaScript and its bot.json."""
+    kind = number % 5
+    if kind in (0, 1):
+        return SAMPLES / "random_bot.py"
+    if kind == 2:
+        return SAMPLES / "heuristic_bot.py"
+    script = "lowest_bot.js" if kind == 4 and shutil.which("node") else "lowest_bot.py"
+    runner = "node" if script.endswith(".js") else "python"
+    folder.mkdir(parents=True)
+    shutil.copy(SAMPLES / "stdio" / script, folder / script)
+    (folder / "bot.json").write_text(json.dumps({"kind": "stdio", "command": f"{runner} {script}"}), encoding="utf-8")
+    return folder
+
+
+def test_a_class_of_thirty_plays_a_league_from_its_roster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    began = time.monotonic()
+    roster_path = tmp_path / ROSTER_FILE
+    sheet = tmp_path / "students.csv"
+    sheet.write_text("name,display\n" + "".join(f"{name},{display}\n" for name, display in students()),
+                     encoding="utf-8")
+    assert main(["roster", "import", str(sheet), "--roster", str(roster_path), "--tokens-out",
+                 str(tmp_path / "tokens.csv")]) == 0
+    for number, (name, _) in enumerate(students()):
+        bot = bot_for(number, tmp_path / "handed-in" / name)
+        assert main(["roster", "submit", name, str(bot), "--roster", str(roster_path)]) == 0
+    capsys.readouterr()
+    assert main(["roster", "list", "--roster", str(roster_path)]) == 0
+    listing = capsys.readouterr().out
+    assert listing.count("its submission: python (bot.py)") == 18 and listing.count("its submission: stdio") == 12
+
+    sandbox = "bwrap" if bwrap_problem() is None else "off"
+    config = tmp_path / "league.toml"
+    config.write_text(
+        '[tournament]\nname = "class-league"\nseed = 2026\ndeal_sets = 1\nconcurrency = 8\nroster = "roster.toml"\n\n'
+        f'[time]\ndeadline_ms = 10000\n\n[sandbox]\nmode = "{sandbox}"\n\n'
+        '[[bots]]\nname = "teacher"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n', encoding="utf-8")
+    folder = tmp_path / "results"
+    summary = run(config, folder, timeout=240)
+
+    # 30 students, the teacher's bot and one house bot: 8 tables, each deal set in 4 rotations.
+    assert summary.played == 32 and summary.faults == 0 and not summary.outstanding
+    snapshot = Board(folder, roster_path).snapshot()
+    rows = {row.bot: row for row in snapshot.standings}
+    displays = dict(students())
+    assert set(displays) <= set(rows) and len(rows) == 32
+    for name, display in displays.items():
+        row = rows[name]
+        assert (row.display, row.games, row.faults, row.status) == (display, 4, 0, "playing"), name
+        assert row.rank is not None
+    assert sorted(row.rank for row in rows.values() if row.rank is not None) == list(range(1, 32))
+    status = read_status(folder)
+    assert status is not None and status.state == "finished"
+    assert all(bot.state == "playing" and bot.faults == 0 for bot in status.bots)
+    if sandbox == "bwrap":
+        for name in displays:
+            assert "in the sandbox: it sees" in (folder / "logs" / f"{name}.log").read_text(encoding="utf-8")
+    assert len(read_roster(roster_path).students) == 30
+    print(f"a class of thirty: {time.monotonic() - began:.1f} s, sandbox {sandbox}")

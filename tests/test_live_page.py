@@ -1,0 +1,221 @@
+"""The live leaderboard (``arena.rating.leaderboard``): the board read from a results folder, every text
+escaped, its small HTTP server, the command line's ``--page``, and the page in headless Chromium
+following a real tournament as it plays."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import json
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from arena.cli import main
+from arena.event.roster import ROSTER_FILE, Roster
+from arena.rating.leaderboard import POLICY, Board, LivePage, render_page
+from tests.data.hostile_bots import SCRIPT_DETAIL
+from tests.data.runs import ROOT, SLOW, run, tournament_text, write
+
+CHROMIUM = Path("/usr/bin/chromium")
+HOSTILE = ROOT / "tests" / "data" / "hostile_bots.py"
+HOSTILE_DISPLAY = "<img src=x onerror=alert(1)> Eve \"the\" <script>alert('x')</script>"
+
+
+@pytest.fixture(scope="module")
+def event(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A finished round robin in a class folder: ``alice`` and ``eve`` are on its roster with display
+    names (eve's is markup), ``hack`` crashes with markup in its error once a round."""
+    base = tmp_path_factory.mktemp("live")
+    roster = Roster(base / ROSTER_FILE)
+    roster.add("alice", "Alice Liddell")
+    roster.add("eve", HOSTILE_DISPLAY)
+    roster.save()
+    run(write(base / "t.toml", tournament_text(("alice", "eve", "hack", "rand"), name="class", deal_sets=2,
+                                               hack=f"{HOSTILE}:Scripted")), base / "results")
+    return base
+
+
+def board(event: Path) -> Board:
+    return Board(event / "results", event / ROSTER_FILE)
+
+
+def test_the_board_holds_the_standings_with_display_names_and_the_latest_faults(event: Path) -> None:
+    snapshot = board(event).snapshot()
+    assert snapshot.title == "class" and snapshot.status is not None and snapshot.status.state == "finished"
+    assert not snapshot.live and snapshot.unit == "points"
+    rows = {row.bot: row for row in snapshot.standings}
+    assert set(rows) == {"alice", "eve", "hack", "rand"}
+    assert rows["alice"].display == "Alice Liddell" and rows["eve"].display == HOSTILE_DISPLAY
+    assert rows["rand"].display == "" and all(row.games == 8 for row in rows.values())
+    assert rows["hack"].faults == 40 and rows["alice"].faults == 0  # a crash in each of its 40 rounds
+    assert sorted(row.rank for row in rows.values() if row.rank is not None) == [1, 2, 3, 4]
+    assert len(snapshot.faults) == 8 and all(f.bot == "hack" and f.kind == "crash" for f in snapshot.faults)
+    # The newest first: from the last deal set, each at the first card the bot played in a round.
+    assert all(f.game.startswith("r2-") and f.trick == 1 and 1 <= f.round <= 5 for f in snapshot.faults)
+    data = json.loads(json.dumps(snapshot.to_dict()))
+    assert data["displays"] == {"alice": "Alice Liddell", "eve": HOSTILE_DISPLAY}
+    assert {row["bot"]: row["display"] for row in data["standings"]}["eve"] == HOSTILE_DISPLAY
+
+
+def test_every_text_a_bot_or_a_student_chose_is_escaped(event: Path) -> None:
+    text = render_page(board(event).snapshot())
+    assert text.count("<script") == 1 and "<img" not in text  # the page's own script only
+    assert "&lt;img src=x onerror=alert(1)&gt; Eve &quot;the&quot; &lt;script&gt;" in text
+    script = re.search(r"<script>(.*)</script>", text, re.S)
+    assert script is not None
+    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in POLICY  # the policy lets exactly that script run
+
+
+def test_faults_are_shown_without_their_details(event: Path) -> None:
+    """A detail may name cards of a deal still being played at other tables: the board shows where each
+    fault happened and what its kind means, never what the bot said (report.html has it afterwards)."""
+    snapshot = board(event).snapshot()
+    text = render_page(snapshot) + json.dumps(snapshot.to_dict())
+    for form in (SCRIPT_DETAIL, html.escape(SCRIPT_DETAIL), json.dumps(SCRIPT_DETAIL)[1:-1]):
+        assert form not in text
+    assert "the bot raised an error or its process died" in text  # what a crash is
+
+
+def get(url: str, method: str = "GET") -> tuple[int, dict[str, str], bytes]:
+    try:
+        with urllib.request.urlopen(urllib.request.Request(url, method=method), timeout=10) as answer:
+            return answer.status, dict(answer.headers), answer.read()
+    except urllib.error.HTTPError as err:
+        return err.code, dict(err.headers), err.read()
+
+
+def test_the_server_gives_the_page_the_board_and_the_data(event: Path) -> None:
+    page = LivePage(event / "results", roster=event / ROSTER_FILE, port=0)
+    url = page.start()
+    try:
+        assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url) and not page.everywhere
+        code, headers, body = get(url)
+        assert code == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
+        assert headers["Content-Security-Policy"] == POLICY and headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["Cache-Control"] == "no-store"
+        assert body.decode().startswith("<!DOCTYPE html>") and "Alice Liddell" in body.decode()
+        code, _, fragment = get(url + "board")
+        assert code == 200 and fragment.decode().startswith("<header>") and b"<script" not in fragment
+        code, headers, data = get(url + "live.json")
+        assert code == 200 and headers["Content-Type"] == "application/json"
+        assert len(json.loads(data)["standings"]) == 4
+        code, _, body = get(url + "board", method="HEAD")
+        assert code == 200 and body == b""
+        assert get(url + "records.jsonl")[0] == 404
+        assert get(url + "../manifest.json")[0] == 404
+    finally:
+        page.close()
+    with pytest.raises(OSError):
+        get(url)
+
+
+def test_a_page_port_in_use_is_refused_before_anything_runs(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write(tmp_path / "t.toml", tournament_text())
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["run", str(config), "--results", str(tmp_path / "results"), "--page", str(port)]) == 2
+    err = capsys.readouterr().err.splitlines()
+    assert err[-1] == (f"callbreak-arena: error: the live page: cannot listen on 127.0.0.1:{port}: port {port} is in "
+                       "use by another program (choose another port, or 0 for any free one)")
+    assert not (tmp_path / "results" / "records.jsonl").exists()
+
+
+def test_a_configuration_with_a_page_table_serves_it(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = write(tmp_path / "t.toml", tournament_text(extra="[page]\nport = 0\n"))
+    assert main(["run", str(config), "--results", str(tmp_path / "results"), "--no-progress"]) == 0
+    [line] = [line for line in capsys.readouterr().err.splitlines() if "live page" in line]
+    url = line.rpartition(" ")[2]
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/", url)
+    with pytest.raises(OSError):  # closed with the run
+        get(url)
+    plain = write(tmp_path / "plain.toml", tournament_text(name="plain"))
+    assert main(["run", str(plain), "--results", str(tmp_path / "plain"), "--no-progress"]) == 0
+    assert "live page" not in capsys.readouterr().err
+
+
+# -- in a browser --------------------------------------------------------------------------------------
+
+
+def _slow_field() -> str:
+    """Four slowed in-process random bots: a game takes about a second, 16 games on two tables."""
+    return "".join(f'\n[[bots]]\nname = "slow-{n}"\npython = "{SLOW}"\nseed = {n}\noptions = {{ delay = 0.004 }}\n'
+                   for n in range(1, 5))
+
+
+def _wait_for_line(path: Path, marker: str, process: subprocess.Popen[bytes], timeout: float = 30) -> str:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+            if marker in line:
+                return line
+        if process.poll() is not None:
+            break
+        time.sleep(0.05)
+    raise AssertionError(f"no line with {marker!r}: {path.read_text(encoding='utf-8', errors='replace')}")
+
+
+GAMES = "() => Math.max(0, ...Array.from(document.querySelectorAll('table.standings td.games'), e => +e.textContent))"
+"""The most games any bot of the standings shown has played (a function: the page's policy forbids eval)."""
+MORE = f"least => ({GAMES})() > least"
+
+
+def test_the_page_follows_a_running_tournament_in_chromium(tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Playwright is not installed (pip install playwright; the dev extra has it)")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    config = tmp_path / "live.toml"
+    config.write_text('[tournament]\nname = "projector"\nseed = 5\ndeal_sets = 4\nconcurrency = 2\n\n'
+                      "[time]\ndeadline_ms = 10000\n" + _slow_field(), encoding="utf-8")
+    out, err = tmp_path / "run.out", tmp_path / "run.err"
+    with out.open("wb") as stdout, err.open("wb") as stderr:
+        arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--results",
+                                  str(tmp_path / "results"), "--page", "0", "--no-progress"],
+                                 cwd=ROOT, stdout=stdout, stderr=stderr)
+    requests: list[str] = []
+    errors: list[str] = []
+    try:
+        url = _wait_for_line(err, "live page at", arena).rpartition(" ")[2]
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM))
+            try:
+                page = browser.new_page(viewport={"width": 1600, "height": 900})
+                page.on("request", lambda request: requests.append(request.url))
+                page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
+                page.on("pageerror", lambda error: errors.append(str(error)))
+                page.goto(url)
+                assert page.title() == "projector: live"
+                # The standings appear, and then change while the tournament plays, without a reload.
+                page.wait_for_function(MORE, arg=0, timeout=30_000)
+                first = page.evaluate(GAMES)
+                done = int(page.inner_text("#games-done"))
+                page.wait_for_function(MORE, arg=first, timeout=30_000)
+                assert int(page.inner_text("#games-done")) > done
+                assert page.locator("table.standings tbody tr").count() == 4
+                assert page.locator("ul.bots li.playing").count() == 4
+                assert "running" in page.inner_text("span.state")
+                page.screenshot(path=str(tmp_path / "live-page.png"), full_page=True)
+                assert (tmp_path / "live-page.png").stat().st_size > 20_000
+                assert page.evaluate("performance.getEntriesByType('navigation').length") == 1  # never reloaded
+            finally:
+                browser.close()
+        assert arena.wait(90) == 0, err.read_text(encoding="utf-8")
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait(10)
+    assert errors == []
+    assert requests and all(request in (url, url + "board") for request in requests), set(requests)
