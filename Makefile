@@ -25,6 +25,7 @@ lint: $(STAMP)  ## ruff and mypy (strict) on the package
 bench: $(STAMP)  ## the benchmarks, printed
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/tournament.py
+	$(BIN)/python benchmarks/plan_scale.py
 	$(BIN)/python benchmarks/grpc_table.py
 	$(BIN)/python benchmarks/duplicate_efficiency.py
 	$(BIN)/python benchmarks/coverage.py

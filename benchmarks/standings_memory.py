@@ -3,7 +3,7 @@
 A small real tournament is played first (five in-process bots, a duplicate round robin of two deal
 sets: 100 record lines a schedule round); its lines are then replicated, schedule round after
 schedule round, with new round numbers, deal sets, block and game ids, into a synthetic results
-folder of N recorded rounds (lines of records.jsonl), with a manifest whose plan holds every block.
+folder of N recorded rounds (lines of records.jsonl), with a manifest whose plan lists every block.
 The pass itself (``write_standings``: every standings file and head_to_head.csv, one streaming read
 of the records) runs in a fresh process, which reports its peak resident memory (getrusage) and its
 seconds; the memory of the interpreter and its imports before the pass is printed beside it.
@@ -27,6 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from arena.event.plan import Manifest, Plan
+from arena.event.schedule import Block
 
 TARGET_MB = 500
 """A pass over 1,000,000 recorded rounds should stay under this."""
@@ -79,8 +82,8 @@ def synthesise(template: Path, folder: Path, lines: int) -> int:
         record = json.loads(text)
         by_round.setdefault(record["schedule_round"], []).append(record)
     plan_blocks: dict[int, list[list[Any]]] = {}
-    for block in manifest["plan"]["blocks"]:
-        plan_blocks.setdefault(block[0], []).append(block)
+    for block in Manifest.from_dict(manifest).plan.blocks():
+        plan_blocks.setdefault(block.round, []).append(block.to_list())
     sources = sorted(by_round)
     rounds = -(-lines // len(by_round[sources[0]]))
     folder.mkdir(parents=True, exist_ok=True)
@@ -98,8 +101,10 @@ def synthesise(template: Path, folder: Path, lines: int) -> int:
                 }, separators=(",", ":")) + "\n")
                 written += 1
             blocks += [[number, group, number, order, dealer] for _, group, _, order, dealer in plan_blocks[source]]
-    manifest["plan"]["blocks"] = blocks
-    manifest["plan"]["rounds"] = rounds
+    # The synthetic blocks follow no design: the plan lists them all (as a swiss plan does).
+    template_plan = Manifest.from_dict(manifest).plan
+    manifest["plan"] = Plan(template_plan.rotation, rounds, False, False, [Block.from_list(b) for b in blocks],
+                            template_plan.field).to_dict()
     manifest["config"]["deal_sets"] = rounds
     (folder / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return written

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from arena.event.plan import Manifest
 from arena.event.status import Progress
 from tests.conftest import free_port
 from tests.data.runs import (
@@ -101,8 +102,9 @@ def test_under_withdraw_the_bot_is_withdrawn_and_its_blocks_dropped(tmp_path: Pa
     row = {r["bot"]: r for r in json.loads(result.stdout)["standings"]}["ghost"]
     assert row["status"] == "withdrawn" and row["rank"] is None
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
-    assert len(manifest["plan"]["dropped"]) == 8 and manifest["plan"]["blocks"] == [
-        b for b in manifest["plan"]["blocks"] if "ghost" not in b[3]]
+    plan = Manifest.from_dict(manifest).plan
+    assert plan.dropped_count == 8 and all("ghost" in block.bots for block in plan.dropped())
+    assert not any("ghost" in block.bots for block in plan.blocks())
     assert cli("verify", tmp_path / "out").returncode == 0
 
 

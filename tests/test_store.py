@@ -71,7 +71,7 @@ def test_one_line_per_round_with_every_field(finished: Path) -> None:
 def test_manifest_holds_the_config_and_the_plan(finished: Path) -> None:
     manifest = json.loads((finished / "results" / "manifest.json").read_text(encoding="utf-8"))
     config = load_config(finished / "t.toml")
-    assert manifest["format_version"] == 2
+    assert manifest["format_version"] == 3
     assert manifest["config"] == config.to_dict()
     assert manifest["identity"] == digest(config.identity())
     plan = Manifest.from_dict(manifest).plan

@@ -11,6 +11,7 @@ import pytest
 from arena.core.cards import Hand
 from arena.core.dealing import seeded_deal
 from arena.event.config import load_config, read_deal_file
+from arena.event.plan import Manifest
 from tests.data.runs import (
     BOTS,
     COMMAND,
@@ -121,7 +122,9 @@ def test_a_faulty_bot_is_disqualified_its_blocks_dropped_and_the_run_finishes(tm
     assert [rows[b]["rank"] for b in "bcde"] != [None] * 4 and all(rows[b]["status"] == "playing" for b in "bcde")
     manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["statuses"]["a"]["status"] == "disqualified"
-    assert len(manifest["plan"]["dropped"]) == 7
+    plan = Manifest.from_dict(manifest).plan
+    assert plan.dropped_count == 7 and len(list(plan.dropped())) == 7
+    assert all("a" in block.bots for block in plan.dropped())
     assert cli("verify", tmp_path / "out").returncode == 0
     # A resume keeps the disqualification and plays nothing more.
     again = cli("run", config, "--results", tmp_path / "out", "--no-progress")

@@ -2,8 +2,9 @@
 
 For every record: the deal matches its seed (or the published deal file), every call is in range,
 every card played was legal, every trick winner, tricks won, round score and running total
-follows, the dealer passes on, the places follow from the totals; and every game the manifest
-planned is present exactly once, complete. The audit replays each round through the rules core
+follows, the dealer passes on, the places follow from the totals; and the plan made again
+from the manifest's design is the one its SHA-256 names, and every game it plans is present exactly
+once, complete, in its seats. The audit replays each round through the rules core
 from the recorded hands; it trusts nothing else in the record.
 """
 
@@ -177,25 +178,39 @@ def audit(folder: Path) -> Violation | None:
 
 
 def _audit_plan(plan: Plan, games: Mapping[str, Sequence[RoundRecord]]) -> Violation | None:
-    """Every planned game present once, in the seats the plan gives it; nothing unplanned."""
-    blocks = list(plan.blocks)
+    """The plan made again is the one the manifest's SHA-256 names; every planned game is present
+    once, in the seats the plan gives it; nothing unplanned."""
+    try:
+        plan.verify()
+    except RecordsError as err:
+        return Violation("manifest.json", str(err))
+    last = -1
     if plan.sequential:
         # A sequential test may stop early, but only after whole blocks, in the planned order.
         played = {rounds[0].block for rounds in games.values()}
-        last = max((i for i, b in enumerate(blocks) if b.id in played), default=-1)
-        blocks = blocks[: last + 1]
-    planned = {game.id: game for block in blocks for game in block.games(plan.rotation)}
-    missing = [g for g in planned if g not in games]
+        last = max((i for i, b in enumerate(plan.blocks()) if b.id in played), default=-1)
+    missing: list[str] = []
+    found = 0
+    for index, block in enumerate(plan.blocks()):
+        if plan.sequential and index > last:
+            break
+        for game in block.games(plan.rotation):
+            rounds = games.get(game.id)
+            if rounds is None:
+                missing.append(game.id)
+                continue
+            found += 1
+            if tuple(rounds[0].seats) != game.seats or rounds[0].first_dealer != game.first_dealer:
+                return Violation(f"records.jsonl line {rounds[0].line} (game {game.id})",
+                                 f"the seats {list(rounds[0].seats)} (first dealer {rounds[0].first_dealer}) are not "
+                                 f"the planned {list(game.seats)} (first dealer {game.first_dealer})")
     if missing:
         return Violation("records.jsonl", f"planned game {missing[0]} is missing ({len(missing)} missing in all)")
-    for game_id, rounds in games.items():
-        game = planned.get(game_id)
-        if game is None:
-            dropped = {b.id for b in plan.dropped}
-            why = " (its block was dropped from the plan)" if rounds[0].block in dropped else ""
-            return Violation(f"records.jsonl line {rounds[0].line}", f"game {game_id} was not in the plan{why}")
-        if tuple(rounds[0].seats) != game.seats or rounds[0].first_dealer != game.first_dealer:
-            return Violation(f"records.jsonl line {rounds[0].line} (game {game_id})",
-                             f"the seats {list(rounds[0].seats)} (first dealer {rounds[0].first_dealer}) are not "
-                             f"the planned {list(game.seats)} (first dealer {game.first_dealer})")
+    if found < len(games):  # some recorded game is not in the plan: the first one in the file
+        planned = {game.id for block in plan.blocks() for game in block.games(plan.rotation)}
+        for game_id, rounds in games.items():
+            if game_id not in planned:
+                dropped = {b.id for b in plan.dropped()}
+                why = " (its block was dropped from the plan)" if rounds[0].block in dropped else ""
+                return Violation(f"records.jsonl line {rounds[0].line}", f"game {game_id} was not in the plan{why}")
     return None

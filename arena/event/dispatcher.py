@@ -16,7 +16,7 @@ the bot once they began without it. This module does no I/O and reads no clock.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Container, Iterator
 from typing import Generic, TypeVar
 
 from arena.event.schedule import Assignment, Block
@@ -56,16 +56,20 @@ class Dispatcher(Generic[Seat]):
         """The blocks with games left or running, in plan order (finished blocks leave it)."""
         self.games_done = 0
         """Games recorded in blocks that left :attr:`blocks`."""
+        self.waiting = 0
+        """Games not started yet, in every block."""
+        self.refused = False
+        """The last :meth:`pick` passed over a game because one of its bots could not sit."""
 
-    def add(self, block: Block, done: Iterable[str] = ()) -> BlockState:
-        """Releases a block; ``done`` are the ids of its games already recorded."""
-        finished = set(done)
+    def add(self, block: Block, done: Container[str] = ()) -> BlockState:
+        """Releases a block; ``done`` holds the ids of its games already recorded."""
         games = block.games(self.rotation)
-        state = BlockState(block, [g for g in games if g.id not in finished], done=sum(g.id in finished for g in games))
+        state = BlockState(block, [g for g in games if g.id not in done], done=sum(g.id in done for g in games))
         if state.finished:
             self.games_done += state.done
         else:
             self.blocks[block.id] = state
+            self.waiting += len(state.left)
         return state
 
     def left(self) -> Iterator[Assignment]:
@@ -84,25 +88,30 @@ class Dispatcher(Generic[Seat]):
 
     def pick(
         self, slots: int, take: Callable[[str, BlockState], Seat | None], give_back: Callable[[Seat], None],
-        only_started: bool = False,
+        only_started: bool = False, *, pooled: Callable[[BlockState], bool] | None = None,
+        pool_slots: int = 0,
     ) -> list[tuple[Assignment, list[Seat]]]:
         """Starts up to ``slots`` games whose four seats can all be taken now, in plan order.
 
         ``take(bot, block)`` returns a seat, or ``None`` when the bot cannot sit now; ``give_back``
         returns a seat taken for a game that could not start. With ``only_started``, only games
         of blocks already under way start (a sequential test has decided: blocks are finished, no
-        new one begins).
+        new one begins). The games of a block for which ``pooled(block)`` is true (played elsewhere,
+        in a pool of workers) count against ``pool_slots`` instead of ``slots``.
         """
         started: list[tuple[Assignment, list[Seat]]] = []
         unavailable: set[tuple[str, bool]] = set()
         """(bot, block has it in fallback) pairs that could not sit in this pass: not asked again."""
+        free = [slots, pool_slots]
+        self.refused = False
         for state in self.blocks.values():
-            if len(started) >= slots:
+            if free[0] <= 0 and free[1] <= 0:
                 break
             if only_started and not state.started:
                 continue
+            kind = 1 if pooled is not None and pooled(state) else 0
             index = 0
-            while index < len(state.left) and len(started) < slots:
+            while index < len(state.left) and free[kind] > 0:
                 game = state.left[index]
                 seats: list[Seat] = []
                 for bot in game.seats:
@@ -113,12 +122,15 @@ class Dispatcher(Generic[Seat]):
                         break
                     seats.append(seat)
                 if len(seats) < 4:
+                    self.refused = True
                     for seat in seats:
                         give_back(seat)
                     index += 1
                     continue
                 state.left.pop(index)
                 state.running += 1
+                self.waiting -= 1
+                free[kind] -= 1
                 started.append((game, seats))
         return started
 
@@ -138,6 +150,7 @@ class Dispatcher(Generic[Seat]):
         state.running -= 1
         state.left.insert(0, game)
         state.left.sort(key=lambda g: g.rotation)
+        self.waiting += 1
 
     def waiting_on(self, can_sit: Callable[[str, BlockState], bool]) -> dict[str, int]:
         """Bot -> games left that cannot start because of it (``can_sit`` false)."""
@@ -168,6 +181,7 @@ class Dispatcher(Generic[Seat]):
                 state.fallback.add(bot)
             else:
                 dropped.append(state.block)
+                self.waiting -= len(state.left)
                 del self.blocks[block_id]
         return dropped
 

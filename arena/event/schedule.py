@@ -7,6 +7,11 @@ every rotation, so each bot of the group holds every hand (``cyclic``: 4 rotatio
 24 seatings). The rotation group, a *block*, is the unit of scheduling, logging, statistics and
 resume.
 
+Before its seats are drawn a block is a :class:`Lineup`: the round, the group's number, the deal
+set and the four bots in the design's order. Planning works on lineups, which cost next to nothing
+to make; :meth:`Schedule.seat` draws a lineup's seat order (a seeded shuffle, the costly part)
+when its games are about to be played or checked.
+
 A group's seat order depends only on the seed, the round and the four bots in it, and groups of
 four are numbered in colexicographic order of the field (the groups of the first n bots come
 before any group with bot n+1), so the blocks of a field stay the same when a bot is added at the
@@ -30,10 +35,15 @@ import dataclasses
 import itertools
 import random
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import NamedTuple
 
 from arena.core.dealing import draw_seating
 
-__all__ = ["Assignment", "Block", "Schedule", "affine_plane_16", "balanced_partition", "colex", "seatings"]
+__all__ = ["OPTIONS", "Assignment", "Block", "Lineup", "Schedule", "affine_plane_16", "balanced_partition", "colex",
+           "seatings"]
+
+OPTIONS = ("a", "b", "champion", "opening_rounds", "opponents")
+"""The format options a schedule reads (the others, such as the sequential test's, do not change the plan)."""
 
 Standings = Callable[[], Mapping[str, float]]
 """Current score per bot, for adaptive (swiss) rounds."""
@@ -110,6 +120,25 @@ class Block:
         if not all(isinstance(v, int) for v in (r, g, d, dealer)) or not all(isinstance(b, str) for b in order):
             raise ValueError(f"not a block: {item!r}")
         return cls(r, g, d, (order[0], order[1], order[2], order[3]), dealer)
+
+
+class Lineup(NamedTuple):
+    """A block before its seats are drawn: which four bots play which deal set, in the design's order."""
+
+    round: int
+    group: int
+    deal_set: int
+    members: tuple[str, ...]
+    """The four bots in the order the design lists them (the seat order is drawn from it)."""
+
+    @property
+    def id(self) -> str:
+        """The stable id of the block."""
+        return block_id(self.round, self.group, self.deal_set)
+
+    @property
+    def bots(self) -> frozenset[str]:
+        return frozenset(self.members)
 
 
 def colex(items: Sequence[str], k: int) -> list[tuple[str, ...]]:
@@ -200,7 +229,8 @@ class Schedule:
         self.bots = list(bots)
         self.format = format
         self.rotation = rotation
-        self.deal_sets = list(deal_sets)
+        self.deal_sets = deal_sets if isinstance(deal_sets, range) else list(deal_sets)
+        """The deal set of each round (a ``range`` stays one: a million rounds cost nothing to hold)."""
         self.seed = seed
         self.options = dict(options or {})
         self.draw_seats = draw_seats
@@ -215,6 +245,9 @@ class Schedule:
                 self.copies[_unused(f"{original}#", 2, [*self.bots, *self.copies])] = original
         self._meetings: dict[frozenset[str], int] = {}
         self._planned: dict[int, list[tuple[str, ...]]] = {}
+        """The groups of each round asked so far, in the designs where a round depends on those before it."""
+        self._every_round: list[tuple[str, ...]] | None = None
+        """The groups of every round, in the designs where they are the same each round."""
 
     def _pad(self) -> None:
         """Pads a partitioned field with house bots to a multiple of four (reusing earlier ones)."""
@@ -229,6 +262,7 @@ class Schedule:
     def set_field(self, bots: Sequence[str]) -> None:
         """Plans the rounds to come for these bots (a swiss field a bot has left), padded anew."""
         self.bots = list(bots)
+        self._every_round = None
         self._pad()
 
     @property
@@ -259,31 +293,37 @@ class Schedule:
         if round_number in self._planned:
             return self._planned[round_number]
         fmt = self.format
+        if fmt in ("round-robin", "gauntlet") and self.complete:
+            # The same groups every round: made once, and not kept per round (a plan may have millions).
+            if self._every_round is None:
+                self._every_round = self._fixed_groups()
+            return self._every_round
         rng = random.Random(f"{self.seed}/groups/{round_number}")
-        if fmt == "round-robin" and len(self.bots) <= 8:
-            groups = colex(self.bots, 4)
-        elif fmt in ("round-robin", "swiss") and len(self.bots) == 16 and (
+        if fmt in ("round-robin", "swiss") and len(self.bots) == 16 and (
             fmt == "round-robin" or round_number <= int(str(self.options.get("opening_rounds", 2)))
         ):
             plane = affine_plane_16()[(round_number - 1) % 5]
-            groups = [tuple(self.bots[i] for i in line) for line in plane]
-        elif fmt == "round-robin" or (fmt == "swiss" and round_number <= int(str(self.options["opening_rounds"]))):
-            groups = balanced_partition(self.bots, self._meetings, rng)
-        elif fmt == "swiss":
-            scores = self.standings() if self.standings else {}
-            ranked = sorted(self.bots, key=lambda b: (-scores.get(b, 0.0), self.bots.index(b)))
-            groups = [tuple(ranked[i: i + 4]) for i in range(0, len(ranked), 4)]
-        elif fmt == "gauntlet":
-            champion = str(self.options["champion"])
-            field = [b for b in self.bots if b != champion]
-            groups = [(champion, *trio) for trio in colex(field, 3)]
-        else:  # head-to-head: A and B opposite each other
+            return [tuple(self.bots[i] for i in line) for line in plane]
+        if fmt in ("head-to-head", "sprt"):  # A and B opposite each other
             a, b = str(self.options["a"]), str(self.options["b"])
             pool = [str(o) for o in self.options.get("opponents", [])]  # type: ignore[attr-defined]
             o1, o2 = rng.sample(pool, 2) if pool else tuple(self.copies)
-            groups = [(a, o1, b, o2)]
+            return [(a, o1, b, o2)]
+        # The rounds below depend on the rounds before them: each is made once, in order, and kept.
+        if fmt == "round-robin" or round_number <= int(str(self.options["opening_rounds"])):
+            groups = balanced_partition(self.bots, self._meetings, rng)
+        else:  # swiss, after its opening rounds
+            scores = self.standings() if self.standings else {}
+            ranked = sorted(self.bots, key=lambda b: (-scores.get(b, 0.0), self.bots.index(b)))
+            groups = [tuple(ranked[i: i + 4]) for i in range(0, len(ranked), 4)]
         self._planned[round_number] = groups
         return groups
+
+    def _fixed_groups(self) -> list[tuple[str, ...]]:
+        if self.format == "round-robin":
+            return colex(self.bots, 4)
+        champion = str(self.options["champion"])
+        return [(champion, *trio) for trio in colex([b for b in self.bots if b != champion], 3)]
 
     def _order(self, group: Sequence[str], round_number: int, group_number: int, deal_set: int) -> tuple[
         list[str], int
@@ -307,8 +347,22 @@ class Schedule:
 
     def round_blocks(self, round_number: int) -> list[Block]:
         """The blocks of one schedule round, as a fresh plan makes them."""
-        return [self.block(round_number, number, group)
+        return [self.seat(lineup) for lineup in self.round_lineups(round_number)]
+
+    def round_lineups(self, round_number: int) -> list[Lineup]:
+        """The blocks of one schedule round before their seats are drawn (cheap: no shuffle)."""
+        deal_set = self.deal_sets[round_number - 1]
+        return [Lineup(round_number, number, deal_set, group)
                 for number, group in enumerate(self.groups(round_number), start=1)]
+
+    def seat(self, lineup: Lineup | Block) -> Block:
+        """The block of a lineup: its seat order and first dealer drawn from the seed (a block is
+        returned as it is)."""
+        if isinstance(lineup, Block):
+            return lineup
+        order, first_dealer = self._order(lineup.members, lineup.round, lineup.group, lineup.deal_set)
+        return Block(lineup.round, lineup.group, lineup.deal_set, (order[0], order[1], order[2], order[3]),
+                     first_dealer)
 
     def meet(self, groups: Sequence[Sequence[str]]) -> None:
         """Counts the meetings of groups played in a round planned earlier (kept as it was), so the

@@ -15,6 +15,10 @@ postponed games are left, the ``forfeit`` policy decides:
   way are finished by the fallback player, and the ones played stay.
 
 Disqualification (:mod:`arena.event.policy`) takes a bot out the same way as a withdrawal.
+The plan is walked as the run goes (:class:`~arena.event.plan.Plan`), a window of rounds ahead of
+play, so a plan of a million deal sets costs no more memory than a few rounds. Games of in-process
+bots may be played by worker processes or on a Ray cluster (:mod:`arena.event.backends`); the
+records come back here, and are written in the order the games were handed out.
 Records are written as each round ends; the live status goes to ``status.json`` about once a
 second (:mod:`arena.event.status`); standings and sequential tests belong to a *judge*
 (:class:`Judge`), which the layer above supplies.
@@ -33,31 +37,35 @@ import shutil
 import socket
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
-from arena.core.dealing import DealSource, seeded_deals
+from arena.core.dealing import Deal, DealSource, seeded_deals
 from arena.core.faults import Fault
-from arena.errors import ConfigError, RecordsError
+from arena.errors import ArenaError, ConfigError, RecordsError
+from arena.event.backends import Chunk, Chunker, Context, GameJob, Pool, open_pool
 from arena.event.bots import HOUSE_BOT, check_bot
 from arena.event.config import LAUNCHED, BotConfig, TournamentConfig, read_deal_file
-from arena.event.dispatcher import Dispatcher
+from arena.event.dispatcher import BlockState, Dispatcher
 from arena.event.launcher import Launcher, LaunchFailed
 from arena.event.plan import (
     BotStatus,
+    Design,
     Manifest,
-    Plan,
+    PlanBuilder,
     Planner,
+    PlanRound,
     change_summary,
     check_bots,
     describe_difference,
     digest,
+    write_plan,
 )
 from arena.event.policy import FaultPolicy
 from arena.event.records import GameRecords
 from arena.event.sandbox import bwrap_problem
-from arena.event.schedule import Assignment, Block, Schedule
+from arena.event.schedule import OPTIONS, Assignment, Block, Schedule
 from arena.event.seats import Seat, Seating
 from arena.event.status import BotState, Progress, SessionState, Status, TableState, write_status
 from arena.event.store import ResultsStore, game_lines
@@ -73,6 +81,8 @@ STATUS_EVERY_S = 1.0
 TEST_LOG_EVERY_S = 10.0
 YIELD_EVERY_S = 0.005
 """Longest time the dispatcher plays fast-path games without letting the event loop serve others."""
+LOOKAHEAD = 256
+"""Games not yet started that the dispatcher is given ahead of play (more while bots are absent)."""
 TAKEN_OUT = ("withdrawn", "disqualified")
 SERVED = ("command", "remote")
 """The kinds of bot that play over gRPC: the arena server runs when the tournament has one."""
@@ -167,7 +177,7 @@ class Tournament:
         self.store = ResultsStore(self.folder)
         self.bots: dict[str, BotConfig] = {b.name: b for b in config.bots}
         self.deal_file = read_deal_file(config.deal_file) if config.deal_file else None
-        self.deal_sets = self.deal_file.games if self.deal_file else list(range(1, config.deal_sets + 1))
+        self.deal_sets: Sequence[int] = self.deal_file.games if self.deal_file else range(1, config.deal_sets + 1)
         self.statuses: dict[str, BotStatus] = {}
         self.policy = FaultPolicy(config.disqualify_after)
         self.seating = Seating(config, self.bots, self.statuses)
@@ -175,8 +185,12 @@ class Tournament:
         self.manifest: Manifest | None = None
         self._schedule: Schedule | None = None
         self._planner: Planner | None = None
-        self._unreleased: list[list[Block]] = []
-        """For fixed plans: the blocks of every round, released to the dispatcher from :attr:`_planning` on."""
+        self._rounds: Iterator[PlanRound] | None = None
+        """For fixed plans: the walk of the plan, released to the dispatcher a window at a time."""
+        self._recorded: dict[str, tuple[tuple[str, ...], int]] = {}
+        """The games recorded before this run: their seats and first dealer, by id."""
+        self._played_blocks: set[str] = set()
+        """The blocks with games recorded before this run."""
         self._planning = 0
         """The last schedule round released (the swiss standings count the rounds before it only)."""
         self._scores: dict[int, dict[str, list[int]]] = {}
@@ -195,6 +209,19 @@ class Tournament:
         self._awaited: set[str] = set()
         self._status_written = 0.0
         self._refreshing: asyncio.Task[None] | None = None
+        self._file_deals: dict[int, dict[tuple[int, int, int], Deal]] | None = None
+        """A deal file's deals by deal set, for the workers (made when first needed)."""
+        self._in_process: frozenset[str] = frozenset()
+        """The in-process bots (house bots and copies included, once planned)."""
+        self._pool: Pool | None = None
+        """Where games of in-process bots are played, when not here (``workers``, ``backend``)."""
+        self._chunker = Chunker()
+        self._chunks_out = 0
+        self._handed = 0
+        """Chunks handed to the pool so far (each is numbered in that order)."""
+        self._back: dict[int, tuple[list[GameJob], Chunk]] = {}
+        """Chunks played but not yet recorded, waiting for the chunks handed out before them."""
+        self._next_back = 0
         self._bar: Progress | None = None
         self._test_logged = ("", -math.inf)
         """The sequential test's line last logged, and when."""
@@ -247,8 +274,9 @@ class Tournament:
         """The bots taken out of the tournament (withdrawn or disqualified)."""
         return {bot for bot, s in self.statuses.items() if s.status in TAKEN_OUT}
 
-    def _open(self) -> list[GameRecords]:
-        """Opens the folder, checks the configuration against it and makes the plan."""
+    def prepare(self) -> list[GameRecords]:
+        """Opens the results folder, checks the configuration against it and plans the games (what
+        :meth:`run` does before it plays: the manifest is written); returns the games already recorded."""
         config = self.config
         if self.folder.exists() and not self.folder.is_dir():
             raise ConfigError(f"{self.folder} is a file, not a results folder: name a folder (it is made if missing)")
@@ -294,29 +322,38 @@ class Tournament:
             options=config.format_options, draw_seats=config.rules.draw_seating, standings=self._standings,
         )
         house = sorted(set(schedule.house) | set(previous.house if previous else []))
-        self._add_house(house)
         for copy, original in schedule.copies.items():
             if original in self.bots:
                 self.bots[copy] = dataclasses.replace(self.bots[original], name=copy)
-        played = {game.block for game in games}
-        if previous is not None:
-            beyond = sorted({b.round for b in previous.plan.blocks if b.id in played and b.round > schedule.rounds})
-            if beyond:
-                raise RecordsError(
-                    f"the configuration plans {schedule.rounds} deal sets, but round {beyond[-1]} of {self.folder} "
-                    f"already has recorded games: keep at least {beyond[-1]} deal sets, or use --fresh"
-                )
+        self._add_house(house)
+        played = self._played_blocks = {game.block for game in games}
+        self._recorded = {game.game: (game.seats, game.first.first_dealer) for game in games}
+        beyond = max((game.first.schedule_round for game in games), default=0)
+        if beyond > schedule.rounds:
+            raise RecordsError(
+                f"the configuration plans {schedule.rounds} deal sets, but round {beyond} of {self.folder} "
+                f"already has recorded games: keep at least {beyond} deal sets, or use --fresh"
+            )
+        where = str(self.store.manifest_path)
         field_changed = previous is not None and previous.plan.field != schedule.bots
+        if previous is not None:
+            previous.plan.verify(where)
         planner = Planner(schedule, previous.plan if previous else None, played, excluded, field_changed)
         self._schedule, self._planner = schedule, planner
-        if not schedule.adaptive:
-            self._unreleased = [planner.round(r) for r in range(1, schedule.rounds + 1)]
+        # A fixed plan is written down by its design (the swiss rounds, made as the run goes, are stored whole);
+        # the bots taken out are cut from the round after the last in which they played.
+        design = None if schedule.adaptive else Design(
+            config.format, config.seed, self.deal_sets,
+            {key: value for key, value in config.format_options.items() if key in OPTIONS}, config.rules.draw_seating)
+        cuts = {bot: 1 + max((g.first.schedule_round for g in games if bot in g.seats), default=0)
+                for bot in excluded if bot in schedule.bots} if design is not None else {}
+        builder = PlanBuilder(config.rotation, schedule.rounds, schedule.adaptive, schedule.sequential,
+                              list(schedule.bots), design, cuts)
+        plan = builder.plan() if schedule.adaptive else write_plan(planner, builder)
+        self._rounds = None if schedule.adaptive else plan.walk()
         self.manifest = Manifest(
             tournament=config.name, config={**config.to_dict(), **identity}, identity=digest(identity),
-            plan=Plan(config.rotation, schedule.rounds, schedule.adaptive, schedule.sequential,
-                      [b for rnd in self._unreleased for b in rnd], list(schedule.bots),
-                      (previous.plan.dropped if previous else []) + planner.dropped),
-            house=house, statuses=self.statuses,
+            plan=plan, house=house, statuses=self.statuses,
         )
         if previous is not None:
             self.summary.changes = change_summary(previous, config, planner, sorted(removed), schedule.rounds,
@@ -330,34 +367,60 @@ class Tournament:
     def _add_house(self, names: Sequence[str]) -> None:
         for name in names:
             self.bots.setdefault(name, BotConfig(name=name, python=HOUSE_BOT, house=True))
+        self._in_process = frozenset(name for name, bot in self.bots.items() if bot.kind == "python")
 
-    def _release(self, recorded: set[str]) -> None:
-        """Releases rounds to the dispatcher: all at once for fixed plans, one at a time when later
-        rounds depend on earlier results (swiss) or the run may stop early (sprt)."""
+    def _release(self, more: bool = False) -> None:
+        """Releases rounds to the dispatcher: for fixed plans, enough to keep :data:`LOOKAHEAD` games
+        waiting (``more``: one round beyond, however many wait); one round at a time, each once the
+        one before is over, when later rounds depend on earlier results (swiss) or the run may stop
+        early (sprt)."""
         schedule, planner, manifest = self._schedule, self._planner, self.manifest
         assert schedule is not None and planner is not None and manifest is not None
         stepwise = schedule.adaptive or schedule.sequential
+        dispatcher = self._dispatcher
         while self._planning < schedule.rounds:
-            if stepwise and not self._dispatcher.idle:
+            if stepwise and not dispatcher.idle:
                 return
+            if not stepwise and dispatcher.waiting >= self._lookahead() and not more:
+                return
+            more = False
             if schedule.sequential and self.judge is not None and self.judge.decided():
                 self.summary.stopped_early = True
                 return
             self._planning += 1
             if schedule.adaptive:
-                known = len(planner.dropped)
-                blocks = planner.round(self._planning)
-                manifest.plan.blocks.extend(blocks)
-                manifest.plan.dropped.extend(planner.dropped[known:])
+                lineups, gone = planner.round(self._planning)
+                blocks = [schedule.seat(b) for b in lineups]
+                manifest.plan.put_round(self._planning, blocks, [schedule.seat(b) for b in gone])
                 self._add_house(schedule.house)
                 manifest.house = sorted(set(manifest.house) | set(schedule.house))
                 self._save_manifest()
             else:
-                blocks = self._unreleased[self._planning - 1]
+                assert self._rounds is not None
+                blocks = [manifest.plan.seat(b) for b in next(self._rounds).blocks]
             excluded = self._excluded()
             for block in blocks:
-                state = self._dispatcher.add(block, recorded)
-                state.fallback |= block.bots & excluded  # only in blocks already begun: the planner dropped the rest
+                self._check_recorded(block)
+                state = dispatcher.add(block, self._recorded)
+                state.fallback |= block.bots & excluded  # only in blocks already begun: the plan dropped the rest
+
+    def _lookahead(self) -> int:
+        chunks = 2 * self._pool.workers * self._chunker.size if self._pool is not None else 0
+        return max(LOOKAHEAD, 4 * self.config.concurrency, chunks)
+
+    def _check_recorded(self, block: Block) -> None:
+        """Refuses a plan whose seats differ from those of the games recorded in its blocks."""
+        if not self._recorded:
+            return
+        for game in block.games(self.config.rotation):
+            seen = self._recorded.get(game.id)
+            if seen is not None and seen != (game.seats, game.first_dealer):
+                raise RecordsError(
+                    f"game {game.id} of {self.folder} was recorded with the seats {list(seen[0])} (first dealer "
+                    f"{seen[1]}), but the plan made from {self.store.manifest_path.name} seats {list(game.seats)} "
+                    f"(first dealer {game.first_dealer}): the folder was played by a version of callbreak-arena that "
+                    "seats blocks differently. Use a new results folder, or --fresh to start again"
+                )
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -373,9 +436,14 @@ class Tournament:
         if self._kinds(SERVED):
             check_address(self.config.host, self.config.port)
         self._sandboxing = self._choose_sandbox()
-        games = self._open()
+        if any(bot.kind == "python" for bot in self.config.bots):  # only in-process bots' games are pooled
+            self._pool = open_pool(self.config)  # before the folder is touched: a backend that cannot start is refused
+        try:
+            games = self.prepare()
+        except BaseException:
+            self._close_pool()
+            raise
         summary.skipped = len(games)
-        recorded = {game.game for game in games}
         summary.faults = sum(len(r.faults) for game in games for r in game.rounds)
         summary.disqualified = {b: s.reason for b, s in self.statuses.items() if s.status == "disqualified"}
         summary.withdrawn = {b: s.reason for b, s in self.statuses.items() if s.status == "withdrawn"}
@@ -383,7 +451,11 @@ class Tournament:
             self.log(f"plan changed: {change}")
         if self.judge is not None:
             self.judge.start(games)
-        self._release(recorded)
+        try:
+            self._release()
+        except BaseException:
+            self._close_pool()
+            raise
         done, total = self._dispatcher.counts()
         # A sequential test ends when it decides: its bar counts games without a planned total.
         open_ended = self._schedule is not None and self._schedule.sequential
@@ -396,7 +468,7 @@ class Tournament:
                 self._start_launcher()
             self._state = "running"
             ticker = asyncio.get_running_loop().create_task(self._tick())
-            await self._dispatch(recorded)
+            await self._dispatch()
             # The games are played; their tasks may still be ending the processes started for them, which
             # must end by themselves (a stdio bot reads the end of its input), not be cut short below.
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
@@ -409,6 +481,7 @@ class Tournament:
                 if task is not None:
                     task.cancel()
             await asyncio.gather(*self._tasks, return_exceptions=True)
+            self._close_pool()
             self._bar.close()
             self.store.close()
             with contextlib.suppress(OSError):
@@ -419,11 +492,16 @@ class Tournament:
         return summary
 
     def _planned_total(self, released: int) -> int:
-        schedule = self._schedule
-        assert schedule is not None
+        schedule, manifest = self._schedule, self.manifest
+        assert schedule is not None and manifest is not None
         if not schedule.adaptive:
-            return released + sum(len(r) for r in self._unreleased[self._planning:]) * schedule.rotations
+            return manifest.plan.game_count
         return max(released, schedule.total())
+
+    def _close_pool(self) -> None:
+        if self._pool is not None:
+            pool, self._pool = self._pool, None
+            pool.close()
 
     def _kinds(self, kinds: Sequence[str]) -> list[BotConfig]:
         """The bots of the tournament of those kinds."""
@@ -533,18 +611,25 @@ class Tournament:
                         self.log(f"{bot} is back")
         self._wake.set()
 
-    async def _dispatch(self, recorded: set[str]) -> None:
+    async def _dispatch(self) -> None:
         dispatcher, seating = self._dispatcher, self.seating
         yielded = time.monotonic()
         while True:
             if self._failure is not None:
                 raise self._failure
             self._wake.clear()
-            self._release(recorded)
+            self._release()
             decided = self.summary.stopped_early
-            picked = dispatcher.pick(len(self._slots), seating.take, seating.give_back, only_started=decided)
+            pool = self._pool
+            pool_slots = 0 if pool is None else max(0, 2 * pool.workers - self._chunks_out) * self._chunker.size
+            picked = dispatcher.pick(len(self._slots), seating.take, seating.give_back, only_started=decided,
+                                     pooled=self._pooled if pool is not None else None, pool_slots=pool_slots)
+            jobs: list[GameJob] = []
             for game, seats in picked:
                 dispatcher.blocks[game.block].fallback |= {seat.bot for seat in seats if seat.kind == "fallback"}
+                if pool is not None and all(seat.kind in ("local", "fallback") for seat in seats):
+                    jobs.append(self._job(game, seats))
+                    continue
                 bots = seating.fast_bots(game, seats)
                 record = None if bots is None else play_fast(
                     self.config.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
@@ -558,11 +643,18 @@ class Tournament:
                 task = asyncio.get_running_loop().create_task(self._game(game, seats, slot))
                 self._tasks.add(task)
                 task.add_done_callback(self._tasks.discard)
+            if jobs:
+                self._hand_out(jobs)
             if picked:
                 self._state = "running"
                 if time.monotonic() - yielded > YIELD_EVERY_S:  # fast-path games run on the loop: let it breathe
                     await asyncio.sleep(0)
                     yielded = time.monotonic()
+                continue
+            if self._planning < len(self.deal_sets) and dispatcher.refused and self._room(pool_slots):
+                # Room to play, and every game released waits for a bot that cannot sit now: look further
+                # ahead in the plan (nothing waits for an absent bot while other games can be played).
+                self._release(more=True)
                 continue
             if dispatcher.idle and (decided or self._planning >= len(self.deal_sets)):
                 return
@@ -575,11 +667,92 @@ class Tournament:
                 await asyncio.wait_for(self._wake.wait(), timeout)
             yielded = time.monotonic()
 
+    def _room(self, pool_slots: int) -> bool:
+        """True when a table slot or the pool could take a game now."""
+        schedule = self._schedule
+        return (bool(self._slots) or pool_slots > 0) and schedule is not None and not (
+            schedule.adaptive or schedule.sequential)
+
+    # -- the pool of workers ---------------------------------------------------------------------
+
+    def _pooled(self, state: BlockState) -> bool:
+        """True when every seat of the block's games is in-process (a ``python`` bot, or the fallback
+        player): a worker can play them."""
+        outside = state.block.bots - self._in_process
+        return not outside or outside <= state.fallback
+
+    def _job(self, game: Assignment, seats: Sequence[Seat]) -> GameJob:
+        reasons = [seat.reason if seat.kind == "fallback" else None for seat in seats]
+        deals = None
+        if self.deal_file is not None:
+            if self._file_deals is None:
+                self._file_deals = {}
+                for key, deal in self.deal_file.deals.items():
+                    self._file_deals.setdefault(key[0], {})[key] = deal
+            deals = self._file_deals.get(game.deal_set, {})
+        return GameJob(game, (reasons[0], reasons[1], reasons[2], reasons[3]), deals)
+
+    def _context(self) -> Context:
+        """What the workers need: in-process bots named by absolute paths (a Ray worker starts elsewhere)."""
+        bots = {}
+        for name, bot in self.bots.items():
+            if bot.kind == "python":
+                module, _, cls = bot.python.rpartition(":")
+                if module.endswith(".py"):
+                    bot = dataclasses.replace(bot, python=f"{Path(module).resolve()}:{cls}")
+                bots[name] = bot
+        config = self.config
+        deals = f"file:{config.deal_file.name}" if config.deal_file else "seed"
+        return Context(config.name, config.seed, deals, config.rules, config.table, bots)
+
+    def _hand_out(self, jobs: list[GameJob]) -> None:
+        """Hands games to the pool in chunks, numbered in order."""
+        pool = self._pool
+        assert pool is not None
+        context = self._context()
+        size = self._chunker.size
+        for first in range(0, len(jobs), size):
+            chunk = jobs[first: first + size]
+            number = self._handed
+            self._handed += 1
+            self._chunks_out += 1
+            task = asyncio.get_running_loop().create_task(self._collect(number, chunk, pool.submit(context, chunk)))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+
+    async def _collect(self, number: int, jobs: list[GameJob], played: asyncio.Future[Chunk]) -> None:
+        """Records a chunk once it and every chunk handed out before it are played."""
+        try:
+            try:
+                chunk = await played
+            finally:
+                self._chunks_out -= 1
+            self._chunker.timed(chunk)
+            self._back[number] = (jobs, chunk)
+            while self._next_back in self._back:
+                done, chunk = self._back.pop(self._next_back)
+                self._next_back += 1
+                for job, game in zip(done, chunk.games, strict=True):
+                    self._append([game.lines])
+                    self._finished(job.game, game.record)
+        except asyncio.CancelledError:
+            raise
+        except ArenaError as err:
+            self._failure = err
+        except BaseException as err:  # a worker died, or could not run: the arena's failure
+            self._failure = ConfigError(f"a worker could not play games {jobs[0].game.id} to {jobs[-1].game.id}: "
+                                        f"{type(err).__name__}: {err}")
+        finally:
+            self._wake.set()
+
     def _absence(self) -> float | None:
         """Applies the absence policy when only games of absent bots are left; returns how long to
         wait before looking again (None: until something happens; 0: look again at once)."""
         dispatcher, seating = self._dispatcher, self.seating
         self._state = "running"
+        if all(seating.present(bot) for bot in self.bots):  # no one is absent: nothing to apply (and no game scan)
+            self._awaited = set()
+            return None
         blockers = dispatcher.waiting_on(seating.can_sit)
         absent = {bot for bot in blockers if not seating.present(bot)}
         self._awaited = absent
@@ -625,18 +798,15 @@ class Tournament:
         (self.summary.disqualified if status == "disqualified" else self.summary.withdrawn)[bot] = reason
         self.seating.forfeiting.discard(bot)
         dropped = self._dispatcher.drop(bot)
-        for rnd in self._unreleased[self._planning:]:
-            dropped.extend(b for b in rnd if bot in b.order)
-            rnd[:] = [b for b in rnd if bot not in b.order]
         schedule, manifest = self._schedule, self.manifest
         if schedule is not None and schedule.adaptive:  # swiss: the rounds to come are paired without it
             schedule.set_field([b for b in schedule.bots if b != bot and b not in schedule.house])
             self._add_house(schedule.house)
         if manifest is not None:
-            gone = {b.id for b in dropped}
-            manifest.plan.dropped.extend(dropped)
-            manifest.plan.blocks = [b for b in manifest.plan.blocks if b.id not in gone]
-            if schedule is not None:
+            # The rounds released keep the blocks under way or played; in the rounds to come, the walk
+            # under way (and any later one) leaves out the blocks of the bot not played before this run.
+            manifest.plan.take_out(bot, self._planning, dropped, self._played_blocks)
+            if schedule is not None and schedule.adaptive:
                 manifest.plan.field = list(schedule.bots)
                 manifest.house = sorted(set(manifest.house) | set(schedule.house))
         self._save_manifest()
@@ -708,8 +878,11 @@ class Tournament:
 
     def _store(self, game: Assignment, record: GameRecord, first: int) -> None:
         deals = f"file:{self.config.deal_file.name}" if self.config.deal_file else "seed"
+        self._append(game_lines(self.config.name, self.config.seed, deals, game, record, first))
+
+    def _append(self, lines: Sequence[str]) -> None:
         try:
-            self.store.append(game_lines(self.config.name, self.config.seed, deals, game, record, first))
+            self.store.append(lines)
         except OSError as err:
             path = self.store.records_path
             raise RecordsError(f"cannot write the records to {path}: {err.strerror or err}") from None

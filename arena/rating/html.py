@@ -726,7 +726,7 @@ def _header(page: _Page) -> str:
     manifest = page.manifest
     config: Mapping[str, Any] = manifest.config if manifest is not None else {}
     name = manifest.tournament if manifest is not None else page.folder.name
-    planned = len(manifest.plan.blocks) * manifest.plan.rotations if manifest is not None else None
+    planned = manifest.plan.game_count if manifest is not None else None
     facts = [f"format {config.get('format', '?')}", f"rules {page.rules.profile_name}",
              f"seed {config.get('seed', '?')}", f"{page.report.deal_sets} deal sets scored",
              f"{page.gathered.games} games" + (f" of {planned} planned" if planned else ""),

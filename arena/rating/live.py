@@ -147,6 +147,6 @@ class LiveJudge:
             if raw is None:  # nothing planned yet: nothing to decide on
                 return []
             plan = Manifest.from_dict(raw, str(store.manifest_path)).plan
-            self._order = [block.id for block in plan.blocks]
+            self._order = [block.id for rnd in plan.walk() for block in rnd.blocks]
             self._rotations = plan.rotations
         return self._order

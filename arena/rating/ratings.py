@@ -399,9 +399,11 @@ class Tally:
         self._blocks: set[str] = set()
         self._expected: dict[int, int] = {}
         if plan is not None:
-            for block in plan.blocks:
-                self._blocks.add(block.id)
-                self._expected[block.round] = self._expected.get(block.round, 0) + plan.rotations
+            for rnd in plan.walk():
+                for block in rnd.blocks:
+                    self._blocks.add(block.id)
+                if rnd.blocks:
+                    self._expected[rnd.number] = self._expected.get(rnd.number, 0) + plan.rotations * len(rnd.blocks)
         self._order = sorted(self._expected)
         self._next = 0
 

@@ -188,10 +188,10 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         # The cap is the blocks of the plan, as the run used it (with a deal file the configuration's
         # ``deal_sets`` is only its unused default).
         comparison.sprt = sprt(
-            gathered.complete_prefix([block.id for block in plan.blocks], plan.rotations),
+            gathered.complete_prefix([block.id for rnd in plan.walk() for block in rnd.blocks], plan.rotations),
             float(options.get("delta0", 0.0)) * scale, float(options["delta1"]) * scale,
             alpha=float(options.get("alpha", 0.05)), beta=float(options.get("beta", 0.05)),
-            burn_in=int(options.get("burn_in", 30)), cap=len(plan.blocks) or config.get("deal_sets"),
+            burn_in=int(options.get("burn_in", 30)), cap=plan.block_count or config.get("deal_sets"),
             method=options.get("method", DEFAULT_METHOD), per_point=scale, a=comparison.a, b=comparison.b,
         )
     bots = [row.bot for row in rows]

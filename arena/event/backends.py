@@ -1,0 +1,284 @@
+"""Where the games of in-process bots are played: worker processes on this machine, or a Ray cluster.
+
+A game whose four seats are all in-process (``python`` bots, the fallback player, a bot that could
+not be made) needs nothing from the arena's process but its configuration, so it can be played
+anywhere. With ``workers = N`` (``--workers N``) or ``backend = "ray"``, the tournament hands such
+games out in chunks to a :class:`Pool`; the worker plays each game exactly as the arena would (the
+fast path when all four bots offer it, else a normal table with its deadlines, faults and
+fallbacks), makes its record lines, and sends them back. Only the arena writes the results folder,
+and it writes the chunks in the order it handed them out, which is the order one process plays
+them in: the records are those of a run in one process.
+
+- :class:`ProcessPool`: N worker processes on this machine, started by ``forkserver`` (``spawn``
+  where there is none), never by ``fork``, which would copy the threads of a running gRPC server.
+- :class:`RayPool`: Ray tasks, on a cluster already running (``ray_address = "auto"`` or
+  ``"ray://host:port"``) or on one the arena starts on this machine (``ray_address = ""``).
+  Every node needs the project and the bots' code installed (``docs/scale.md``).
+
+Games with a launched (``command``, ``stdio``, ``bhoos``), remote or ``bhoos_url`` bot at the table
+are never pooled: they are played by the arena's own process, where their processes and
+connections are.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import dataclasses
+import importlib
+import logging
+import multiprocessing
+import os
+import sys
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any, Protocol
+
+from arena.core.dealing import Deal, DealFile, DealSource, seeded_deals
+from arena.core.rules import Rules
+from arena.errors import ConfigError
+from arena.event.bots import load_bot_class, make_bot
+from arena.event.config import BotConfig, TournamentConfig
+from arena.event.schedule import Assignment
+from arena.event.seats import BrokenPlayer
+from arena.event.store import game_lines
+from arena.players.base import AbsentPlayer, Player
+from arena.players.fast import has_fast_path, play_fast
+from arena.players.local import LocalPlayer
+from arena.players.table import GameRecord, TableSettings, play_game
+
+__all__ = ["Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool", "open_pool",
+           "play_chunk"]
+
+CHUNK_SECONDS = 0.05
+"""The wall time a chunk of games aims at: long enough that handing it out costs little, short
+enough that the last chunks of a run end together."""
+MAX_CHUNK = 256
+
+
+@dataclasses.dataclass(frozen=True)
+class Context:
+    """What a worker needs besides the games themselves."""
+
+    tournament: str
+    seed: int
+    deals: str
+    """``seed``, or ``file:NAME`` for a deal file (as the records say)."""
+    rules: Rules
+    table: TableSettings
+    bots: Mapping[str, BotConfig]
+    """The in-process bots the chunk's games name."""
+
+
+@dataclasses.dataclass(frozen=True)
+class GameJob:
+    """One game for a worker to play."""
+
+    game: Assignment
+    fallback: tuple[str | None, str | None, str | None, str | None]
+    """For each seat, why the fallback player takes it, or ``None`` for the bot itself."""
+    deals: Mapping[tuple[int, int, int], Deal] | None = None
+    """The game's deals from a deal file; ``None`` for seeded deals."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PlayedGame:
+    """A game a worker played: its record lines, and its record without the rounds (the lines hold them)."""
+
+    lines: str
+    record: GameRecord
+
+
+@dataclasses.dataclass(frozen=True)
+class Chunk:
+    """What a worker sends back for a chunk: its games in order, and the seconds it spent on them."""
+
+    games: list[PlayedGame]
+    seconds: float
+
+
+# -- the worker's side ------------------------------------------------------------------------------
+
+_FACTORIES: dict[str, Callable[..., Any]] = {}
+"""The worker's bot classes, each loaded once."""
+_FAST: dict[str, bool] = {}
+"""Whether each bot offers the fast path (asked once per worker)."""
+
+
+def _factory(spec: str) -> Callable[..., Any]:
+    if spec not in _FACTORIES:
+        _FACTORIES[spec] = load_bot_class(spec)  # a ConfigError here is the worker's setup's, not the bot's
+    return _FACTORIES[spec]
+
+
+def _make(bot: BotConfig) -> Any:
+    """A fresh instance, or why it could not be made (a ``str``), as the arena's own seats do."""
+    factory = _factory(bot.python)
+    try:
+        return make_bot(factory, bot.seed, bot.options)
+    except BaseException as err:
+        return f"creating the bot raised {type(err).__name__}: {err}"
+
+
+def _deal_source(context: Context, job: GameJob) -> DealSource:
+    if job.deals is None:
+        return seeded_deals(context.seed, job.game.deal_set)
+    return DealFile(dict(job.deals)).source(job.game.deal_set)
+
+
+def _fast(context: Context, job: GameJob) -> GameRecord | None:
+    """The game through the fast path, when every seat is its own bot and offers it."""
+    game = job.game
+    if any(reason is not None for reason in job.fallback):
+        return None
+    bots = []
+    for name in game.seats:
+        if _FAST.get(name) is False:
+            return None
+        instance = _make(context.bots[name])
+        if isinstance(instance, str):
+            return None  # the normal table records the failure
+        _FAST[name] = has_fast_path(instance)
+        if not _FAST[name]:
+            return None
+        bots.append(instance)
+    return play_fast(context.rules, bots, game.seats, _deal_source(context, job), table_id="t0", game_id=game.id,
+                     game_number=game.deal_set, first_dealer=game.first_dealer)
+
+
+async def _table(context: Context, job: GameJob) -> GameRecord:
+    """The game at a normal table, each seat a fresh instance (or the fallback, or a broken seat)."""
+    game = job.game
+    players: list[Player] = []
+    for name, reason in zip(game.seats, job.fallback, strict=True):
+        if reason is not None:
+            players.append(AbsentPlayer(name, reason))
+            continue
+        instance = _make(context.bots[name])
+        players.append(BrokenPlayer(name, instance) if isinstance(instance, str) else LocalPlayer(instance, name))
+    try:
+        return await play_game(context.rules, players, _deal_source(context, job), table_id="t1", game_id=game.id,
+                               game_number=game.deal_set, first_dealer=game.first_dealer, settings=context.table)
+    finally:
+        for player in players:
+            await player.close()
+
+
+def play_chunk(context: Context, jobs: Sequence[GameJob]) -> Chunk:
+    """Plays the games of a chunk, in order (in a worker process or a Ray task)."""
+    began = time.perf_counter()
+    out = []
+    for job in jobs:
+        record = _fast(context, job)
+        if record is None:
+            record = asyncio.run(_table(context, job))
+        lines = "".join(game_lines(context.tournament, context.seed, context.deals, job.game, record))
+        out.append(PlayedGame(lines, dataclasses.replace(record, rounds=[], redeals=[], fallbacks=[])))
+    return Chunk(out, time.perf_counter() - began)
+
+
+# -- the arena's side -------------------------------------------------------------------------------
+
+
+class Pool(Protocol):
+    """Somewhere to play chunks of games."""
+
+    workers: int
+    """Chunks that can run at once."""
+
+    def submit(self, context: Context, jobs: Sequence[GameJob]) -> asyncio.Future[Chunk]:
+        """Starts a chunk; the future gives its games in order."""
+
+    def close(self) -> None:
+        """Ends the pool (chunks not yet started are cancelled)."""
+
+
+class ProcessPool:
+    """``workers`` processes on this machine."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        methods = multiprocessing.get_all_start_methods()
+        # fork would copy the parent's threads' locks mid-use (a gRPC server's among them): never fork.
+        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self._executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+
+    def submit(self, context: Context, jobs: Sequence[GameJob]) -> asyncio.Future[Chunk]:
+        return asyncio.wrap_future(self._executor.submit(play_chunk, context, list(jobs)))
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+
+class RayPool:
+    """Ray tasks: on the cluster at ``address`` (``auto``: the one this machine belongs to;
+    ``ray://host:port``: through the Ray client), or on a Ray the arena starts here (``""``)."""
+
+    def __init__(self, address: str, workers: int) -> None:
+        try:  # an optional extra, typed as Any: present or not, the arena type-checks the same
+            ray: Any = importlib.import_module("ray")
+        except ImportError:
+            raise ConfigError('tournament.backend is "ray" but Ray is not installed: pip install '
+                              '"callbreak-arena[ray]" (or set backend = "local")') from None
+        self._ray = ray
+        self._started = False
+        if not ray.is_initialized():
+            try:
+                if address:
+                    ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
+                else:  # a Ray of our own on this machine, with our import path (the bots' code is where we see it)
+                    ray.init(num_cpus=workers if workers > 1 else None, include_dashboard=False,
+                             logging_level=logging.WARNING, log_to_driver=False,
+                             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(_import_path())}})
+            except (ConnectionError, RuntimeError, ValueError) as err:
+                where = f"the Ray cluster at {address!r}" if address else "a local Ray"
+                raise ConfigError(f"cannot start or reach {where}: {' '.join(str(err).split())}") from None
+            self._started = True
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.workers = max(1, cpus)
+        self._task = ray.remote(num_cpus=1, max_retries=0)(play_chunk)
+
+    def submit(self, context: Context, jobs: Sequence[GameJob]) -> asyncio.Future[Chunk]:
+        ref = self._task.remote(context, list(jobs))
+        return asyncio.wrap_future(ref.future())
+
+    def close(self) -> None:
+        if self._started:
+            self._ray.shutdown()
+
+
+def _import_path() -> list[str]:
+    """The folders of this process's import path outside the Python installation, absolute (a Ray
+    worker starts in a folder of Ray's): a checkout the bots are imported from, say."""
+    prefixes = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    out = []
+    for entry in sys.path:
+        folder = Path(entry or os.getcwd()).resolve()
+        if folder.is_dir() and not any(folder.is_relative_to(p) for p in prefixes) and str(folder) not in out:
+            out.append(str(folder))
+    return out
+
+
+def open_pool(config: TournamentConfig) -> Pool | None:
+    """The pool a configuration asks for: ``None`` for one process (``workers = 1``, ``backend = "local"``)."""
+    if config.backend == "ray":
+        return RayPool(config.ray_address, config.workers)
+    if config.workers > 1:
+        return ProcessPool(config.workers)
+    return None
+
+
+class Chunker:
+    """How many games to put in a chunk: enough for about :data:`CHUNK_SECONDS` each, from the
+    seconds per game of the chunks so far (4 games to begin with)."""
+
+    def __init__(self) -> None:
+        self.size = 4
+        self._per_game: float | None = None
+
+    def timed(self, chunk: Chunk) -> None:
+        """Learns from a chunk played."""
+        per_game = chunk.seconds / max(1, len(chunk.games))
+        self._per_game = per_game if self._per_game is None else 0.8 * self._per_game + 0.2 * per_game
+        self.size = max(1, min(MAX_CHUNK, round(CHUNK_SECONDS / max(self._per_game, 1e-6))))
