@@ -9,16 +9,26 @@ Two setups, each with 1 table (4 bot processes) and 4 tables (16 bot processes),
 - ``arena+kit``: the same arena with trivial bots made with the Python bot kit, which reads every
   request into a view object first (what a Python bot author gets).
 
-Printed: deals/s (min / median / max over the repetitions, interleaved so both share the
-machine's noise), the arena process's CPU per decision, and the ratios.
+Printed: deals/s (min / median / max over the repetitions, interleaved so all share the machine's
+noise), the arena process's CPU per decision, and the ratios to the bare table. Then the arena's own
+work per decision with the transport faked (``faked``): the same tables, the bots' answers handed
+straight to the sessions with no gRPC, no process and no socket in between; the fake bots' own time
+(reading the request, making the answer) is measured and left out. Every measurement runs in a
+process of its own.
 
-    python benchmarks/grpc_table.py [--seconds 4] [--repeats 3]
+With ``--baseline DIR``, every arena measurement is also made with the code in DIR (another copy of
+the project, e.g. ``git worktree add /tmp/before <commit>``), interleaved with this one's, and both
+are printed side by side.
+
+    python benchmarks/grpc_table.py [--seconds 4] [--repeats 3] [--baseline DIR]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import json
 import os
 import platform
 import statistics
@@ -26,6 +36,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 
 import grpc
 
@@ -33,6 +44,7 @@ from arena.botkit import Bot, play_session
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
+from arena.net.remote import Session
 from arena.net.server import ArenaServer, ServerSettings
 from arena.net.tokens import token_sha256
 from arena.players.table import TableSettings
@@ -41,6 +53,7 @@ from protocol import callbreak_pb2_grpc as pb_grpc
 
 DECISIONS_PER_DEAL = 56
 LEGAL = ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
+ROOT = Path(__file__).resolve().parent.parent
 
 
 class TrivialBot(Bot):
@@ -79,13 +92,23 @@ async def bare_table(seats: list[grpc.aio.ServicerContext], stop: float) -> int:
         for _ in range(DECISIONS_PER_DEAL):
             context = seats[decisions % 4]
             request_id += 1
-            await context.write(pb.ConnectResponse(play_request=pb.PlayRequest(
-                request_id=request_id, table_id="t1", seat=decisions % 4, deadline_ms=1000, legal_cards=LEGAL,
-            )))
+            await context.write(bare_request(request_id, decisions % 4))
             answer = await context.read()
             assert answer.play.request_id == request_id
             decisions += 1
     return decisions
+
+
+def trivial_answer(msg: pb.ConnectResponse) -> pb.ConnectRequest | None:
+    """The first legal call or card, for a request; ``None`` for anything else."""
+    kind = msg.WhichOneof("kind")
+    if kind == "play_request":
+        request = msg.play_request
+        return pb.ConnectRequest(play=pb.PlayAnswer(request_id=request.request_id, card=request.legal_cards[0]))
+    if kind == "call_request":
+        call = msg.call_request
+        return pb.ConnectRequest(call=pb.CallAnswer(request_id=call.request_id, call=call.legal_calls[0]))
+    return None
 
 
 async def raw_bot(address: str, token: str = "x") -> None:
@@ -97,17 +120,9 @@ async def raw_bot(address: str, token: str = "x") -> None:
             msg = await stream.read()
             if msg is grpc.aio.EOF:
                 return
-            kind = msg.WhichOneof("kind")
-            if kind == "play_request":
-                request = msg.play_request
-                await stream.write(pb.ConnectRequest(
-                    play=pb.PlayAnswer(request_id=request.request_id, card=request.legal_cards[0])
-                ))
-            elif kind == "call_request":
-                call = msg.call_request
-                await stream.write(pb.ConnectRequest(
-                    call=pb.CallAnswer(request_id=call.request_id, call=call.legal_calls[0])
-                ))
+            answer = trivial_answer(msg)
+            if answer is not None:
+                await stream.write(answer)
 
 
 # -- drivers -----------------------------------------------------------------------------------
@@ -117,17 +132,23 @@ def spawn(args: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, __file__, *args], stderr=subprocess.DEVNULL)
 
 
-async def measure(run: Callable[[float], Awaitable[int]], seconds: float) -> tuple[float, float]:
-    """(deals/s, arena CPU µs per decision) of ``run`` over ``seconds``."""
+async def measure(run: Callable[[float], Awaitable[int]], seconds: float) -> tuple[float, float, int]:
+    """(deals/s, arena CPU µs per decision, decisions) of ``run`` over ``seconds``."""
     cpu = time.process_time()
     start = time.perf_counter()
     decisions = await run(start + seconds)
     wall = time.perf_counter() - start
     cpu = time.process_time() - cpu
-    return decisions / DECISIONS_PER_DEAL / wall, cpu / decisions * 1e6
+    return decisions / DECISIONS_PER_DEAL / wall, cpu / decisions * 1e6, decisions
 
 
-async def run_bare(tables: int, seconds: float) -> tuple[float, float]:
+def bare_request(request_id: int, seat: int) -> pb.ConnectResponse:
+    return pb.ConnectResponse(play_request=pb.PlayRequest(
+        request_id=request_id, table_id="t1", seat=seat, deadline_ms=1000, legal_cards=LEGAL,
+    ))
+
+
+async def run_bare(tables: int, seconds: float) -> tuple[float, float, float]:
     servicer = BareServicer()
     server = grpc.aio.server()
     pb_grpc.add_ArenaServicer_to_server(servicer, server)
@@ -142,7 +163,8 @@ async def run_bare(tables: int, seconds: float) -> tuple[float, float]:
         return sum(counts)
 
     try:
-        return await measure(run, seconds)
+        deals, cpu, _ = await measure(run, seconds)
+        return deals, cpu, len(bare_request(1000, 1).SerializeToString())
     finally:
         for _, done in entries:
             done.set_result(None)
@@ -151,14 +173,17 @@ async def run_bare(tables: int, seconds: float) -> tuple[float, float]:
         await server.stop(0)
 
 
-async def run_arena(tables: int, seconds: float, bot: str = "--kit-bot") -> tuple[float, float]:
+def arena_server(tables: int) -> tuple[ArenaServer, dict[str, str]]:
     tokens = {f"token-{i}": f"bot-{i}" for i in range(4 * tables)}
     server = ArenaServer(ServerSettings(
         rules=Rules.profile(), tokens={token_sha256(t): name for t, name in tokens.items()},
         table=TableSettings(deadline_ms=5000), max_tables=1,
     ))
-    port = await server.start()
-    procs = [spawn([bot, f"127.0.0.1:{port}", token]) for token in tokens]
+    return server, tokens
+
+
+async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple[float, float, int]:
+    """Plays games at ``tables`` tables of connected bots for ``seconds``: :func:`measure`'s figures."""
     decisions = [0] * tables
 
     async def table(t: int, stop: float) -> None:
@@ -175,21 +200,80 @@ async def run_arena(tables: int, seconds: float, bot: str = "--kit-bot") -> tupl
         await asyncio.gather(*(table(t, stop) for t in range(tables)))
         return sum(decisions)
 
+    return await measure(run, seconds)
+
+
+async def run_arena(tables: int, seconds: float, bot: str = "--kit-bot") -> tuple[float, float, float]:
+    server, tokens = arena_server(tables)
+    port = await server.start()
+    procs = [spawn([bot, f"127.0.0.1:{port}", token]) for token in tokens]
     try:
-        for bot in tokens.values():  # wait until every bot has connected before the clock starts
-            await server.lobby.release(await server.lobby.claim(bot, timeout=30))
-        return await measure(run, seconds)
+        for name in tokens.values():  # wait until every bot has connected before the clock starts
+            await server.lobby.release(await server.lobby.claim(name, timeout=30))
+        deals, cpu, _ = await play_tables(server, tables, seconds)
+        return deals, cpu, 0.0
     finally:
         for proc in procs:
             proc.kill()
         await server.stop(0)
 
 
-SETUPS: dict[str, Callable[[int, float], Awaitable[tuple[float, float]]]] = {
+async def run_faked(tables: int, seconds: float) -> tuple[float, float, float]:
+    """The arena's own work: sessions whose bots answer at once, in the arena's process, with no gRPC.
+
+    Returns (deals/s, arena CPU µs per decision, bytes per request), the fake bots' time left out of
+    the CPU."""
+    server, tokens = arena_server(tables)
+    loop = asyncio.get_running_loop()
+    bots_time = 0.0
+    requests = [0, 0]
+
+    def deliver(session: Session, answer: pb.ConnectRequest) -> None:
+        handled = session.receive(answer)
+        if handled is not None:  # a release whose sessions take messages in a coroutine: it never waits
+            with contextlib.suppress(StopIteration):
+                handled.send(None)  # type: ignore[attr-defined]
+
+    def session_of(index: int, name: str) -> Session:
+        async def write(msg: pb.ConnectResponse | bytes) -> None:
+            nonlocal bots_time
+            # What gRPC would do with the message, in the arena's process: serialize it.
+            data = msg if isinstance(msg, bytes) else msg.SerializeToString()
+            start = time.thread_time()  # CPU time, like the arena's (a wall clock would count the machine's noise)
+            answer = trivial_answer(pb.ConnectResponse.FromString(data))
+            bots_time += time.thread_time() - start
+            if answer is not None:
+                requests[0] += 1
+                requests[1] += len(data)
+                loop.call_soon(deliver, session, answer)
+
+        session = Session(f"s-{index}", name, write, server.rules_msg, max_tables=1, on_close=server.lobby.remove)
+        return session
+
+    for index, name in enumerate(tokens.values()):
+        session = session_of(index, name)
+        session.start()
+        server.lobby.add(session)
+    deals, cpu, decisions = await play_tables(server, tables, seconds)
+    return deals, cpu - bots_time / decisions * 1e6, requests[1] / requests[0]
+
+
+SETUPS: dict[str, Callable[[int, float], Awaitable[tuple[float, float, float]]]] = {
     "bare": run_bare,
     "arena": lambda tables, seconds: run_arena(tables, seconds, "--raw-bot"),
     "arena+kit": lambda tables, seconds: run_arena(tables, seconds, "--kit-bot"),
+    "faked": run_faked,
 }
+
+
+def measured(setup: str, tables: int, seconds: float, tree: Path) -> tuple[float, float, float]:
+    """One measurement, in a process of its own, with the code of ``tree``: deals/s, arena CPU µs per
+    decision, and (for ``bare`` and ``faked``) the bytes of a request."""
+    env = {**os.environ, "PYTHONPATH": str(tree)}
+    out = subprocess.run([sys.executable, __file__, "--child", setup, str(tables), str(seconds)], env=env,
+                         cwd=tree, capture_output=True, text=True, check=True).stdout
+    deals, cpu, size = json.loads(out.splitlines()[-1])
+    return float(deals), float(cpu), float(size)
 
 
 def summary(values: list[float]) -> str:
@@ -201,8 +285,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=4.0, help="length of one measured run")
     parser.add_argument("--repeats", type=int, default=3, help="repetitions of each configuration")
     parser.add_argument("--tables", type=int, nargs="+", default=[1, 4], help="table counts to measure")
+    parser.add_argument("--baseline", type=Path, default=None, metavar="DIR",
+                        help="another copy of the project to measure the same way, interleaved")
     parser.add_argument("--raw-bot", nargs=2, metavar=("ADDRESS", "TOKEN"), help=argparse.SUPPRESS)
     parser.add_argument("--kit-bot", nargs=2, metavar=("ADDRESS", "TOKEN"), help=argparse.SUPPRESS)
+    parser.add_argument("--child", nargs=3, metavar=("SETUP", "TABLES", "SECONDS"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.raw_bot:
         asyncio.run(raw_bot(*args.raw_bot))
@@ -210,26 +297,44 @@ def main(argv: list[str] | None = None) -> int:
     if args.kit_bot:
         asyncio.run(play_session(TrivialBot(), *args.kit_bot))
         return 0
+    if args.child:
+        setup, tables, seconds = args.child
+        print(json.dumps(asyncio.run(SETUPS[setup](int(tables), float(seconds)))))
+        return 0
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"grpcio {grpc.__version__}")
-    results: dict[tuple[str, int], list[tuple[float, float]]] = {}
+    trees = {"": ROOT}
+    if args.baseline is not None:
+        trees["before"] = args.baseline.resolve()
+    results: dict[tuple[str, int, str], list[tuple[float, float, float]]] = {}
     for _ in range(args.repeats):
         for tables in args.tables:
-            for kind, runner in SETUPS.items():
-                results.setdefault((kind, tables), []).append(asyncio.run(runner(tables, args.seconds)))
-    print(f"{'setup':18s} {'deals/s min / median / max':>30s} {'arena CPU µs/decision (median)':>32s}")
-    for (kind, tables), runs in sorted(results.items(), key=lambda item: (item[0][1], item[0][0])):
-        deals = [d for d, _ in runs]
-        cpu = statistics.median(c for _, c in runs)
-        print(f"{kind + f', {tables} table(s)':18s} {summary(deals):>30s} {cpu:32.1f}")
+            for setup in SETUPS:
+                for label, tree in trees.items():
+                    if setup == "bare" and label:
+                        continue  # no arena code in it: measured once
+                    results.setdefault((setup, tables, label), []).append(measured(setup, tables, args.seconds, tree))
+    print(f"{'setup':32s} {'deals/s min / median / max':>30s} {'arena CPU µs/decision (median)':>32s}")
+    for (setup, tables, label), runs in sorted(results.items(), key=lambda item: (item[0][1], item[0][0], item[0][2])):
+        name = f"{setup}{f' ({label})' if label else ''}, {tables} table(s)"
+        deals = [d for d, _, _ in runs]
+        print(f"{name:32s} {summary(deals):>30s} {statistics.median(c for _, c, _ in runs):32.1f}")
     for tables in args.tables:
-        bare = results[("bare", tables)]
-        for kind in ("arena", "arena+kit"):
-            runs = results[(kind, tables)]
-            ratio = statistics.median(d for d, _ in runs) / statistics.median(d for d, _ in bare)
-            extra = statistics.median(c for _, c in runs) - statistics.median(c for _, c in bare)
-            print(f"{tables} table(s), {kind}: deals/s {ratio:.2f} x bare (target >= 0.85); arena CPU "
-                  f"{statistics.median(c for _, c in runs):.0f} µs per decision, {extra:+.0f} µs beside bare's")
+        bare = results[("bare", tables, "")]
+        bare_deals = statistics.median(d for d, _, _ in bare)
+        bare_cpu = statistics.median(c for _, c, _ in bare)
+        for label in trees:
+            for setup in ("arena", "arena+kit"):
+                runs = results[(setup, tables, label)]
+                ratio = statistics.median(d for d, _, _ in runs) / bare_deals
+                cpu = statistics.median(c for _, c, _ in runs)
+                name = f"{setup}{f' ({label})' if label else ''}"
+                print(f"{tables} table(s), {name}: deals/s {ratio:.2f} x bare (target >= 0.85); arena CPU "
+                      f"{cpu:.0f} µs per decision, {cpu - bare_cpu:+.0f} µs beside bare's (target <= +60)")
+            faked = results[("faked", tables, label)]
+            print(f"{tables} table(s){f' ({label})' if label else ''}: the arena's own work with the transport "
+                  f"faked: {statistics.median(c for _, c, _ in faked):.0f} µs of CPU per decision; a request "
+                  f"{statistics.median(b for _, _, b in faked):.0f} bytes (bare: {bare[0][2]:.0f})")
     return 0
 
 

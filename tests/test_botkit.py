@@ -25,6 +25,7 @@ import grpc
 import pytest
 import trustme
 
+from arena.core.views import View
 from arena.net import botkit
 from arena.net.botkit import Bot, Refused, play_session
 from protocol import callbreak_pb2 as pb
@@ -463,6 +464,41 @@ def test_play_session_takes_a_single_instance_or_a_factory() -> None:
     assert run(session(shared)) == [1, 2, 3]  # one instance sees every decision, one at a time
     assert shared.count == 3
     assert run(session(Recorder)) == [1, 1, 2]
+
+
+class DeadlineReader(Bot):
+    """Keeps the deadline each view tells it."""
+
+    def __init__(self) -> None:
+        self.deadlines: list[int] = []
+
+    def call(self, view: View) -> int:
+        self.deadlines.append(view.deadline_ms)
+        return view.legal_calls[0]
+
+    def play(self, view: View) -> str:
+        self.deadlines.append(view.deadline_ms)
+        return str(view.legal.cards()[0])
+
+
+def test_the_view_tells_the_bot_the_deadline_of_its_request() -> None:
+    bot = DeadlineReader()
+
+    async def scenario() -> None:
+        async with scripted_arena() as (arena, port):
+            task = asyncio.create_task(play_session(bot, f"127.0.0.1:{port}", "t"))
+            conn = await arena.welcome()
+            await conn.send(call_request(1, "t1", "g1"))
+            await conn.answer()
+            late_in_the_game = play_request(2, "t1", "g1")
+            late_in_the_game.play_request.deadline_ms = 750
+            await conn.send(late_in_the_game)
+            await conn.answer()
+            conn.end()
+            await task
+
+    run(scenario())
+    assert bot.deadlines == [5000, 750]
 
 
 def test_play_session_raises_refused_on_a_refusal() -> None:

@@ -16,9 +16,11 @@ import threading
 import time
 from collections.abc import Sequence
 
+from arena.core.cards import Card
 from arena.core.dealing import seeded_deals
 from arena.core.faults import FaultKind
 from arena.core.rules import Rules
+from arena.core.views import View
 from arena.players.fast import play_fast
 from arena.players.local import InProcessBot, LocalPlayer
 from arena.players.table import GameRecord, TableSettings, play_game
@@ -127,6 +129,29 @@ def test_the_time_bank_extends_the_wait_and_think_time_is_measured_in_the_thread
     assert record.faults == []
     assert record.think_ms[0] >= 250
     assert max(record.think_ms[1:]) < 250
+
+
+class DeadlineReader(NoFastRandom):
+    """Plays at random, and keeps the deadline each view tells it."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.deadlines: list[int] = []
+
+    def call(self, view: View) -> int:
+        self.deadlines.append(view.deadline_ms)
+        return super().call(view)
+
+    def play(self, view: View) -> Card:
+        self.deadlines.append(view.deadline_ms)
+        return super().play(view)
+
+
+def test_the_view_tells_an_in_process_bot_its_deadline() -> None:
+    reader = DeadlineReader(0)
+    record = run(game(seats(reader), TableSettings(deadline_ms=700, time_bank_ms=300), ONE_ROUND), 10)
+    assert record.faults == []
+    assert reader.deadlines == [700] * 14  # the decision's own time; the bank is told apart over the network
 
 
 def test_no_deadline_means_no_limit() -> None:

@@ -1,5 +1,5 @@
 """What the .proto promises, held by tests over real gRPC: which ids name a game, the names and
-versions recorded, card aliases, session limits, withdrawal, keepalive, and the stall rules."""
+versions recorded, card aliases, session limits, withdrawal, keepalive, deadlines and the stall rules."""
 
 from __future__ import annotations
 
@@ -16,10 +16,14 @@ from typing import Any
 import grpc
 
 from arena.core.dealing import seeded_deals
+from arena.core.faults import PlayerFault
+from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.event.config import parse_config
 from arena.net.remote import OUTBOX_LIMIT, WRITE_STALL_S, Session
 from arena.net.server import ARENA_PING_S, HELLO_TIMEOUT_S, MIN_PING_S, PING_TIMEOUT_S, ServerSettings
+from arena.net.wire import RequestEncoder
+from arena.players.base import Decision, DecisionKind
 from arena.players.local import LocalPlayer
 from arena.players.table import TableSettings, play_game
 from protocol import callbreak_pb2 as pb
@@ -228,6 +232,40 @@ def test_a_session_whose_outbox_overflows_is_stalled_and_dropped() -> None:
     assert session.kicked is not None and session.kicked[0] is grpc.StatusCode.UNAVAILABLE
     [(kind, detail)] = session.drain_faults()
     assert kind.value == "stalled" and "stopped reading its stream" in detail
+
+
+def test_a_request_is_late_at_its_own_deadline_whatever_came_before() -> None:
+    """A session watches its deadlines with one alarm: set for the first request, it still makes a
+    request sent later late at that request's own deadline, not at the first one's, nor never."""
+
+    async def scenario() -> tuple[object, float, str]:
+        sent: list[bytes] = []
+
+        async def write(msg: pb.ConnectResponse | bytes) -> None:
+            sent.append(msg if isinstance(msg, bytes) else msg.SerializeToString())
+
+        session = Session("s-1", "ana", write, pb.Rules())
+        session.start()
+        game = Game(Rules.profile(), seeded_deals(3, 1))
+        encoder = RequestEncoder(pb.Rules())
+        decision = Decision(DecisionKind.CALL, "t1", "g1", 0, game.view(0, 200), ("a", "b", "c", "d"), 200, 0)
+        first = asyncio.create_task(session.request(decision, 200, encoder))
+        await asyncio.sleep(0.01)
+        session.receive(pb.ConnectRequest(call=pb.CallAnswer(request_id=1, call=2)))
+        answer, _ = await first  # answered in time; the alarm set for it stays
+        await asyncio.sleep(0.1)
+        asked = time.monotonic()
+        try:
+            await session.request(decision, 200, encoder)
+        except PlayerFault as late:
+            waited, detail = time.monotonic() - asked, late.detail
+        session.close("test over")
+        return answer, waited, detail
+
+    answer, waited, detail = run(scenario())
+    assert answer == 2
+    assert waited >= 0.2 - 0.005  # at its own deadline, not the first request's (0.1 s after it was sent)
+    assert detail.startswith("no answer to request 2 within")
 
 
 def test_a_write_that_waits_too_long_stalls_the_session() -> None:

@@ -1,14 +1,22 @@
-"""Seats survive their bot's connection: the reconnect grace, stalls and hung bots, over real gRPC."""
+"""Seats survive their bot's connection: the reconnect grace, stalls and hung bots, over real gRPC (and
+what a seat sends to the bot's new stream, checked on sessions without a network)."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from pathlib import Path
 
 from arena.core.dealing import seeded_deals
 from arena.core.faults import FaultKind
+from arena.core.game import Game
 from arena.core.rules import Rules
+from arena.net.remote import RemotePlayer, Session
+from arena.net.server import Lobby
+from arena.net.wire import rules_to_proto
+from arena.players.base import CallMade, Decision, DecisionKind, GameStart, TableEvent
 from arena.players.table import GameRecord, TableSettings
+from protocol import callbreak_pb2 as pb
 from tests.conftest import Bots, arena, check_record, run
 
 NAMES = ["s0", "s1", "s2", "s3"]
@@ -82,3 +90,46 @@ def test_a_bot_that_drops_at_every_request_cannot_hold_its_table(bots: Bots) -> 
     [fault] = record.faults
     assert fault.seat == 2 and fault.kind in (FaultKind.DISCONNECT, FaultKind.LATE)
     assert record.fallbacks[0][2] == 14  # its very first decision was never answered
+
+
+def test_a_bot_that_comes_back_without_asking_for_events_is_sent_none() -> None:
+    """Events go to the sessions that asked for them: the seat's events stop when its bot comes back
+    on a stream whose Hello asked for none (and the open request follows it there)."""
+
+    async def scenario() -> tuple[list[str], list[str]]:
+        lobby = Lobby()
+        sent: dict[str, list[str]] = {"s-1": [], "s-2": []}
+
+        def session(session_id: str, events: bool) -> Session:
+            async def write(msg: pb.ConnectResponse | bytes) -> None:
+                parsed = pb.ConnectResponse.FromString(msg) if isinstance(msg, bytes) else msg
+                sent[session_id].append(parsed.WhichOneof("kind"))
+
+            made = Session(session_id, "s2", write, rules_msg, wants_events=events, on_close=lobby.remove)
+            made.start()
+            lobby.add(made)
+            return made
+
+        rules_msg = rules_to_proto(ONE_ROUND)
+        first = session("s-1", events=True)
+        assert lobby.try_claim("s2") is first
+        player = RemotePlayer(first, "s2", lobby=lobby, grace_s=5.0)
+        game = Game(ONE_ROUND, seeded_deals(3, 1))
+        await player.notify(TableEvent("t1", "g1", 2, GameStart(tuple(NAMES), ONE_ROUND, 1)))
+        await asyncio.sleep(0.01)  # written
+        first.close("the bot dropped its stream")
+        again = session("s-2", events=False)
+        decision = Decision(DecisionKind.CALL, "t1", "g1", 2, game.view(2, 3000), tuple(NAMES), 3000, 0)
+        asking = asyncio.create_task(player.decide(decision))
+        while "call_request" not in sent["s-2"]:
+            await asyncio.sleep(0.01)
+        again.receive(pb.ConnectRequest(call=pb.CallAnswer(request_id=1, call=3)))
+        assert (await asking)[0] == 3
+        await player.notify(TableEvent("t1", "g1", 2, CallMade(2, 3)))
+        await asyncio.sleep(0.01)
+        again.close("test over")
+        return sent["s-1"], sent["s-2"]
+
+    first, again = run(scenario())
+    assert first == ["event"]
+    assert again == ["call_request"]  # neither the game so far nor the new call: it asked for no events

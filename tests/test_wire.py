@@ -1,9 +1,15 @@
-"""Conversion to and from the protocol: rules, seat views, and the request encoder's caches."""
+"""Conversion to and from the protocol: rules, seat views, events, and the encoder's caches.
+
+What the arena sends most is written as bytes directly (:class:`arena.net.wire.TableEncoder`); every
+such message is checked here against the one the generated classes build, byte for byte.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -12,8 +18,19 @@ from arena.core.dealing import seeded_deals
 from arena.core.game import Game, Phase
 from arena.core.rules import PROFILES, Rules
 from arena.core.views import SeatView
-from arena.net.wire import RemoteView, RequestEncoder, rules_from_proto, rules_to_proto, view_from_proto, view_to_proto
-from arena.players.base import Decision, DecisionKind
+from arena.net import wire
+from arena.net.wire import (
+    RemoteView,
+    RequestEncoder,
+    event_message,
+    request_to_proto,
+    rules_from_proto,
+    rules_to_proto,
+    view_from_proto,
+    view_to_proto,
+)
+from arena.players.base import Decision, DecisionKind, QuietPlayer, RedealMade, RoundStart, TableEvent
+from arena.players.table import play_game
 from protocol import callbreak_pb2 as pb
 
 # --- rules ----------------------------------------------------------------------------------------
@@ -104,9 +121,10 @@ def remote_view(response: pb.ConnectResponse) -> RemoteView:
     if response.WhichOneof("kind") == "call_request":
         request = response.call_request
         return view_from_proto(request.view, request.table_id, legal_calls=request.legal_calls,
-                               retry_reason=request.retry_reason)
+                               retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
     play = response.play_request
-    return view_from_proto(play.view, play.table_id, legal_cards=play.legal_cards, retry_reason=play.retry_reason)
+    return view_from_proto(play.view, play.table_id, legal_cards=play.legal_cards, retry_reason=play.retry_reason,
+                           deadline_ms=play.deadline_ms)
 
 
 @pytest.mark.parametrize(("rules", "seed"), GAMES)
@@ -115,7 +133,7 @@ def test_a_remote_view_reads_back_the_seat_view(rules: Rules, seed: int) -> None
     count = 0
     for request_id, decision in enumerate(decisions(rules, seed), 1):
         view: SeatView = decision.view
-        response = encoder.request(decision, request_id, decision.deadline_ms)
+        response = pb.ConnectResponse.FromString(encoder.request(decision, request_id, decision.deadline_ms))
         remote = remote_view(response)
         for name in ATTRIBUTES:
             assert getattr(remote, name) == getattr(view, name), (name, request_id)
@@ -130,14 +148,27 @@ def test_a_remote_view_reads_back_the_seat_view(rules: Rules, seed: int) -> None
 
 
 @pytest.mark.parametrize(("rules", "seed"), GAMES)
+def test_the_encoded_request_is_the_message_the_classes_build(rules: Rules, seed: int) -> None:
+    """The bytes written directly parse to the message built field by field with the generated classes,
+    and protobuf serializes that message to the same bytes."""
+    rules_msg = rules_to_proto(rules)
+    encoder = RequestEncoder(rules_msg)
+    for request_id, decision in enumerate(decisions(rules, seed), 1):
+        encoded = encoder.request(decision, request_id * 997, 700 + decision.seat)
+        expected = request_to_proto(decision, request_id * 997, 700 + decision.seat, rules_msg)
+        assert pb.ConnectResponse.FromString(encoded) == expected, request_id
+        assert encoded == expected.SerializeToString(), request_id
+
+
+@pytest.mark.parametrize(("rules", "seed"), GAMES)
 def test_a_reused_encoder_builds_the_same_bytes_as_a_fresh_one(rules: Rules, seed: int) -> None:
     rules_msg = rules_to_proto(rules)
     per_seat = [RequestEncoder(rules_msg) for _ in range(4)]  # as a table uses them, across both games
     shared = RequestEncoder(rules_msg)  # one encoder for every seat: its caches change hands every turn
     for request_id, decision in enumerate(decisions(rules, seed), 1):
-        fresh = RequestEncoder(rules_msg).request(decision, request_id, 700).SerializeToString()
-        assert per_seat[decision.seat].request(decision, request_id, 700).SerializeToString() == fresh, request_id
-        assert shared.request(decision, request_id, 700).SerializeToString() == fresh, request_id
+        fresh = RequestEncoder(pb.Rules.FromString(rules_msg.SerializeToString())).request(decision, request_id, 700)
+        assert per_seat[decision.seat].request(decision, request_id, 700) == fresh, request_id
+        assert shared.request(decision, request_id, 700) == fresh, request_id
         names = list(reversed(NAMES))  # a changed seating must not reuse the cached names
         assert shared.view(decision.view, names, decision.game_id) == view_to_proto(
             decision.view, rules_msg, names, decision.game_id)
@@ -151,8 +182,8 @@ def test_an_encoder_reused_for_a_new_game_at_the_same_position_starts_afresh() -
     first = list(decisions(rules, 7, games=1))
     again = [Decision(d.kind, d.table_id, "other-game", d.seat, d.view, d.names, 1, 0) for d in first]
     for request_id, decision in enumerate([*first[:150], *again[:150], *first[100:]], 1):
-        fresh = RequestEncoder(rules_msg).request(decision, request_id, 1).SerializeToString()
-        assert encoder.request(decision, request_id, 1).SerializeToString() == fresh
+        fresh = request_to_proto(decision, request_id, 1, rules_msg).SerializeToString()
+        assert encoder.request(decision, request_id, 1) == fresh
 
 
 def test_a_view_carries_its_own_hand_and_the_round_trump() -> None:
@@ -166,3 +197,97 @@ def test_a_view_carries_its_own_hand_and_the_round_trump() -> None:
         assert remote.trump is Suit(game.round.trump)
         assert msg.trump == game.round.trump + 1
         assert msg.rules.trump_suit == pb.SUIT_UNSPECIFIED
+
+
+def test_the_views_of_one_moment_share_their_public_part_and_its_encoding() -> None:
+    game = Game(Rules.profile(), seeded_deals(5, 1))
+    game.call(3)
+    views = [game.view(seat) for seat in range(4)]
+    assert all(view.public is views[0].public for view in views)  # one snapshot of the moment for all seats
+    encoder = RequestEncoder(rules_to_proto(game.rules)).table("t1", "g1")
+    parts = encoder.public(views[0].public, NAMES, "g1")
+    assert all(encoder.public(view.public, NAMES, "g1") is parts for view in views)
+    game.call(4)
+    assert game.view(0).public is not views[0].public  # a new moment, a new snapshot
+
+
+# --- deadlines --------------------------------------------------------------------------------------
+
+
+def test_a_remote_view_tells_the_deadline_of_its_request() -> None:
+    rules = Rules.profile()
+    decision = next(decisions(rules, 3))
+    request = pb.ConnectResponse.FromString(RequestEncoder(rules_to_proto(rules)).request(decision, 1, 640))
+    assert request.call_request.deadline_ms == 640
+    view = remote_view(request)
+    assert view.deadline_ms == 640
+    assert RemoteView(request.call_request.view, "t9").deadline_ms == 0  # none given: no limit
+
+
+# --- events -------------------------------------------------------------------------------------
+
+
+class Listener(QuietPlayer):
+    """Follows the game, and plays the first legal call or card."""
+
+    wants_events = True
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.events: list[TableEvent] = []
+
+    async def decide(self, decision: Decision) -> tuple[object, float]:
+        view = decision.view
+        if decision.kind is DecisionKind.CALL:
+            return view.legal_calls[0], 0.0
+        return str(view.legal.cards()[0]), 0.0
+
+    async def notify(self, event: TableEvent) -> None:
+        self.events.append(event)
+
+
+def table_events(rules: Rules, seed: int) -> list[TableEvent]:
+    """Every event each seat was told in one game, in the order they were told."""
+    players = [Listener(name) for name in NAMES]
+    record = asyncio.run(play_game(rules, players, seeded_deals(seed, 1), table_id="t4", game_id="g4"))
+    assert record.faults == []
+    events = [event for player in players for event in player.events]
+    kinds = {type(event.body).__name__ for event in events}
+    assert kinds >= {"GameStart", "RoundStart", "CallMade", "CardPlayed", "TrickWon", "RoundEnd", "GameEnd"}
+    return events
+
+
+@pytest.mark.parametrize(("rules", "seed"), [
+    pytest.param(Rules.profile("nepali", rounds=2), 1, id="nepali"),
+    pytest.param(Rules.profile("dy", rounds=3), 13, id="dy-redeals"),
+])
+def test_the_encoded_events_are_the_messages_the_classes_build(rules: Rules, seed: int) -> None:
+    rules_msg = rules_to_proto(rules)
+    events = table_events(rules, seed)
+    if rules.redeal_no_trump:
+        assert any(isinstance(event.body, RedealMade) for event in events)
+    encoders = [RequestEncoder(rules_msg) for _ in range(4)]
+    for event in events:
+        assert encoders[event.seat].event(event) == event_message(event, rules_msg).SerializeToString(), event
+
+
+def test_an_event_is_encoded_once_for_all_the_seats_of_its_table(monkeypatch: pytest.MonkeyPatch) -> None:
+    rules = Rules.profile("nepali", rounds=1)
+    rules_msg = rules_to_proto(rules)
+    encoded: list[object] = []
+    event_body = wire._event_body
+
+    def counted(body: Any, rules_bytes: bytes) -> bytes:
+        encoded.append(body)
+        return event_body(body, rules_bytes)
+
+    monkeypatch.setattr(wire, "_event_body", counted)
+    events = sorted(table_events(rules, 2), key=lambda event: event.seat)
+    by_order = [[event for event in events if event.seat == seat] for seat in range(4)]
+    encoders = [RequestEncoder(rules_msg) for _ in range(4)]  # one per seat, as remote seats hold them
+    for told in zip(*by_order, strict=True):  # as the table tells them: each event to every seat in turn
+        for event in told:
+            encoders[event.seat].event(event)
+    bodies = {id(event.body) for event in events}
+    assert len(encoded) == len(bodies) < len(events)  # the hand of a round's start differs by seat; nothing else
+    assert sum(isinstance(body, RoundStart) for body in encoded) == 4

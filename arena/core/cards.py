@@ -208,16 +208,28 @@ CARDS = _CARDS
 """The 52 cards, indexed by card index."""
 
 
-def _display_order(mask: int) -> list[int]:
+class _SuitTable(dict[int, tuple[tuple[int, ...], str]]):
+    """The cards of one suit held in a 13-bit pattern, high to low: their indices, and their text
+    followed by a space (empty for no card). Each pattern is worked out once, when first met (there
+    are 8,192 per suit)."""
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.base = 13 * suit
+
+    def __missing__(self, bits: int) -> tuple[tuple[int, ...], str]:
+        indices = tuple(self.base + rank for rank in range(12, -1, -1) if bits >> rank & 1)
+        entry = self[bits] = (indices, "".join(_TEXT[i] + " " for i in indices))
+        return entry
+
+
+_SUIT_TABLES = tuple(_SuitTable(suit) for suit in range(4))
+
+
+def _display_order(mask: int) -> tuple[int, ...]:
     # Spades first, then hearts, diamonds, clubs; high to low within a suit.
-    out = []
-    for base in (0, 13, 26, 39):
-        bits = mask >> base & 0x1FFF
-        while bits:
-            top = bits.bit_length() - 1
-            out.append(base + top)
-            bits ^= 1 << top
-    return out
+    s, h, d, c = _SUIT_TABLES
+    return s[mask & 0x1FFF][0] + h[mask >> 13 & 0x1FFF][0] + d[mask >> 26 & 0x1FFF][0] + c[mask >> 39][0]
 
 
 class Hand:
@@ -296,7 +308,10 @@ class Hand:
         return hash(("Hand", self.mask))
 
     def __str__(self) -> str:
-        return " ".join(_TEXT[i] for i in _display_order(self.mask))
+        # Records write four hands a round: one table lookup per suit, not one step per card.
+        mask = self.mask
+        s, h, d, c = _SUIT_TABLES
+        return (s[mask & 0x1FFF][1] + h[mask >> 13 & 0x1FFF][1] + d[mask >> 26 & 0x1FFF][1] + c[mask >> 39][1])[:-1]
 
     def __repr__(self) -> str:
         return f"Hand.parse({str(self)!r})"

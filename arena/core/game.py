@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.core.dealing import Deal, DealSource
 from arena.core.rules import LowerTrump, Reason, Rules, TrumpMode, explain, legal_mask
-from arena.core.scoring import round_score
+from arena.core.scoring import score_table
 from arena.errors import IllegalCall, IllegalPlay
 
 if TYPE_CHECKING:
-    from arena.core.views import SeatView
+    from arena.core.views import PublicView, SeatView
 
 __all__ = [
     "MAX_REDEALS",
@@ -68,7 +68,8 @@ class Trick(NamedTuple):
         )
 
 
-_new_trick = tuple.__new__  # builds a Trick without the keyword handling of its generated __new__
+_new_trick = _new_result = tuple.__new__  # builds one without the keyword handling of its generated __new__
+_SUITS = tuple(Suit)
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -93,9 +94,11 @@ class RoundSummary:
     """Round scores in tenths."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class RoundResult:
-    """The full record of a finished round, hands included (for records, never for a seat)."""
+class RoundResult(NamedTuple):
+    """The full record of a finished round, hands included (for records, never for a seat).
+
+    A named tuple rather than a dataclass, like :class:`Trick`: one is made for every round played.
+    """
 
     round_number: int
     attempt: int
@@ -158,9 +161,12 @@ class Round:
         self, rules: Rules, hands: Sequence[int], dealer: int, trump: int,
         round_number: int = 1, attempt: int = 0,
     ) -> None:
-        if len(hands) != 4 or any(m.bit_count() != 13 for m in hands):
+        if len(hands) != 4:
             raise ValueError("a round needs four hands of 13 cards")
-        if hands[0] | hands[1] | hands[2] | hands[3] != FULL_DECK:
+        h0, h1, h2, h3 = hands
+        if h0.bit_count() != 13 or h1.bit_count() != 13 or h2.bit_count() != 13 or h3.bit_count() != 13:
+            raise ValueError("a round needs four hands of 13 cards")
+        if h0 | h1 | h2 | h3 != FULL_DECK:
             raise ValueError("the four hands of a round must hold the 52 cards between them")
         self.rules = rules
         self.round_number = round_number
@@ -188,7 +194,7 @@ class Round:
         self.scores: tuple[int, int, int, int] | None = None
         self._legal = -1
         self._reason = Reason.LEAD
-        self._tricks: list[Trick] = []
+        self._tricks: tuple[Trick, ...] = ()
 
     @property
     def trick(self) -> list[int]:
@@ -198,12 +204,22 @@ class Round:
     @property
     def tricks(self) -> list[Trick]:
         """The finished tricks (built once each, as they are asked for)."""
+        return list(self.finished_tricks())
+
+    def finished_tricks(self) -> tuple[Trick, ...]:
+        """:attr:`tricks` as a tuple, the same one until the next trick is over (views share it)."""
         made = self._tricks
-        p = self.played
-        for t in range(len(made), len(self.winners)):
-            cards = (CARDS[p[4 * t]], CARDS[p[4 * t + 1]], CARDS[p[4 * t + 2]], CARDS[p[4 * t + 3]])
-            made.append(_new_trick(Trick, (self.leaders[t], cards, self.winners[t])))
-        return made[:]
+        first, done = len(made), len(self.winners)
+        if first == done:
+            return made
+        c, p, leaders, winners = CARDS, self.played, self.leaders, self.winners
+        made += tuple([
+            _new_trick(Trick, (leaders[t], (c[p[t * 4]], c[p[t * 4 + 1]], c[p[t * 4 + 2]], c[p[t * 4 + 3]]),
+                               winners[t]))
+            for t in range(first, done)
+        ])
+        self._tricks = made
+        return made
 
     # -- calls ---------------------------------------------------------------------------
 
@@ -292,7 +308,8 @@ class Round:
         self._legal = -1
         while self.phase is Phase.CALLING:
             self.call(choose_call(self.current_seat, self))
-        choosers = list(choose_card) if isinstance(choose_card, Sequence) else [choose_card] * 4
+        choosers = [choose_card] * 4 if callable(choose_card) else list(choose_card)
+        suit_of, above, suit_mask = SUIT_OF, ABOVE, SUIT_MASK  # locals: read at every card
         while self.phase is Phase.PLAYING and len(self.played) & 3:  # finish a trick begun step by step
             self.play_index(choosers[self.current_seat](self.current_seat, self.legal_mask()))
         if self.phase is not Phase.PLAYING:
@@ -301,7 +318,8 @@ class Round:
         must_beat, must_trump, no_trump_lead = rules.must_beat, rules.must_trump, rules.first_lead_no_trump
         under = rules.lower_trump is LowerTrump.TRUMP
         won, leaders, winners = self.tricks_won, self.leaders, self.winners
-        trumps_mask = SUIT_MASK[trump]
+        play = played.append
+        trumps_mask = suit_mask[trump]
         leader = self.leader
         for _ in range(len(winners), 13):
             seat = leader
@@ -314,24 +332,24 @@ class Round:
                 self.current_seat = seat
                 raise IllegalPlay(self._refusal(index))
             hands[seat] = hand ^ (1 << index)
-            played.append(index)
+            play(index)
             win = index
-            win_suit = led = SUIT_OF[index]
-            led_mask = SUIT_MASK[led]
+            win_suit = led = suit_of[index]
+            led_mask = suit_mask[led]
             win_seat = seat
             for _k in range(3):
                 seat = (seat + 1) & 3
                 hand = hands[seat]
                 legal = hand & led_mask
                 if legal:
-                    if must_beat and win_suit == led and legal & ABOVE[win]:
-                        legal &= ABOVE[win]
+                    if must_beat and win_suit == led and legal & above[win]:
+                        legal &= above[win]
                 elif not must_trump or not hand & trumps_mask:
                     legal = hand
                 elif win_suit != trump:
                     legal = hand & trumps_mask
-                elif hand & ABOVE[win]:
-                    legal = hand & ABOVE[win]
+                elif hand & above[win]:
+                    legal = hand & above[win]
                 else:
                     legal = hand & trumps_mask if under else hand
                 index = choosers[seat](seat, legal)
@@ -339,8 +357,8 @@ class Round:
                     self.current_seat, self.led, self.win, self.win_seat = seat, led, win, win_seat
                     raise IllegalPlay(self._refusal(index))
                 hands[seat] = hand ^ (1 << index)
-                played.append(index)
-                suit = SUIT_OF[index]
+                play(index)
+                suit = suit_of[index]
                 if (suit == win_suit and index > win) or (suit == trump and win_suit != trump):
                     win = index
                     win_suit = suit
@@ -354,14 +372,14 @@ class Round:
 
     def _score(self) -> None:
         self.phase = Phase.OVER
-        rules = self.rules
+        table = score_table(self.rules)
         calls = self.calls
         won = self.tricks_won
         self.scores = (
-            round_score(rules, calls[0], won[0]),  # type: ignore[arg-type]
-            round_score(rules, calls[1], won[1]),  # type: ignore[arg-type]
-            round_score(rules, calls[2], won[2]),  # type: ignore[arg-type]
-            round_score(rules, calls[3], won[3]),  # type: ignore[arg-type]
+            table[calls[0]][won[0]],  # type: ignore[index]
+            table[calls[1]][won[1]],  # type: ignore[index]
+            table[calls[2]][won[2]],  # type: ignore[index]
+            table[calls[3]][won[3]],  # type: ignore[index]
         )
 
     def _refusal(self, index: int) -> str:
@@ -403,6 +421,9 @@ class Game:
         self.exact8_winner: int | None = None
         """The seat that won at once by calling 8 and taking exactly 8, if any."""
         self.over = False
+        self._public: PublicView | None = None
+        self._moment: tuple[object, ...] = ()
+        """What the cached :attr:`_public` view was made at (see :meth:`public_view`)."""
         self.round = self._deal(1, 0)
 
     # -- state ---------------------------------------------------------------------------
@@ -492,13 +513,24 @@ class Game:
 
     # -- views ---------------------------------------------------------------------------
 
-    def view(self, seat: int) -> SeatView:
-        """What ``seat`` may know now: its own hand and everything public."""
+    def view(self, seat: int, deadline_ms: int = 0) -> SeatView:
+        """What ``seat`` may know now: its own hand and everything public (and, when it is asked to
+        decide, the ``deadline_ms`` it has to answer in)."""
         if not 0 <= seat <= 3:
             raise ValueError(f"seats are numbered 0 to 3, not {seat}")
-        from arena.core.views import SeatView  # the views read the game: imported when first asked
+        return views.SeatView(self, seat, deadline_ms)
 
-        return SeatView(self, seat)
+    def public_view(self) -> PublicView:
+        """What every seat may know now; the same object until the next call or card."""
+        rnd = self.round
+        # Each call or card changes the seat to act or the cards played; the phase tells the first
+        # call from the first card (the same seat), the results a finished round, and a redeal is a new round.
+        moment = (rnd, rnd.phase, rnd.current_seat, len(rnd.played), len(self.results))
+        if moment != self._moment:
+            self._public = views.PublicView(self)
+            self._moment = moment
+        assert self._public is not None
+        return self._public
 
     def places(self) -> tuple[int, int, int, int]:
         """Places 1-4 by total, exact ties sharing a place; an ``exact8_wins`` winner is first."""
@@ -529,13 +561,12 @@ class Game:
         for seat in range(4):
             self.totals[seat] += rnd.scores[seat]
         calls = _four([c if c is not None else 0 for c in rnd.calls])
-        self.results.append(RoundResult(
-            round_number=rnd.round_number, attempt=rnd.attempt, dealer=rnd.dealer, trump=Suit(rnd.trump),
-            hands=(Hand.of_mask(rnd.initial[0]), Hand.of_mask(rnd.initial[1]), Hand.of_mask(rnd.initial[2]),
-                   Hand.of_mask(rnd.initial[3])),
-            calls=calls, tricks=tuple(rnd.tricks), tricks_won=_four(rnd.tricks_won), scores=rnd.scores,
-            totals=_four(self.totals),
-        ))
+        initial = rnd.initial
+        self.results.append(_new_result(RoundResult, (
+            rnd.round_number, rnd.attempt, rnd.dealer, _SUITS[rnd.trump],
+            (Hand.of_mask(initial[0]), Hand.of_mask(initial[1]), Hand.of_mask(initial[2]), Hand.of_mask(initial[3])),
+            calls, rnd.finished_tricks(), _four(rnd.tricks_won), rnd.scores, _four(self.totals),
+        )))
         if self.rules.exact8_wins:
             for seat in range(4):
                 if calls[seat] == 8 and rnd.tricks_won[seat] == 8:
@@ -559,3 +590,8 @@ def places(totals: Sequence[int], first: int | None = None) -> tuple[int, int, i
         )
         result[seat] = better + 1
     return _four(result)
+
+
+# The views read the game (their module imports this one), so they come last: when they are imported
+# first, this finds their module half made, and its classes are there by the time a view is asked for.
+from arena.core import views  # noqa: E402

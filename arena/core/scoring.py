@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from arena.core.rules import Penalty, Rules, Scoring
 
-__all__ = ["format_score", "round_score", "tenths_per_point"]
+__all__ = ["format_score", "round_score", "score_table", "tenths_per_point"]
 
 
 def round_score(rules: Rules, call: int, tricks: int) -> int:
@@ -31,6 +31,25 @@ def round_score(rules: Rules, call: int, tricks: int) -> int:
     if call < tricks < 2 * call:
         return 10 * call + (tricks - call)
     return -10 * call
+
+
+_TABLES: dict[int, tuple[Rules, tuple[tuple[int, ...], ...]]] = {}
+
+
+def score_table(rules: Rules) -> tuple[tuple[int, ...], ...]:
+    """Every :func:`round_score` of ``rules``: ``table[call][tricks]`` for calls and tricks 0-13.
+
+    Made once per rules object (every round of a run shares a handful) and looked up by identity:
+    hashing the rules would cost more than scoring the round.
+    """
+    entry = _TABLES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_TABLES) >= 64:  # rules made one by one (tests, tools): keep the memo small
+            _TABLES.clear()
+        entry = _TABLES[id(rules)] = (
+            rules, tuple(tuple(round_score(rules, call, tricks) for tricks in range(14)) for call in range(14))
+        )
+    return entry[1]
 
 
 def tenths_per_point(rules: Rules) -> int:

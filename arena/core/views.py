@@ -2,6 +2,9 @@
 
 A bot is asked to decide with a view: a :class:`SeatView` in-process, a
 :class:`arena.net.wire.RemoteView` over the network; both offer the attributes of :class:`View`.
+A :class:`SeatView` is the seat's own cards on top of a :class:`PublicView`, what every seat may know
+at that moment, made once per moment and shared by the seats' views (and by whatever encodes them
+for the network, so the public part of a moment is worked out once).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from arena.core.rules import Rules
 if TYPE_CHECKING:
     from arena.core.game import Game
 
-__all__ = ["SeatView", "View"]
+__all__ = ["PublicView", "SeatView", "View"]
 
 _SUITS = tuple(Suit)
 """The suits by number (a tuple index is quicker than calling the enum)."""
@@ -67,63 +70,111 @@ class View(Protocol):
     def legal_calls(self) -> range: ...
     @property
     def to_act(self) -> bool: ...
+    @property
+    def deadline_ms(self) -> int:
+        """The time to answer this decision, in milliseconds (0: no limit); the time bank is apart."""
+        ...
+
+
+class PublicView:
+    """What every seat may know at one moment of a game: calls, cards played, tricks, scores.
+
+    A sealed snapshot, like :class:`SeatView`: copies and immutable values taken when it was made, no
+    reference to the game, and no card still in anyone's hand. :meth:`arena.core.game.Game.public_view`
+    makes one per moment (a call or a card makes a new moment) and hands the same one to every seat's
+    view of that moment.
+    """
+
+    __slots__ = (
+        "calls",
+        "dealer",
+        "game_number",
+        "leader",
+        "over",
+        "past_rounds",
+        "phase",
+        "played_mask",
+        "round_number",
+        "rules",
+        "totals",
+        "trick_indices",
+        "tricks",
+        "tricks_won",
+        "trump",
+    )
+
+    def __init__(self, game: Game) -> None:
+        rnd = game.round
+        hands = rnd.hands
+        finished = 4 * len(rnd.winners)
+        self.game_number: int = game.game_number
+        self.round_number: int = rnd.round_number
+        self.dealer: int = rnd.dealer
+        self.trump: Suit = _SUITS[rnd.trump]
+        self.rules: Rules = game.rules
+        self.phase: Phase = game.phase
+        self.over: bool = game.over
+        self.calls: tuple[int | None, ...] = tuple(rnd.calls)
+        """The calls so far by seat (``None`` for a seat yet to call)."""
+        self.trick_indices: tuple[int, ...] = tuple(rnd.played[finished:])
+        """The card indices of the current trick, in play order."""
+        # The hands still held cover exactly the cards not yet played: the rest is public.
+        self.played_mask: int = FULL_DECK ^ (hands[0] | hands[1] | hands[2] | hands[3])
+        """Every card played so far this round, as a mask."""
+        self.tricks: tuple[Trick, ...] = rnd.finished_tricks()
+        """The finished tricks of this round."""
+        self.leader: int = rnd.leader
+        """The seat that led (or will lead) the current trick."""
+        self.tricks_won: tuple[int, ...] = tuple(rnd.tricks_won)
+        self.totals: tuple[int, ...] = tuple(game.totals)
+        """Game totals in tenths by seat, from the rounds finished before this one."""
+        self.past_rounds: tuple[RoundSummary, ...] = game.summaries
 
 
 class SeatView:
     """What one seat may know at one moment: its own hand, all calls, all cards played, the scores.
 
     A view is a sealed snapshot: it is made of copies and immutable values taken when it was made
-    (ints, tuples, cards, the frozen :class:`Rules`), keeps answering as of that moment, and keeps
-    no reference to the game or its round, so nothing reachable from it, private attributes
-    included, holds another seat's unplayed cards or lets a bot change the game.
+    (ints, tuples, cards, the frozen :class:`Rules`, the shared :class:`PublicView`), keeps answering
+    as of that moment, and keeps no reference to the game or its round, so nothing reachable from it,
+    private attributes included, holds another seat's unplayed cards or lets a bot change the game.
     """
 
     __slots__ = (
-        "_calls",
         "_hand",
         "_legal",
-        "_past",
-        "_played",
         "_to_act",
-        "_totals",
-        "_trick",
-        "_tricks",
-        "_won",
+        "deadline_ms",
         "dealer",
         "game_number",
         "leader",
         "phase",
+        "public",
         "round_number",
         "rules",
         "seat",
         "trump",
     )
 
-    def __init__(self, game: Game, seat: int) -> None:
+    def __init__(self, game: Game, seat: int, deadline_ms: int = 0) -> None:
+        public = game.public_view()
         rnd = game.round
-        hands = rnd.hands
-        played = rnd.played
-        finished = 4 * len(rnd.winners)
+        self.public = public
+        """What every seat may know at this moment."""
         self.seat = seat
         """The seat this view belongs to."""
-        self.game_number = game.game_number
-        self.round_number = rnd.round_number
-        self.dealer = rnd.dealer
-        self.trump = _SUITS[rnd.trump]
-        self.rules = game.rules
-        self.phase = game.phase
-        self._hand = hands[seat]
-        self._calls = tuple(rnd.calls)
-        self._trick = tuple(played[finished:])
-        # The hands still held cover exactly the cards not yet played: the rest is public.
-        self._played = FULL_DECK ^ (hands[0] | hands[1] | hands[2] | hands[3])
-        self._tricks = tuple(rnd.tricks) if finished else ()
-        self.leader = rnd.leader
+        self.deadline_ms = deadline_ms
+        """The time this seat has to answer, in milliseconds (0: no limit, or not asked to decide)."""
+        self.game_number = public.game_number
+        self.round_number = public.round_number
+        self.dealer = public.dealer
+        self.trump = public.trump
+        self.rules = public.rules
+        self.phase = public.phase
+        self.leader = public.leader
         """The seat that led (or will lead) the current trick."""
-        self._won = tuple(rnd.tricks_won)
-        self._totals = tuple(game.totals)
-        self._past = game.summaries
-        self._to_act = not game.over and rnd.current_seat == seat
+        self._hand = rnd.hands[seat]
+        self._to_act = not public.over and rnd.current_seat == seat
         self._legal = rnd.legal_mask() if self._to_act and rnd.phase is Phase.PLAYING else 0
 
     @property
@@ -144,7 +195,7 @@ class SeatView:
     @property
     def calls(self) -> tuple[int | None, ...]:
         """The calls so far by seat (``None`` for a seat yet to call)."""
-        return self._calls
+        return self.public.calls
 
     @property
     def call_order(self) -> tuple[int, int, int, int]:
@@ -155,32 +206,32 @@ class SeatView:
     @property
     def trick(self) -> tuple[Card, ...]:
         """The cards played to the current trick, in order, starting with :attr:`leader`'s."""
-        return tuple(CARDS[i] for i in self._trick)
+        return tuple(CARDS[i] for i in self.public.trick_indices)
 
     @property
     def tricks(self) -> tuple[Trick, ...]:
         """The finished tricks of this round."""
-        return self._tricks
+        return self.public.tricks
 
     @property
     def tricks_won(self) -> tuple[int, ...]:
         """Tricks won this round, by seat."""
-        return self._won
+        return self.public.tricks_won
 
     @property
     def totals(self) -> tuple[int, ...]:
         """Game totals in tenths by seat, from the rounds finished before this one."""
-        return self._totals
+        return self.public.totals
 
     @property
     def past_rounds(self) -> tuple[RoundSummary, ...]:
         """The public outcome of each finished round of this game."""
-        return self._past
+        return self.public.past_rounds
 
     @property
     def played(self) -> Hand:
         """Every card played so far this round, by anyone (public knowledge)."""
-        return Hand.of_mask(self._played)
+        return Hand.of_mask(self.public.played_mask)
 
     @property
     def legal_calls(self) -> range:

@@ -18,7 +18,8 @@ A whole bot::
 
 The ``view`` is a :class:`~arena.net.wire.RemoteView` (a :class:`~arena.core.views.View`) with the
 same attributes as the in-process :class:`~arena.core.views.SeatView`, so the same class plays both
-ways. ``run(factory)`` reads the command line (``--help`` lists it all; the token comes from
+ways; ``view.deadline_ms`` is the time the arena gives the decision (0: no limit), for a bot that
+budgets its thinking. ``run(factory)`` reads the command line (``--help`` lists it all; the token comes from
 ``$CALLBREAK_TOKEN`` unless ``--token`` is given), then keeps the bot connected until the tournament
 is over. The hello names the bot only when ``--name`` says how the organiser calls it: the arena
 refuses a token that belongs to a bot of another name.
@@ -319,12 +320,12 @@ class _Session:
                 return
             if calling:
                 view = view_from_proto(request.view, request.table_id, legal_calls=request.legal_calls,
-                                       retry_reason=request.retry_reason)
+                                       retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
                 answer = pb.ConnectRequest(call=pb.CallAnswer(request_id=request.request_id,
                                                               call=int(bot.call(view))))
             else:
                 view = view_from_proto(request.view, request.table_id, legal_cards=request.legal_cards,
-                                       retry_reason=request.retry_reason)
+                                       retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
                 answer = pb.ConnectRequest(play=pb.PlayAnswer(request_id=request.request_id,
                                                               card=str(bot.play(view))))
             self._post(answer)

@@ -19,6 +19,7 @@ any other fault. Text the bot wrote reaches a detail only through
 
 Sending never blocks a table. Messages go to a bounded outbox that one writer task drains into the
 stream; the deadline of a request runs from the moment it is queued, whatever the transport does.
+One alarm per session watches the deadlines of its open requests (rather than a timer per request).
 A session is judged *stalled* and dropped when its outbox overflows (:data:`OUTBOX_LIMIT`), when
 one write has waited :data:`WRITE_STALL_S` seconds for the bot to read, or when it has left
 ``unresponsive_after`` requests in a row unanswered and sent nothing for as many deadlines.
@@ -45,12 +46,12 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar, TypeAlias
 
 import grpc
 
 from arena.core.faults import FaultKind, PlayerFault
-from arena.net.wire import RequestEncoder, event_message
+from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
 from protocol import callbreak_pb2 as pb
 
@@ -73,7 +74,9 @@ __all__ = [
     "StrayLog",
 ]
 
-Writer = Callable[[pb.ConnectResponse], Awaitable[None]]
+Outgoing: TypeAlias = "pb.ConnectResponse | bytes"
+"""A message to a bot: a message object, or one already serialized (requests and events)."""
+Writer = Callable[[Outgoing], Awaitable[None]]
 
 OUTBOX_LIMIT = 10_000
 """Messages waiting to be written to one bot; past this the bot is not reading: it is stalled."""
@@ -95,6 +98,8 @@ END_WAIT_S = 1.0
 
 _LOG = logging.getLogger("arena.net")
 Faults = list[tuple[FaultKind, str]]
+_ANSWERS = {"call": DecisionKind.CALL, "play": DecisionKind.PLAY}
+"""The decision each kind of answer is for."""
 
 
 class HeldFaults:
@@ -102,6 +107,9 @@ class HeldFaults:
     the rest only counted by kind, so a bot that floods fills neither the arena's memory nor the records."""
 
     __slots__ = ("_items", "_more")
+
+    added: ClassVar[int] = 0
+    """Faults held so far by all of them: a seat that saw no change since it last looked has none waiting."""
 
     def __init__(self) -> None:
         self._items: Faults = []
@@ -111,6 +119,7 @@ class HeldFaults:
         return bool(self._items or self._more)
 
     def add(self, kind: FaultKind, detail: str) -> None:
+        HeldFaults.added += 1
         if len(self._items) < HELD_FAULTS:
             self._items.append((kind, detail))
         else:
@@ -121,6 +130,7 @@ class HeldFaults:
         for kind, detail in other._items:
             self.add(kind, detail)
         for kind, count in other._more.items():
+            HeldFaults.added += 1
             self._more[kind] = self._more.get(kind, 0) + count
         other._items, other._more = [], {}
 
@@ -191,15 +201,18 @@ class SessionClosed(Exception):
 
 
 class _Pending:
-    __slots__ = ("future", "kind", "sent", "table_id", "timeout", "timer")
+    __slots__ = ("deadline", "future", "kind", "sent", "table_id", "timeout")
 
-    def __init__(self, future: asyncio.Future[object], kind: DecisionKind, table_id: str, timeout: float) -> None:
+    def __init__(
+        self, future: asyncio.Future[object], kind: DecisionKind, table_id: str, timeout: float, deadline: float,
+    ) -> None:
         self.future = future
         self.kind = kind
         self.table_id = table_id
         self.timeout = timeout
+        self.deadline = deadline
+        """``loop.time()`` when it is late (infinity: never)."""
         self.sent = time.perf_counter()
-        self.timer: asyncio.TimerHandle | None = None
 
 
 class Session:
@@ -225,13 +238,17 @@ class Session:
         self.closed_at = 0.0
         """``time.monotonic()`` when the stream ended."""
         self._write = writer
-        self._outbox: collections.deque[pb.ConnectResponse] = collections.deque()
-        self._wake = asyncio.Event()
+        self._outbox: collections.deque[Outgoing] = collections.deque()
+        self._idle: asyncio.Future[None] | None = None
+        """What the writer waits on while the outbox is empty."""
         self._writing_since: float | None = None
         self._writer: asyncio.Task[None] | None = None
         self._ids = itertools.count(1)
         self._pending: dict[int, _Pending] = {}
         self._expired: dict[int, None] = {}
+        self._alarm: asyncio.TimerHandle | None = None
+        self._alarm_at = math.inf
+        """When the alarm rings (``loop.time()``): never later than the earliest open deadline."""
         self.faults = HeldFaults()
         """The stream-level faults not yet recorded by a table."""
         self.fault_counts: dict[str, int] = {}
@@ -260,7 +277,7 @@ class Session:
         """Starts the writer task (on the running loop)."""
         self._writer = asyncio.get_running_loop().create_task(self._drain())
 
-    def send(self, msg: pb.ConnectResponse) -> None:
+    def send(self, msg: Outgoing) -> None:
         """Queues one message; never blocks. A closed session drops it; a full outbox stalls the session."""
         if self.closed.is_set():
             return
@@ -268,16 +285,24 @@ class Session:
             self.stall(f"{OUTBOX_LIMIT} messages were waiting for it: it stopped reading its stream")
             return
         self._outbox.append(msg)
-        self._wake.set()
+        self._wake_writer()
+
+    def _wake_writer(self) -> None:
+        idle = self._idle
+        if idle is not None:
+            self._idle = None
+            if not idle.done():
+                idle.set_result(None)
 
     async def _drain(self) -> None:
         outbox = self._outbox
+        loop = asyncio.get_running_loop()
         while True:
             if not outbox:
                 if self.closed.is_set():
                     return
-                self._wake.clear()
-                await self._wake.wait()
+                idle = self._idle = loop.create_future()
+                await idle
                 continue
             msg = outbox.popleft()
             self._writing_since = time.monotonic()
@@ -320,20 +345,44 @@ class Session:
             raise SessionClosed(self.close_reason)
         request_id = next(self._ids)
         loop = asyncio.get_running_loop()
-        pending = _Pending(loop.create_future(), decision.kind, decision.table_id, timeout_ms / 1000.0)
+        timeout = timeout_ms / 1000.0
+        late = loop.time() + timeout if timeout_ms else math.inf
+        pending = _Pending(loop.create_future(), decision.kind, decision.table_id, timeout, late)
         self._pending[request_id] = pending
-        if timeout_ms:
-            pending.timer = loop.call_later(timeout_ms / 1000.0, self._expire, request_id)
-        # The bot is told the deadline and the bank apart; the timer allows for both (``timeout_ms``).
+        if late < self._alarm_at:
+            self._set_alarm(loop, late)
+        # The bot is told the deadline and the bank apart; the alarm allows for both (``timeout_ms``).
         deadline = max(1, round(decision.deadline_ms - spent_ms)) if decision.deadline_ms else 0
         self.send(encoder.request(decision, request_id, deadline))
         try:
             answer = await pending.future
         finally:
-            if pending.timer is not None:
-                pending.timer.cancel()
             self._pending.pop(request_id, None)
         return answer, (time.perf_counter() - pending.sent) * 1000.0
+
+    # One alarm per session, not one timer per request: a request answered in time leaves the alarm
+    # as it is, and the alarm, when it rings, expires what is late and sets itself for the next
+    # deadline still open. With the usual fixed deadline it rings about once a deadline, whatever
+    # the number of requests.
+
+    def _set_alarm(self, loop: asyncio.AbstractEventLoop, when: float) -> None:
+        if self._alarm is not None:
+            self._alarm.cancel()
+        self._alarm_at = when
+        self._alarm = loop.call_at(when, self._ring)
+
+    def _ring(self) -> None:
+        self._alarm, self._alarm_at = None, math.inf
+        loop = asyncio.get_running_loop()
+        now = loop.time() + 1e-6  # the loop runs a timer up to its clock's resolution early
+        nearest = math.inf
+        for request_id, pending in list(self._pending.items()):
+            if pending.deadline <= now:
+                self._expire(request_id)
+            elif pending.deadline < nearest:
+                nearest = pending.deadline
+        if nearest < math.inf and not self.closed.is_set():
+            self._set_alarm(loop, nearest)
 
     def _expire(self, request_id: int) -> None:
         pending = self._pending.pop(request_id, None)
@@ -354,17 +403,20 @@ class Session:
                 self.stall(f"it left {self._silent_lates} requests in a row unanswered and sent nothing "
                            f"for {now - self._heard:.0f} s")
 
-    async def receive(self, msg: pb.ConnectRequest) -> None:
+    def receive(self, msg: pb.ConnectRequest) -> None:
         """Handles one message from the bot after the handshake."""
         self._heard = time.perf_counter()
         if self.closed.is_set():  # the stream is ending: what the bot still sends is not looked at
             return
         self._silent_lates = 0
         kind = msg.WhichOneof("kind")
-        if kind in ("call", "play"):
-            answer = msg.call if kind == "call" else msg.play
+        if kind == "play" or kind == "call":
+            answer = msg.play if kind == "play" else msg.call
             request_id = answer.request_id
             pending = self._pending.get(request_id)
+            if pending is not None and pending.kind is _ANSWERS[kind] and not pending.future.done():  # the usual
+                pending.future.set_result(answer.card if kind == "play" else answer.call)
+                return
             if pending is None and request_id in self._expired:
                 # Already recorded as late when the deadline passed; just tell the bot (once: a second
                 # answer to it is a duplicate).
@@ -468,7 +520,10 @@ class Session:
         self.close_reason = reason
         self.closed_at = time.monotonic()
         self.closed.set()
-        self._wake.set()
+        self._wake_writer()
+        if self._alarm is not None:
+            self._alarm.cancel()
+            self._alarm, self._alarm_at = None, math.inf
         if not drain:
             self._outbox.clear()
             if self._writer is not None and self._writer is not asyncio.current_task():
@@ -497,6 +552,8 @@ class RemotePlayer:
         self._history: list[TableEvent] = []
         """The events of the game so far, sent again to a new stream after a reconnect."""
         self._faults: Faults = []
+        self._faults_seen = -1
+        """:attr:`HeldFaults.added` when this seat last took its faults."""
         self._released = False
         self._away_since: float | None = None
         """``time.monotonic()`` of the first drop since the bot's last answer here: the grace runs from it."""
@@ -551,14 +608,16 @@ class RemotePlayer:
         self.encoder = RequestEncoder(session.rules_msg)
         if self.wants_events and session.wants_events:
             for event in self._history:
-                session.send(event_message(event))
+                session.send(self.encoder.event(event))
         return session
 
     async def notify(self, event: TableEvent) -> None:
         if isinstance(event.body, GameStart):
             self._history.clear()
         self._history.append(event)
-        self.session.send(event_message(event, self.session.rules_msg))
+        session = self.session
+        if session.wants_events:  # a bot that came back without asking for events is sent none
+            session.send(self.encoder.event(event))
 
     async def refused(self, decision: Decision, reason: str) -> None:
         self.session.notice(pb.NOTICE_KIND_ILLEGAL_ANSWER, self.encoder.last_request_id, decision.table_id, reason)
@@ -567,12 +626,15 @@ class RemotePlayer:
         self.session.notice(pb.NOTICE_KIND_FALLBACK_PLAYED, self.encoder.last_request_id, decision.table_id, detail)
 
     def drain_faults(self) -> Faults:
+        if not self._faults and HeldFaults.added == self._faults_seen:
+            return []  # the usual case, asked at every decision: no fault held anywhere since the last look
         faults, self._faults = self._faults, []
         held = self.session.faults
         if self.lobby is not None:  # with the strays of the bot's streams that hold no seat, or have ended
             held = HeldFaults()
             held.merge(self.session.faults)
             self.lobby.take_faults(self.bot, held)
+        self._faults_seen = HeldFaults.added  # (moving faults into ``held`` counted too)
         return faults + held.take()  # at most HELD_FAULTS in detail at one decision, whatever the sources
 
     async def close(self) -> None:

@@ -6,7 +6,8 @@ thin: it checks the ``Hello`` (token, protocol version, bars, session limits), o
 :class:`~arena.net.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
 which sessions are connected and tells whoever watches it when that changes; a table takes a seat
 from it (:meth:`ArenaServer.seat`) and gets a :class:`~arena.net.remote.RemotePlayer`. Many tables
-play at once on one event loop.
+play at once on one event loop. Requests and events reach the stream already serialized
+(:mod:`arena.net.wire`); the service's serializer passes such bytes through as they are.
 
 Keepalive policy: a bot may send HTTP/2 keepalive pings at most once every :data:`MIN_PING_S`
 seconds (a bot that pings more often is cut off by gRPC with "too many pings"); the arena pings
@@ -282,6 +283,20 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
             streams.discard(handler)
 
 
+def _serialize(msg: pb.ConnectResponse | bytes) -> bytes:
+    """A message to a bot as bytes: requests and events come already serialized (:mod:`arena.net.wire`)."""
+    return msg if type(msg) is bytes else msg.SerializeToString()  # type: ignore[union-attr]
+
+
+def _add_servicer(servicer: ArenaServicer, server: grpc.aio.Server) -> None:
+    """``add_ArenaServicer_to_server`` of the generated code, with :func:`_serialize` for what goes out."""
+    handlers = {"Connect": grpc.stream_stream_rpc_method_handler(
+        servicer.Connect, request_deserializer=pb.ConnectRequest.FromString, response_serializer=_serialize,
+    )}
+    server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE_NAME, handlers),))
+    server.add_registered_method_handlers(SERVICE_NAME, handlers)
+
+
 def _certificate_names(context: grpc.aio.ServicerContext) -> set[str] | None:
     """The names on the client certificate of the stream (common name and DNS names), or ``None``
     when the bot showed none."""
@@ -318,7 +333,7 @@ async def _read(session: Session, context: grpc.aio.ServicerContext) -> None:
             session.close("the bot closed its stream")
             return
         try:
-            await session.receive(msg)
+            session.receive(msg)
         except Exception:  # the arena's own error: logged for the organiser, never sent to the bot
             _LOG.exception("arena: %s (bot %s) could not handle a message", session.session_id, session.bot)
             session.kick(grpc.StatusCode.INTERNAL, "the arena failed on a message of this stream (the arena's "
@@ -411,7 +426,7 @@ class ArenaServer:
             ("grpc.http2.max_ping_strikes", 2),
             ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
         ])
-        pb_grpc.add_ArenaServicer_to_server(ArenaServicer(self), server)
+        _add_servicer(ArenaServicer(self), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             (SERVICE_NAME, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME),

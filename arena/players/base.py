@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 import enum
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 from arena.core.cards import Card, Hand, Suit
 from arena.core.faults import FaultKind, PlayerFault
@@ -46,9 +46,11 @@ class DecisionKind(enum.Enum):
     PLAY = "play"
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class Decision:
-    """One request for a decision, with everything the seat may know."""
+class Decision(NamedTuple):
+    """One request for a decision, with everything the seat may know.
+
+    A named tuple rather than a dataclass: one is made for every decision of every game.
+    """
 
     kind: DecisionKind
     table_id: str
@@ -142,9 +144,11 @@ EventBody = GameStart | RoundStart | CallMade | CardPlayed | TrickWon | RoundEnd
 """What an event says."""
 
 
-@dataclasses.dataclass(frozen=True, slots=True)
-class TableEvent:
-    """Something that happened at a table, addressed to one seat that follows the game."""
+class TableEvent(NamedTuple):
+    """Something that happened at a table, addressed to one seat that follows the game.
+
+    A named tuple rather than a dataclass: one is made for every event and every seat that follows.
+    """
 
     table_id: str
     game_id: str

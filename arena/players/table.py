@@ -126,6 +126,7 @@ def round_dict(result: RoundResult) -> dict[str, object]:
 
 
 _NONE = (0, 0, 0, 0)
+_INDEX_OF = {card_text(index): index for index in range(52)}
 
 
 def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
@@ -172,12 +173,13 @@ class _Table:
         round_number, trick = self.where()
         self.faults.append(Fault(seat, kind, detail, round_number, trick, fallback))
 
-    async def decide(self, kind: DecisionKind) -> object:
-        """Asks the current seat until it gives a legal answer, or plays the fallback; returns the value."""
+    async def decide(self, kind: DecisionKind) -> int:
+        """Asks the current seat until it gives a legal answer, or plays the fallback; returns the call
+        or the card index."""
         game = self.game
         seat = game.current_seat
         player = self.players[seat]
-        view = game.view(seat)
+        view = game.view(seat, self.settings.deadline_ms)
         for stray_kind, detail in player.drain_faults():
             self.fault(seat, stray_kind, detail)
         retries = 0
@@ -203,9 +205,9 @@ class _Table:
             self.think_ms[seat] += elapsed
             if deadline and elapsed > deadline:
                 self.bank[seat] = max(0, self.bank[seat] - int(elapsed - deadline))
-            refusal = self.judge(kind, answer)
+            refusal, value = self.judge(kind, answer)
             if refusal is None:
-                return answer if kind is DecisionKind.CALL else Card.parse(str(answer)).index
+                return value
             self.fault(seat, FaultKind.ILLEGAL_CALL if kind is DecisionKind.CALL else FaultKind.ILLEGAL_CARD, refusal)
             retries += 1
             if retries > self.settings.max_retries:
@@ -222,8 +224,9 @@ class _Table:
         counts = self.fallbacks.setdefault(self.game.round.round_number, [0, 0, 0, 0])
         counts[seat] += 1
 
-    def judge(self, kind: DecisionKind, answer: object) -> str | None:
-        """``None`` when ``answer`` is legal now, else the rule it breaks, in a student's words."""
+    def judge(self, kind: DecisionKind, answer: object) -> tuple[str | None, int]:
+        """``(None, the call or card index)`` when ``answer`` is legal now, else the rule it breaks,
+        in a student's words."""
         rnd = self.game.round
         if kind is DecisionKind.CALL:
             legal = self.rules.call_range
@@ -231,32 +234,34 @@ class _Table:
                 return (
                     f"{shown(answer)} is not a legal call: call a whole number from {legal[0]} to {legal[-1]} "
                     f"under the {self.rules.profile_name} rules"
-                )
-            return None
+                ), 0
+            return None, answer
         # What a bot sent reaches the record only through shown(): no card's text is that long.
         if not isinstance(answer, str) or len(answer) > ANSWER_TEXT_LIMIT:
-            return f"{shown(answer)} is not a card: answer with a card like AS, TH or 2C"
-        try:
-            index = Card.parse(answer).index
-        except CardError as err:
-            return str(err)
+            return f"{shown(answer)} is not a card: answer with a card like AS, TH or 2C", 0
+        index = _INDEX_OF.get(answer)  # a card as it was sent; anything else through the parser
+        if index is None:
+            try:
+                index = Card.parse(answer).index
+            except CardError as err:
+                return str(err), 0
         if not rnd.legal_mask() >> index & 1:
             hand = rnd.hands[rnd.current_seat]
             if not hand >> index & 1:
-                return f"you do not hold {card_text(index)}: your hand is {Hand(hand)}"
-            return f"{card_text(index)} is not allowed: {rnd.legal_reason()}"
-        return None
+                return f"you do not hold {card_text(index)}: your hand is {Hand(hand)}", 0
+            return f"{card_text(index)} is not allowed: {rnd.legal_reason()}", 0
+        return None, index
 
-    def fallback_value(self, kind: DecisionKind) -> object:
+    def fallback_value(self, kind: DecisionKind) -> int:
         rnd = self.game.round
         if kind is DecisionKind.CALL:
             return fallback_call(self.rules.call_range)
         return fallback_card(rnd.legal_mask(), rnd.trump)
 
-    async def fall_back(self, seat: int, decision: Decision, kind: FaultKind | None, detail: str) -> object:
+    async def fall_back(self, seat: int, decision: Decision, kind: FaultKind | None, detail: str) -> int:
         value = self.fallback_value(decision.kind)
         self.count_fallback(seat)
-        shown = str(value) if decision.kind is DecisionKind.CALL else card_text(int(value))  # type: ignore[call-overload]
+        shown = str(value) if decision.kind is DecisionKind.CALL else card_text(value)
         if kind is not None:
             self.fault(seat, kind, detail, shown)
         else:  # the retries ran out: the illegal answers are recorded; mark the last with the fallback
@@ -286,16 +291,17 @@ class _Table:
             seat = game.current_seat
             if rnd.phase is Phase.CALLING:
                 value = await self.decide(DecisionKind.CALL)
-                game.call(int(value))  # type: ignore[call-overload]
-                await self.tell(CallMade(seat, int(value)))  # type: ignore[call-overload]
+                game.call(value)
+                if self.listeners:
+                    await self.tell(CallMade(seat, value))
                 continue
-            index = int(await self.decide(DecisionKind.PLAY))  # type: ignore[call-overload]
+            index = await self.decide(DecisionKind.PLAY)
             tricks_before = len(rnd.winners)
             game.play_index(index)
             if self.listeners:
                 await self.tell(CardPlayed(seat, CARDS[index]))
                 if len(rnd.winners) > tricks_before:
-                    await self.tell(TrickWon(rnd.tricks[-1]))
+                    await self.tell(TrickWon(rnd.finished_tricks()[-1]))
                 for result in game.results[results_seen:]:
                     await self.tell(RoundEnd(result.summary(), result.totals))
             if len(game.results) > results_seen and not game.over and self.on_round is not None:
