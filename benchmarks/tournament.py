@@ -122,8 +122,9 @@ def main(argv: list[str] | None = None) -> int:
     rates: dict[str, list[float]] = {label: [] for label in trees}
     whole: dict[str, list[float]] = {label: [] for label in trees}
     cpus: dict[str, list[float]] = {label: [] for label in trees}
-    for _ in range(args.repeats):
-        for label, tree in trees.items():
+    for repeat in range(args.repeats):
+        # The trees take turns, each first in every other repetition, so that neither gains from going first.
+        for label, tree in (list(trees.items()) if repeat % 2 == 0 else list(trees.items())[::-1]):
             rate, overall, deals, cpu = measured(args.deal_sets, tree, args.workers if label == pooled else 1)
             rates[label].append(rate)
             whole[label].append(overall)
@@ -141,12 +142,14 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.workers} workers / 1: {ratio:.2f} x playing and recording; {overall:.2f} x with the final "
               f"standings (this machine has {os.cpu_count()} cores, shared by the arena's process and the workers)")
     if args.baseline is not None:
-        ratio = statistics.median(rates["this"]) / statistics.median(rates["before"])
-        overall = statistics.median(whole["this"]) / statistics.median(whole["before"])
+        # Each repetition's two runs are next to each other in time: the median of their ratios is less
+        # moved by a machine whose load changes than the ratio of the medians.
+        ratio = statistics.median(this / before for this, before in zip(rates["this"], rates["before"], strict=True))
+        overall = statistics.median(this / before for this, before in zip(whole["this"], whole["before"], strict=True))
         print(f"this / before: {ratio:.2f} x playing and recording (target >= 1.3); {overall:.2f} x with the "
-              "final standings")
-        if cpus["this"] and cpus["before"]:  # per CPU second: what the clock adds on a shared machine left out
-            ratio = statistics.median(cpus["before"]) / statistics.median(cpus["this"])
+              "final standings (medians of each repetition's ratio)")
+        if len(cpus["this"]) == len(cpus["before"]) == args.repeats:  # per CPU second: the clock's noise left out
+            ratio = statistics.median(before / this for this, before in zip(cpus["this"], cpus["before"], strict=True))
             print(f"this / before, deals per second of the arena process's CPU: {ratio:.2f} x (median "
                   f"{statistics.median(cpus['this']):,.0f} against {statistics.median(cpus['before']):,.0f} µs a deal)")
     return 0

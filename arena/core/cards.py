@@ -224,6 +224,8 @@ class _SuitTable(dict[int, tuple[tuple[int, ...], str]]):
 
 
 _SUIT_TABLES = tuple(_SuitTable(suit) for suit in range(4))
+_RECENT_TEXTS: dict[int, str] = {}
+"""The text of the hands written lately, by mask."""
 
 
 def _display_order(mask: int) -> tuple[int, ...]:
@@ -308,10 +310,17 @@ class Hand:
         return hash(("Hand", self.mask))
 
     def __str__(self) -> str:
-        # Records write four hands a round: one table lookup per suit, not one step per card.
+        # Records write four hands a round, the same four in each rotation of a duplicate deal set: the
+        # hands written lately are remembered, and a new one is a table lookup per suit, not a step per card.
         mask = self.mask
-        s, h, d, c = _SUIT_TABLES
-        return (s[mask & 0x1FFF][1] + h[mask >> 13 & 0x1FFF][1] + d[mask >> 26 & 0x1FFF][1] + c[mask >> 39][1])[:-1]
+        text = _RECENT_TEXTS.get(mask)
+        if text is None:
+            s, h, d, c = _SUIT_TABLES
+            text = (s[mask & 0x1FFF][1] + h[mask >> 13 & 0x1FFF][1] + d[mask >> 26 & 0x1FFF][1] + c[mask >> 39][1])[:-1]
+            if len(_RECENT_TEXTS) >= 4096:
+                _RECENT_TEXTS.clear()
+            _RECENT_TEXTS[mask] = text
+        return text
 
     def __repr__(self) -> str:
         return f"Hand.parse({str(self)!r})"
