@@ -4,8 +4,9 @@ The arena runs in this process; the bots run in ``--fleets`` other processes, ea
 share of the 4,000 streams on one asyncio loop (a light bot: the first legal call or card, at once).
 Every table plays ``--games`` seeded games at the same time as all the others. Printed: tables,
 streams, games, decisions per second, the arena's CPU per decision, its memory per table (the rise
-in resident memory from before the bots connected to the end, over the tables), and the deadline
-misses (``late`` faults), which should be 0.
+in resident memory from before the bots connected to the end, over the tables), the deadline
+misses (``late`` faults), which should be 0, and the time the arena's garbage collector stood the
+process still (the arena does not count it against the bots: :mod:`arena.players.pauses`).
 
     python benchmarks/many_tables.py                 # 1,000 tables
     python benchmarks/many_tables.py --tables 50     # a quick look
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import platform
 import resource
 import subprocess
@@ -32,6 +34,7 @@ from arena.core.faults import FaultKind  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
 from arena.net.server import ArenaServer, ServerSettings  # noqa: E402
 from arena.net.tokens import token_sha256  # noqa: E402
+from arena.players.pauses import paused_s  # noqa: E402
 from arena.players.table import GameRecord, TableSettings  # noqa: E402
 from protocol import callbreak_pb2 as pb  # noqa: E402
 from protocol import callbreak_pb2_grpc as pb_grpc  # noqa: E402
@@ -46,10 +49,20 @@ def token(n: int) -> str:
 # -- the bots: one process holds many streams -------------------------------------------------------
 
 
-async def light_bot(channel: grpc.aio.Channel, n: int) -> None:
-    """One stream: the first legal call or card, at once."""
-    stream = pb_grpc.ArenaStub(channel).Connect()
-    await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token(n), protocol_version=1)))
+async def light_bot(channel: grpc.aio.Channel, n: int, handshakes: asyncio.Semaphore) -> None:
+    """One stream: the first legal call or card, at once. Like any bot, it connects again when its
+    stream fails before the Welcome (a client opening thousands of streams at once sees some fail)."""
+    while True:
+        async with handshakes:
+            stream = pb_grpc.ArenaStub(channel).Connect()
+            try:
+                await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token(n), protocol_version=1)))
+                welcome = await stream.read()
+            except grpc.aio.AioRpcError:
+                welcome = None
+        if welcome is not None and welcome is not grpc.aio.EOF and welcome.HasField("welcome"):
+            break
+        await asyncio.sleep(0.2)
     while True:
         msg = await stream.read()
         if msg is grpc.aio.EOF:
@@ -66,14 +79,27 @@ async def light_bot(channel: grpc.aio.Channel, n: int) -> None:
 
 
 async def fleet(address: str, first: int, count: int) -> None:
-    """``count`` bots, numbered from ``first``, over a few channels (HTTP/2 connections)."""
+    """``count`` bots, numbered from ``first``, over a few channels (HTTP/2 connections), at most 100
+    of them saying Hello at a time."""
     channels = [grpc.aio.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)])
                 for _ in range(max(1, count // 100))]
-    await asyncio.gather(*(light_bot(channels[i % len(channels)], first + i) for i in range(count)),
+    for channel in channels:
+        await channel.channel_ready()
+    handshakes = asyncio.Semaphore(100)
+    await asyncio.gather(*(light_bot(channels[i % len(channels)], first + i, handshakes) for i in range(count)),
                          return_exceptions=True)
 
 
 # -- the arena ----------------------------------------------------------------------------------------
+
+
+def cpu_s(pid: int) -> float:
+    """User and system CPU seconds of a process so far (Linux; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def rss_mb() -> float:
@@ -85,11 +111,11 @@ def rss_mb() -> float:
     return pages * resource.getpagesize() / 1e6
 
 
-async def arena(tables: int, games: int, fleets: int) -> dict[str, float]:
+async def arena(tables: int, games: int, fleets: int, deadline_ms: int = DEADLINE_MS) -> dict[str, float]:
     bots = 4 * tables
     server = ArenaServer(ServerSettings(
         rules=Rules.profile(), tokens={token_sha256(token(n)): f"bot-{n}" for n in range(bots)},
-        table=TableSettings(deadline_ms=DEADLINE_MS), max_tables=1, max_sessions_total=bots + 16,
+        table=TableSettings(deadline_ms=deadline_ms), max_tables=1, max_sessions_total=bots + 16,
     ))
     port = await server.start("127.0.0.1:0")
     before = rss_mb()
@@ -108,11 +134,12 @@ async def arena(tables: int, games: int, fleets: int) -> dict[str, float]:
             return [await server.play(seats, seeded_deals(t + 1, game), table_id=f"t{t}", game_id=f"t{t}-g{game}",
                                       timeout=60) for game in range(1, games + 1)]
 
-        cpu = time.process_time()
+        cpu, bots_cpu, paused = time.process_time(), sum(cpu_s(proc.pid) for proc in procs), paused_s()
         start = time.perf_counter()
         played = await asyncio.gather(*(table(t) for t in range(tables)))
         wall = time.perf_counter() - start
-        cpu = time.process_time() - cpu
+        cpu, bots_cpu = time.process_time() - cpu, sum(cpu_s(proc.pid) for proc in procs) - bots_cpu
+        paused = paused_s() - paused
         after = rss_mb()
     finally:
         for proc in procs:
@@ -123,7 +150,8 @@ async def arena(tables: int, games: int, fleets: int) -> dict[str, float]:
     late = sum(1 for record in records for fault in record.faults if fault.kind is FaultKind.LATE)
     other = sum(1 for record in records for fault in record.faults if fault.kind is not FaultKind.LATE)
     return {"tables": tables, "streams": bots, "games": len(records), "decisions": decisions, "wall": wall,
-            "connect": connected_s, "cpu_us": cpu / decisions * 1e6, "rate": decisions / wall,
+            "connect": connected_s, "cpu_us": cpu / decisions * 1e6,
+            "bots_cpu_us": bots_cpu / decisions * 1e6, "rate": decisions / wall, "paused": paused,
             "memory_kb": (after - before) * 1000 / tables, "late": late, "other": other}
 
 
@@ -132,20 +160,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tables", type=int, default=1000, help="concurrent tables (default: 1000)")
     parser.add_argument("--games", type=int, default=1, help="games each table plays (default: 1)")
     parser.add_argument("--fleets", type=int, default=2, help="bot processes (default: 2)")
+    parser.add_argument("--deadline-ms", type=int, default=DEADLINE_MS, help=f"the deadline (default: {DEADLINE_MS})")
     parser.add_argument("--fleet", nargs=3, metavar=("ADDRESS", "FIRST", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.fleet:
         asyncio.run(fleet(args.fleet[0], int(args.fleet[1]), int(args.fleet[2])))
         return 0
     print(f"machine: {platform.platform()}, {platform.python_implementation()} {platform.python_version()}, "
-          f"{len(__import__('os').sched_getaffinity(0))} CPUs")
-    result = asyncio.run(arena(args.tables, args.games, args.fleets))
+          f"{len(os.sched_getaffinity(0))} CPUs")
+    result = asyncio.run(arena(args.tables, args.games, args.fleets, args.deadline_ms))
     print(f"tables {result['tables']:,.0f} ({result['streams']:,.0f} bot streams in {args.fleets} processes, "
-          f"all connected in {result['connect']:.1f} s), deadline {DEADLINE_MS} ms")
+          f"all connected in {result['connect']:.1f} s), deadline {args.deadline_ms} ms")
     print(f"games {result['games']:,.0f}, decisions {result['decisions']:,.0f} in {result['wall']:.1f} s: "
           f"{result['rate']:,.0f} decisions/s")
-    print(f"arena CPU per decision {result['cpu_us']:.0f} µs; arena memory per table {result['memory_kb']:.0f} kB")
-    print(f"deadline misses {result['late']:,.0f}; other faults {result['other']:,.0f}")
+    print(f"arena CPU per decision {result['cpu_us']:.0f} µs (the bots' processes: {result['bots_cpu_us']:.0f} µs); "
+          f"arena memory per table {result['memory_kb']:.0f} kB")
+    print(f"deadline misses {result['late']:,.0f}; other faults {result['other']:,.0f}; the arena's garbage "
+          f"collector stood it still for {result['paused']:.2f} s in all (not counted against the bots)")
     return 0 if result["late"] == 0 and result["other"] == 0 else 1
 
 

@@ -46,6 +46,7 @@ from arena.event.store import game_lines
 from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path, play_fast
 from arena.players.local import LocalPlayer
+from arena.players.pauses import settle
 from arena.players.table import GameRecord, TableSettings, play_game
 
 __all__ = ["Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool", "open_pool",
@@ -167,6 +168,7 @@ async def _table(context: Context, job: GameJob) -> GameRecord:
 
 def play_chunk(context: Context, jobs: Sequence[GameJob]) -> Chunk:
     """Plays the games of a chunk, in order (in a worker process or a Ray task)."""
+    settle()
     began = time.perf_counter()
     out = []
     for job in jobs:

@@ -73,6 +73,7 @@ from arena.net.server import ArenaServer, ServerSettings
 from arena.net.tokens import new_token, token_sha256
 from arena.players.base import Player
 from arena.players.fast import play_fast
+from arena.players.pauses import settle
 from arena.players.table import GameRecord, play_game
 
 __all__ = ["Judge", "RunSummary", "Tournament", "check_address"]
@@ -426,6 +427,7 @@ class Tournament:
 
     async def run(self) -> RunSummary:
         """Plays every game not yet recorded, as far as the bots and the policies allow."""
+        settle()
         summary = self.summary
         with contextlib.suppress(OSError):
             if self.folder.is_dir():  # a status of a run before this one must not pass for this one's

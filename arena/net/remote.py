@@ -18,7 +18,8 @@ any other fault. Text the bot wrote reaches a detail only through
 :func:`~arena.core.faults.shown`, cut to a few dozen characters.
 
 Sending never blocks a table. Messages go to a bounded outbox that one writer task drains into the
-stream; the deadline of a request runs from the moment it is queued, whatever the transport does.
+stream; the deadline of a request runs from the moment it is queued, whatever the transport does,
+except while the arena's own process stands still (:mod:`arena.players.pauses`).
 One alarm per session watches the deadlines of its open requests (rather than a timer per request).
 A session is judged *stalled* and dropped when its outbox overflows (:data:`OUTBOX_LIMIT`), when
 one write has waited :data:`WRITE_STALL_S` seconds for the bot to read, or when it has left
@@ -53,6 +54,7 @@ import grpc
 from arena.core.faults import FaultKind, PlayerFault
 from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
+from arena.players.pauses import paused_s
 from protocol import callbreak_pb2 as pb
 
 if TYPE_CHECKING:
@@ -201,7 +203,7 @@ class SessionClosed(Exception):
 
 
 class _Pending:
-    __slots__ = ("deadline", "future", "kind", "sent", "table_id", "timeout")
+    __slots__ = ("deadline", "future", "kind", "paused", "sent", "table_id", "timeout")
 
     def __init__(
         self, future: asyncio.Future[object], kind: DecisionKind, table_id: str, timeout: float, deadline: float,
@@ -211,8 +213,10 @@ class _Pending:
         self.table_id = table_id
         self.timeout = timeout
         self.deadline = deadline
-        """``loop.time()`` when it is late (infinity: never)."""
+        """``loop.time()`` when it is late (infinity: never), the arena's pauses since it was sent aside."""
         self.sent = time.perf_counter()
+        self.paused = paused_s()
+        """The arena's pauses so far when it was sent: those that follow extend its deadline."""
 
 
 class Session:
@@ -375,12 +379,14 @@ class Session:
         self._alarm, self._alarm_at = None, math.inf
         loop = asyncio.get_running_loop()
         now = loop.time() + 1e-6  # the loop runs a timer up to its clock's resolution early
+        paused = paused_s()
         nearest = math.inf
         for request_id, pending in list(self._pending.items()):
-            if pending.deadline <= now:
+            due = pending.deadline + (paused - pending.paused)
+            if due <= now:
                 self._expire(request_id)
-            elif pending.deadline < nearest:
-                nearest = pending.deadline
+            elif due < nearest:
+                nearest = due
         if nearest < math.inf and not self.closed.is_set():
             self._set_alarm(loop, nearest)
 

@@ -44,6 +44,7 @@ from arena.errors import ConfigError
 from arena.net.remote import END_WAIT_S, HeldFaults, RemotePlayer, Session, StrayLog
 from arena.net.tokens import find_bot, token_sha256
 from arena.net.wire import rules_to_proto
+from arena.players.pauses import settle
 from arena.players.table import GameRecord, TableSettings, play_game
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
@@ -110,6 +111,8 @@ class Lobby:
 
     def __init__(self) -> None:
         self.sessions: dict[str, list[Session]] = {}
+        self.count = 0
+        """Sessions in the lobby: those whose streams are open (a session leaves as its stream ends)."""
         self.barred: dict[str, tuple[int, str]] = {}
         """Bot -> (refusal reason, detail): disqualified or withdrawn bots, refused at Hello."""
         self.last_seen: dict[str, float] = {}
@@ -131,6 +134,7 @@ class Lobby:
 
     def add(self, session: Session) -> None:
         self.sessions.setdefault(session.bot, []).append(session)
+        self.count += 1
         self._notify()
 
     def remove(self, session: Session) -> None:
@@ -138,6 +142,7 @@ class Lobby:
         live = self.sessions.get(session.bot, [])
         if session in live:
             live.remove(session)
+            self.count -= 1
             self.last_seen[session.bot] = time.monotonic()
             if session.faults:
                 self.unclaimed.setdefault(session.bot, HeldFaults()).merge(session.faults)
@@ -407,7 +412,7 @@ class ArenaServer:
             return bot, (pb.REFUSAL_REASON_DUPLICATE_SESSION, grpc.StatusCode.ALREADY_EXISTS,
                          f"the bot {name!r} already has {held}, the most this arena allows: another copy of it "
                          "is connected with the same token; stop that copy, or wait until its connection ends")
-        if len(self.lobby.all_live()) >= self.settings.max_sessions_total:
+        if self.lobby.count >= self.settings.max_sessions_total:
             return bot, (pb.REFUSAL_REASON_ARENA_FULL, grpc.StatusCode.RESOURCE_EXHAUSTED,
                          f"the arena already serves {self.settings.max_sessions_total} sessions, the most it "
                          "takes: try again later")
@@ -417,6 +422,7 @@ class ArenaServer:
         """Starts serving on ``address`` (port 0: any free port); returns the port. With ``unix_socket``
         the arena also listens, in plaintext, on that Unix domain socket: sandboxed bots, which have no
         network, reach it there (the socket's folder decides who may connect)."""
+        settle()
         server = grpc.aio.server(options=[
             ("grpc.keepalive_time_ms", ARENA_PING_S * 1000),
             ("grpc.keepalive_timeout_ms", PING_TIMEOUT_S * 1000),

@@ -1,16 +1,17 @@
-"""Bot tokens: made at random, kept only as SHA-256 digests, compared in constant time.
+"""Bot tokens: made at random, kept only as SHA-256 digests, looked up by digest.
 
 A token is the secret that says which bot of a tournament a ``Hello`` speaks for. The arena never
 keeps one: the configuration may give a remote bot's ``token_sha256`` (the hexadecimal SHA-256 of
 the token's UTF-8 bytes, what :func:`token_sha256` returns), and a plain ``token`` or a token made
-for a launched bot is hashed as soon as the arena reads it. :func:`find_bot` compares a Hello's
-token with every digest the arena holds, in constant time for each.
+for a launched bot is hashed as soon as the arena reads it. :func:`find_bot` looks a Hello's token
+up by its digest, in time that does not depend on how many bots there are. A lookup by digest
+tells a guesser nothing about the token: changing a guess changes its whole digest, so how far a
+lookup got before it missed says nothing about how close the guess was.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import re
 import secrets
 from collections.abc import Mapping
@@ -36,14 +37,5 @@ def is_sha256(text: str) -> bool:
 
 
 def find_bot(digests: Mapping[str, str], token: str) -> str | None:
-    """The bot whose digest (``digests``: digest -> bot) is the token's, or ``None``.
-
-    Every digest is compared, each with :func:`hmac.compare_digest`, so the time taken does not
-    depend on how much of a guess is right.
-    """
-    offered = token_sha256(token)
-    found = None
-    for digest, bot in digests.items():
-        if hmac.compare_digest(digest, offered):
-            found = bot
-    return found
+    """The bot whose digest (``digests``: digest -> bot) is the token's, or ``None``."""
+    return digests.get(token_sha256(token))

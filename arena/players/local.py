@@ -46,6 +46,7 @@ from arena.core.faults import FaultKind, PlayerFault, bounded
 from arena.core.game import Game, Phase
 from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
+from arena.players.pauses import paused_s
 
 __all__ = ["InProcessBot", "LocalPlayer", "play_out"]
 
@@ -181,7 +182,8 @@ class LocalPlayer(QuietPlayer):
         limit_ms = decision.deadline_ms + decision.time_bank_ms if decision.deadline_ms else 0
         self._event_wait_s = limit_ms / 1000.0 if limit_ms else None
         sent = time.perf_counter()
-        timer = loop.call_later(limit_ms / 1000.0, _expire, future, sent, self._worker.busy) if limit_ms else None
+        timer = (loop.call_later(limit_ms / 1000.0, _expire, future, sent, self._worker.busy, paused_s())
+                 if limit_ms else None)
         # The last thing before awaiting: the thread wakes up wanting the interpreter lock.
         self._worker.submit((self._ask[decision.kind], decision.view, loop, future))
         try:
@@ -230,8 +232,12 @@ class LocalPlayer(QuietPlayer):
         self._worker.close()
 
 
-def _expire(future: asyncio.Future[_Outcome], sent: float, behind: bool) -> None:
+def _expire(future: asyncio.Future[_Outcome], sent: float, behind: bool, paused: float) -> None:
     if future.done():
+        return
+    owed = paused_s() - paused
+    if owed > 0:  # the arena's process stood still meanwhile: the bot gets that time back
+        asyncio.get_running_loop().call_later(owed, _expire, future, sent, behind, paused + owed)
         return
     waited = (time.perf_counter() - sent) * 1000.0
     busy = " (the bot was still busy with an earlier call that ran past its time)" if behind else ""
