@@ -22,7 +22,8 @@ lint: $(STAMP)  ## ruff and mypy (strict) on the package
 	$(BIN)/ruff check arena tests benchmarks scripts sample_bots
 	$(BIN)/mypy arena
 
-bench: $(STAMP)  ## the benchmarks, printed
+bench: export PYTHONDONTWRITEBYTECODE = 1
+bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the repository
 	$(BIN)/python benchmarks/engine.py
 	$(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/plan_scale.py

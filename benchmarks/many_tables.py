@@ -10,12 +10,14 @@ process still (the arena does not count it against the bots: :mod:`arena.players
 
     python benchmarks/many_tables.py                 # 1,000 tables
     python benchmarks/many_tables.py --tables 50     # a quick look
+    python benchmarks/many_tables.py --default-collector   # as the arena ran before it tuned the collector
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import platform
 import resource
@@ -111,13 +113,18 @@ def rss_mb() -> float:
     return pages * resource.getpagesize() / 1e6
 
 
-async def arena(tables: int, games: int, fleets: int, deadline_ms: int = DEADLINE_MS) -> dict[str, float]:
+async def arena(
+    tables: int, games: int, fleets: int, deadline_ms: int = DEADLINE_MS, default_collector: bool = False,
+) -> dict[str, float]:
     bots = 4 * tables
     server = ArenaServer(ServerSettings(
         rules=Rules.profile(), tokens={token_sha256(token(n)): f"bot-{n}" for n in range(bots)},
         table=TableSettings(deadline_ms=deadline_ms), max_tables=1, max_sessions_total=bots + 16,
     ))
     port = await server.start("127.0.0.1:0")
+    if default_collector:  # the interpreter's own settings, as before the arena tuned them (pauses still forgiven)
+        gc.set_threshold(700, 10, 10)
+        gc.unfreeze()
     before = rss_mb()
     share = -(-bots // fleets)
     procs = [subprocess.Popen([sys.executable, __file__, "--fleet", f"127.0.0.1:{port}", str(f * share),
@@ -161,6 +168,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=1, help="games each table plays (default: 1)")
     parser.add_argument("--fleets", type=int, default=2, help="bot processes (default: 2)")
     parser.add_argument("--deadline-ms", type=int, default=DEADLINE_MS, help=f"the deadline (default: {DEADLINE_MS})")
+    parser.add_argument("--default-collector", action="store_true",
+                        help="run the arena with the interpreter's garbage-collector settings, not the arena's")
     parser.add_argument("--fleet", nargs=3, metavar=("ADDRESS", "FIRST", "COUNT"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.fleet:
@@ -168,9 +177,10 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(f"machine: {platform.platform()}, {platform.python_implementation()} {platform.python_version()}, "
           f"{len(os.sched_getaffinity(0))} CPUs")
-    result = asyncio.run(arena(args.tables, args.games, args.fleets, args.deadline_ms))
+    result = asyncio.run(arena(args.tables, args.games, args.fleets, args.deadline_ms, args.default_collector))
     print(f"tables {result['tables']:,.0f} ({result['streams']:,.0f} bot streams in {args.fleets} processes, "
-          f"all connected in {result['connect']:.1f} s), deadline {args.deadline_ms} ms")
+          f"all connected in {result['connect']:.1f} s), deadline {args.deadline_ms} ms, "
+          f"{'the interpreter' if args.default_collector else 'the arena'}'s garbage-collector settings")
     print(f"games {result['games']:,.0f}, decisions {result['decisions']:,.0f} in {result['wall']:.1f} s: "
           f"{result['rate']:,.0f} decisions/s")
     print(f"arena CPU per decision {result['cpu_us']:.0f} µs (the bots' processes: {result['bots_cpu_us']:.0f} µs); "
