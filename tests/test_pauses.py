@@ -1,5 +1,5 @@
 """The arena's own pauses are not a bot's lateness: while its garbage collector stands the process
-still, no deadline runs out (remote and in-process bots alike); any other stall of the arena still
+still, no deadline runs out (remote, in-process and stdio bots alike); any other stall of the arena still
 counts, so the forgiveness is exactly the collector's time. And the collector is tuned for a long
 event once per process.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import time
 from collections.abc import Callable
 
@@ -24,6 +25,7 @@ from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind
 from arena.players.local import LocalPlayer
 from arena.players.pauses import THRESHOLDS, paused_s, settle
+from arena.players.stdio import StdioPlayer
 from protocol import callbreak_pb2 as pb
 from sample_bots.random_bot import RandomBot
 from tests.conftest import ROOT, run
@@ -129,6 +131,47 @@ def test_a_collector_pause_does_not_make_an_in_process_bot_late() -> None:
 def test_any_other_stall_still_counts_for_an_in_process_bot() -> None:
     with pytest.raises(PlayerFault, match="the deadline passed"):
         local_answer(other_stall)
+
+
+SLOW_STDIO = (
+    "import json, sys, time\n"
+    "for line in sys.stdin:\n"
+    "    request = json.loads(line)\n"
+    "    time.sleep(0.525)\n"
+    "    print(json.dumps({'call': request['legal_calls'][0]}), flush=True)\n"
+)
+
+
+def stdio_answer(stall: Callable[[float], None]) -> object:
+    """A stdio bot answers after 0.525 s (deadline 400 ms) while the arena stood still from 50 ms to
+    350 ms (its process started and warmed up first, so start-up is not part of it)."""
+
+    async def scenario() -> object:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", SLOW_STDIO, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        player = StdioPlayer("slow", process, start_allowance_s=5.0)
+        try:
+            await player.decide(a_call(400))  # the first request allows for start-up
+            asked = asyncio.create_task(player.decide(a_call(400)))
+            await asyncio.sleep(0.05)
+            stall(0.3)
+            answer, _ = await asked
+        finally:
+            process.kill()
+            await process.wait()
+            await player.close()
+        return answer
+
+    return run(scenario())
+
+
+def test_a_collector_pause_does_not_make_a_stdio_bot_late() -> None:
+    assert stdio_answer(collector_pause) == 1
+
+
+def test_any_other_stall_still_counts_for_a_stdio_bot() -> None:
+    with pytest.raises(PlayerFault, match="the deadline passed"):
+        stdio_answer(other_stall)
 
 
 def test_the_collector_is_tuned_once_per_process() -> None:

@@ -37,6 +37,7 @@ from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, QuietPlayer
 from arena.players.bridge import BRIDGE_HEADER
 from arena.players.httpclient import Endpoint, HttpError, Response, request
+from arena.players.pauses import wait_for
 
 __all__ = ["BhoosPlayer", "bhoos_card", "bid_body", "from_bhoos_card", "play_body", "read_answer", "wait_until_ready"]
 
@@ -154,7 +155,7 @@ class BhoosPlayer(QuietPlayer):
         limit_ms = decision.deadline_ms + decision.time_bank_ms if decision.deadline_ms else 0
         sent = time.perf_counter()
         try:
-            response = await asyncio.wait_for(self._post(path, body), limit_ms / 1000.0 if limit_ms else None)
+            response = await wait_for(self._post(path, body), limit_ms / 1000.0 if limit_ms else None)
         except TimeoutError:
             self._late += 1
             if self._unresponsive_after and self._late >= self._unresponsive_after:

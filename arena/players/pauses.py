@@ -10,16 +10,23 @@ and the collections together took a fifth of the run. So:
   young objects runs after 50,000 more objects were made than freed, not 700 (each such
   collection then finds most of the short-lived objects gone already);
 - :func:`paused_s` is the time the collector has stopped the process so far: a deadline is
-  extended by the pauses that fell inside it (remote and in-process bots), so a bot is never late
-  because the arena stood still.
+  extended by the pauses that fell inside it, for every kind of bot (remote sessions and
+  in-process bots keep their own alarms; stdio and HTTP bots wait with :func:`wait_for`), so a bot
+  is never late because the arena stood still.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import gc
 import time
+from collections.abc import Awaitable
+from typing import TypeVar
 
-__all__ = ["THRESHOLDS", "paused_s", "settle"]
+__all__ = ["THRESHOLDS", "paused_s", "settle", "wait_for"]
+
+_T = TypeVar("_T")
 
 THRESHOLDS = (50_000, 20, 10)
 """The collector's thresholds for a settled arena (the interpreter's are 700, 10, 10)."""
@@ -48,3 +55,27 @@ def settle() -> None:
         gc.callbacks.append(_clock)
         gc.set_threshold(*THRESHOLDS)
         gc.freeze()
+
+
+async def wait_for(awaitable: Awaitable[_T], seconds: float | None) -> _T:
+    """:func:`asyncio.wait_for`, with the collector's pauses during the wait added to ``seconds``:
+    :class:`TimeoutError` (the awaitable cancelled) only once ``seconds`` of the arena's running time
+    have gone by."""
+    if seconds is None:
+        return await awaitable
+    task = asyncio.ensure_future(awaitable)
+    paused = paused_s()
+    try:
+        done, _ = await asyncio.wait((task,), timeout=seconds)
+        while not done and (owed := paused_s() - paused) > 0:
+            paused += owed
+            done, _ = await asyncio.wait((task,), timeout=owed)
+    except asyncio.CancelledError:
+        task.cancel()
+        raise
+    if not done:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+        raise TimeoutError
+    return task.result()

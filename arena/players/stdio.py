@@ -33,6 +33,7 @@ from arena.core.cards import card_text
 from arena.core.faults import FaultKind, PlayerFault, shown
 from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
+from arena.players.pauses import wait_for
 
 __all__ = ["LINE_LIMIT", "StdioPlayer", "game_over_message", "request_message"]
 
@@ -201,18 +202,20 @@ class StdioPlayer(QuietPlayer):
             limit_s += self._start_allowance_s  # the process started just before: its start-up is not thinking
         sent = time.perf_counter()
         writing = True
-        answer: object = _CLOSED_INPUT
+
+        async def exchange() -> object:
+            nonlocal writing, sent
+            try:
+                self._writer.write(line)
+                await self._writer.drain()
+            except (ConnectionError, RuntimeError):  # a closed pipe: the process has gone
+                return _CLOSED_INPUT
+            writing = False
+            sent = time.perf_counter()
+            return await self._answer(decision.kind, request_id)
+
         try:
-            async with asyncio.timeout(limit_s):
-                try:
-                    self._writer.write(line)
-                    await self._writer.drain()
-                except (ConnectionError, RuntimeError):  # a closed pipe: the process has gone
-                    pass
-                else:
-                    writing = False
-                    sent = time.perf_counter()
-                    answer = await self._answer(decision.kind, request_id)
+            answer = await wait_for(exchange(), limit_s)
         except TimeoutError:
             if writing:
                 raise self._fault(FaultKind.STALLED, "the bot does not read its standard input: its requests "
