@@ -147,6 +147,30 @@ def test_an_arena_that_serves_its_most_sessions_refuses_with_arena_full() -> Non
     assert code is grpc.StatusCode.RESOURCE_EXHAUSTED and "try again later" in detail
 
 
+def test_a_session_that_ends_frees_its_place_in_a_full_arena() -> None:
+    async def scenario() -> tuple[list[pb.ConnectResponse], int]:
+        async with arena(["ana", "bo"], max_sessions_total=1) as (server, port), grpc.aio.insecure_channel(
+            f"127.0.0.1:{port}"
+        ) as channel:
+            first = pb_grpc.ArenaStub(channel).Connect()
+            await first.write(pb.ConnectRequest(hello=pb.Hello(token=token("ana"), protocol_version=1)))
+            assert (await first.read()).WhichOneof("kind") == "welcome"
+            first.cancel()  # ana leaves
+            for _ in range(200):
+                if server.lobby.count == 0:
+                    break
+                await asyncio.sleep(0.01)
+            second = pb_grpc.ArenaStub(channel).Connect()
+            await second.write(pb.ConnectRequest(hello=pb.Hello(token=token("bo"), protocol_version=1)))
+            welcome = await second.read()
+            count = server.lobby.count
+            second.cancel()
+            return [welcome], count
+
+    received, count = run(scenario())
+    assert received[0].WhichOneof("kind") == "welcome" and count == 1
+
+
 def test_the_proto_states_the_session_limit_and_the_name_rule_the_arena_keeps() -> None:
     defaults = {f.name: f.default for f in dataclasses.fields(ServerSettings)}
     assert defaults["max_sessions"] == 1 and parse_config(FOUR).sessions_per_bot == 1
