@@ -24,7 +24,7 @@ from arena.net.remote import Session
 from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind
 from arena.players.local import LocalPlayer
-from arena.players.pauses import THRESHOLDS, paused_s, settle
+from arena.players.pauses import THRESHOLDS, paused_s, settle, wait_for
 from arena.players.stdio import StdioPlayer
 from protocol import callbreak_pb2 as pb
 from sample_bots.random_bot import RandomBot
@@ -185,3 +185,20 @@ def test_the_collector_is_tuned_once_per_process() -> None:
 def test_the_proto_says_so() -> None:
     proto = " ".join(line.strip(" /") for line in (ROOT / "protocol" / "callbreak.proto").read_text().splitlines())
     assert "Time the arena's own process stands still for its garbage collector does not count against you" in proto
+
+
+def test_wait_for_gives_the_result_or_times_out_and_stops_what_it_waited_for() -> None:
+    async def scenario() -> tuple[object, bool, bool]:
+        quick = await wait_for(asyncio.sleep(0.01, "done"), 1.0)
+        slow = asyncio.ensure_future(asyncio.sleep(10))
+        with pytest.raises(TimeoutError):
+            await wait_for(slow, 0.05)
+        inner = asyncio.ensure_future(asyncio.sleep(10))
+        outer = asyncio.ensure_future(wait_for(inner, 5.0))
+        await asyncio.sleep(0.01)
+        outer.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await outer
+        return quick, slow.cancelled(), inner.cancelled()
+
+    assert run(scenario()) == ("done", True, True)

@@ -1,9 +1,9 @@
 """The arena's own pauses, which no bot's deadline pays for.
 
-A large event holds many live objects (a thousand tables, about a million), and Python's cyclic
-garbage collector stops the whole process while it looks through them: with the interpreter's
-defaults, a full collection during a 1,000-table run took 0.8 s, in which no answer can be read,
-and the collections together took a fifth of the run. So:
+A large event holds many live objects, and Python's cyclic garbage collector stops the whole
+process while it looks through them, time in which no answer can be read: with the interpreter's
+settings it stood a run of 1,000 tables still for 39 of its 124 seconds
+(``benchmarks/many_tables.py --default-collector``). So:
 
 - :func:`settle`, called as an arena starts, tunes the collector for a long-running process: what
   exists by then (modules, the configuration) is frozen out of its reach, and a collection of
@@ -18,7 +18,6 @@ and the collections together took a fifth of the run. So:
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import time
 from collections.abc import Awaitable
@@ -75,7 +74,8 @@ async def wait_for(awaitable: Awaitable[_T], seconds: float | None) -> _T:
         raise
     if not done:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        await asyncio.wait((task,))  # it has stopped before the caller goes on (a cancel of the caller still ends it)
+        if not task.cancelled():
+            task.exception()  # what it ended with after its time is not the caller's concern
         raise TimeoutError
     return task.result()
