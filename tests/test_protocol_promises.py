@@ -132,14 +132,20 @@ def test_card_aliases_are_accepted_and_recorded_in_the_two_character_form() -> N
     assert 'The arena also reads lower case ("th"), "10" for T ("10H") and the suit symbols' in FLAT
 
 
+async def welcomed(channel: grpc.aio.Channel, name: str) -> Any:
+    """A stream of bot ``name`` on ``channel``, once the arena has welcomed it."""
+    stream = pb_grpc.ArenaStub(channel).Connect()
+    await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token(name), protocol_version=1)))
+    assert (await stream.read()).WhichOneof("kind") == "welcome"
+    return stream
+
+
 def test_an_arena_that_serves_its_most_sessions_refuses_with_arena_full() -> None:
     async def scenario() -> tuple[list[pb.ConnectResponse], grpc.StatusCode, str]:
         async with arena(["ana", "bo"], max_sessions_total=1) as (_, port), grpc.aio.insecure_channel(
             f"127.0.0.1:{port}"
         ) as channel:
-            first = pb_grpc.ArenaStub(channel).Connect()
-            await first.write(pb.ConnectRequest(hello=pb.Hello(token=token("ana"), protocol_version=1)))
-            assert (await first.read()).WhichOneof("kind") == "welcome"
+            await welcomed(channel, "ana")
             return await handshake(port, hello(token("bo")))
 
     received, code, detail = run(scenario())
@@ -148,27 +154,21 @@ def test_an_arena_that_serves_its_most_sessions_refuses_with_arena_full() -> Non
 
 
 def test_a_session_that_ends_frees_its_place_in_a_full_arena() -> None:
-    async def scenario() -> tuple[list[pb.ConnectResponse], int]:
+    async def scenario() -> int:
         async with arena(["ana", "bo"], max_sessions_total=1) as (server, port), grpc.aio.insecure_channel(
             f"127.0.0.1:{port}"
         ) as channel:
-            first = pb_grpc.ArenaStub(channel).Connect()
-            await first.write(pb.ConnectRequest(hello=pb.Hello(token=token("ana"), protocol_version=1)))
-            assert (await first.read()).WhichOneof("kind") == "welcome"
-            first.cancel()  # ana leaves
+            (await welcomed(channel, "ana")).cancel()  # ana leaves
             for _ in range(200):
                 if server.lobby.count == 0:
                     break
                 await asyncio.sleep(0.01)
-            second = pb_grpc.ArenaStub(channel).Connect()
-            await second.write(pb.ConnectRequest(hello=pb.Hello(token=token("bo"), protocol_version=1)))
-            welcome = await second.read()
+            second = await welcomed(channel, "bo")  # its place is free again
             count = server.lobby.count
             second.cancel()
-            return [welcome], count
+            return count
 
-    received, count = run(scenario())
-    assert received[0].WhichOneof("kind") == "welcome" and count == 1
+    assert run(scenario()) == 1
 
 
 def test_the_proto_states_the_session_limit_and_the_name_rule_the_arena_keeps() -> None:
