@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import weakref
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 from arena.core.cards import CARDS, Card, Hand, Suit, card_text
 from arena.core.game import Phase, RoundSummary, Trick
@@ -236,6 +237,27 @@ def _round_result(result: RoundSummary) -> bytes:
             + _packed(_RESULT_TRICKS, result.tricks_won) + _packed(_RESULT_SCORES, result.scores))
 
 
+_Item = TypeVar("_Item")
+
+
+def _finished_trick(trick: Trick) -> bytes:
+    return _field(_VIEW_FINISHED, _trick(trick))
+
+
+def _past_round(result: RoundSummary) -> bytes:
+    return _field(_VIEW_PAST, _round_result(result))
+
+
+def _grown(items: tuple[_Item, ...], encoded_items: tuple[_Item, ...], encoded: bytes,
+           encode: Callable[[_Item], bytes]) -> bytes:
+    """The encoding of ``items``, given ``encoded`` for ``encoded_items``: extended when ``items`` only
+    added to them (the core hands out a new tuple that starts with the old one), else made anew."""
+    n = len(encoded_items)
+    if n and len(items) > n and items[n - 1] is encoded_items[-1]:
+        return encoded + b"".join([encode(item) for item in items[n:]])
+    return b"".join([encode(item) for item in items])
+
+
 class TableEncoder:
     """Encodes what the arena sends to the seats of one game at one table, each part once.
 
@@ -297,19 +319,13 @@ class TableEncoder:
             return self._public_parts
         # Finished tricks and rounds only grow within a round and a game, and the core hands out the same
         # tuple until one is added: a new tuple that still starts with the last one encoded is extended.
-        tricks, done = public.tricks, self._tricks
-        if tricks is not done:
-            if done and len(tricks) > len(done) and tricks[len(done) - 1] is done[-1]:
-                self._tricks_bytes += b"".join([_field(_VIEW_FINISHED, _trick(t)) for t in tricks[len(done):]])
-            else:
-                self._tricks_bytes = b"".join([_field(_VIEW_FINISHED, _trick(t)) for t in tricks])
+        tricks = public.tricks
+        if tricks is not self._tricks:
+            self._tricks_bytes = _grown(tricks, self._tricks, self._tricks_bytes, _finished_trick)
             self._tricks = tricks
-        past, seen = public.past_rounds, self._past
-        if past is not seen:
-            if seen and len(past) > len(seen) and past[len(seen) - 1] is seen[-1]:
-                self._past_bytes += b"".join([_field(_VIEW_PAST, _round_result(r)) for r in past[len(seen):]])
-            else:
-                self._past_bytes = b"".join([_field(_VIEW_PAST, _round_result(r)) for r in past])
+        past = public.past_rounds
+        if past is not self._past:
+            self._past_bytes = _grown(past, self._past, self._past_bytes, _past_round)
             self._past = past
         round_key = (self._game_head, public.round_number, public.dealer, public.trump)
         if round_key != self._round_key:  # a new round (or game)
