@@ -21,32 +21,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from tournament import CONFIG  # the four random bots of benchmarks/tournament.py, beside this script
+
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
-
-CONFIG = """
-[tournament]
-name = "plan"
-seed = 7
-deal_sets = {deal_sets}
-
-[[bots]]
-name = "r1"
-python = "sample_bots.random_bot:RandomBot"
-seed = 1
-[[bots]]
-name = "r2"
-python = "sample_bots.random_bot:RandomBot"
-seed = 2
-[[bots]]
-name = "r3"
-python = "sample_bots.random_bot:RandomBot"
-seed = 3
-[[bots]]
-name = "r4"
-python = "sample_bots.random_bot:RandomBot"
-seed = 4
-"""
 
 
 def peak_mb() -> float:
