@@ -1,5 +1,5 @@
 """The arena's own pauses are not a bot's lateness: while its garbage collector stands the process
-still, no deadline runs out (remote, in-process and stdio bots alike); any other stall of the arena still
+still, no deadline runs out (remote, in-process, stdio and Bhoos HTTP bots alike); any other stall of the arena still
 counts, so the forgiveness is exactly the collector's time. And the collector is tuned for a long
 event once per process.
 """
@@ -9,8 +9,10 @@ from __future__ import annotations
 import asyncio
 import gc
 import sys
+import threading
 import time
 from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -23,6 +25,8 @@ from arena.core.views import View
 from arena.net.remote import Session
 from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind
+from arena.players.bhoos import BhoosPlayer
+from arena.players.httpclient import Endpoint
 from arena.players.local import LocalPlayer
 from arena.players.pauses import THRESHOLDS, paused_s, settle, wait_for
 from arena.players.stdio import StdioPlayer
@@ -172,6 +176,53 @@ def test_a_collector_pause_does_not_make_a_stdio_bot_late() -> None:
 def test_any_other_stall_still_counts_for_a_stdio_bot() -> None:
     with pytest.raises(PlayerFault, match="the deadline passed"):
         stdio_answer(other_stall)
+
+
+class SlowBid(BaseHTTPRequestHandler):
+    """A Bhoos HTTP bot that bids 1 after 0.525 s."""
+
+    def do_POST(self) -> None:
+        self.rfile.read(int(self.headers["Content-Length"]))
+        time.sleep(0.525)
+        body = b'{"value": 1}'
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+def bhoos_answer(stall: Callable[[float], None]) -> object:
+    """A Bhoos HTTP bot answers after 0.525 s (deadline 400 ms) while the arena stood still from 50 ms
+    to 350 ms."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), SlowBid)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+
+    async def scenario() -> object:
+        player = BhoosPlayer("slow", Endpoint(host="127.0.0.1", port=server.server_address[1]))
+        asked = asyncio.create_task(player.decide(a_call(400)))
+        await asyncio.sleep(0.05)
+        stall(0.3)
+        answer, _ = await asked
+        return answer
+
+    try:
+        return run(scenario())
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_collector_pause_does_not_make_a_bhoos_bot_late() -> None:
+    assert bhoos_answer(collector_pause) == 1
+
+
+def test_any_other_stall_still_counts_for_a_bhoos_bot() -> None:
+    with pytest.raises(PlayerFault, match="the deadline passed"):
+        bhoos_answer(other_stall)
 
 
 def test_the_collector_is_tuned_once_per_process() -> None:
