@@ -784,10 +784,14 @@ def test_a_bot_run_by_hand_plays_on_when_the_shell_that_started_it_ends(tmp_path
                           timeout=30)
     bot_pid = int(done.stdout)
     try:
-        time.sleep(0.3)
+        deadline = time.monotonic() + 15  # its first attempt, however slowly the machine starts it
+        while "cannot reach" not in err.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
         attempts = err.read_text().count("cannot reach")
-        time.sleep(1.5)
-        assert err.read_text().count("cannot reach") > attempts  # still trying, with its parent gone
+        deadline = time.monotonic() + 10  # then another, its backoff being at most 0.5 s
+        while err.read_text().count("cannot reach") <= attempts and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert err.read_text().count("cannot reach") > attempts > 0  # still trying, with its parent gone
         os.kill(bot_pid, 0)  # and alive
         assert "stopping" not in err.read_text()
     finally:
