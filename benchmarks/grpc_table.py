@@ -10,7 +10,8 @@ Two setups, each with 1 table (4 bot processes) and 4 tables (16 bot processes),
   request into a view object first (what a Python bot author gets).
 
 Printed: deals/s (min / median / max over the repetitions, interleaved so all share the machine's
-noise), the arena process's CPU per decision, and the ratios to the bare table. Then the arena's own
+noise), the arena process's CPU per decision, the part of it spent in the thread that runs the event
+loop (all of the arena's Python; the rest is gRPC's own threads), and the ratios to the bare table. Then the arena's own
 work per decision with the transport faked (``faked``): the same tables, the bots' answers handed
 straight to the sessions with no gRPC, no process and no socket in between; the fake bots' own time
 (reading the request, making the answer) is measured and left out. Every measurement runs in a
@@ -35,8 +36,9 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import grpc
 
@@ -132,14 +134,20 @@ def spawn(args: list[str]) -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, __file__, *args], stderr=subprocess.DEVNULL)
 
 
-async def measure(run: Callable[[float], Awaitable[int]], seconds: float) -> tuple[float, float, int]:
-    """(deals/s, arena CPU µs per decision, decisions) of ``run`` over ``seconds``."""
-    cpu = time.process_time()
+Measured = tuple[float, float, float, float]
+"""Deals/s, CPU µs per decision, the bytes of a request (0: not known), and the CPU µs per decision of
+the event loop's thread."""
+
+
+async def measure(run: Callable[[float], Awaitable[int]], seconds: float) -> tuple[float, float, int, float]:
+    """(deals/s, CPU µs per decision, decisions, CPU µs per decision of this, the event loop's, thread)
+    of ``run`` over ``seconds``."""
+    cpu, thread = time.process_time(), time.thread_time()
     start = time.perf_counter()
     decisions = await run(start + seconds)
     wall = time.perf_counter() - start
-    cpu = time.process_time() - cpu
-    return decisions / DECISIONS_PER_DEAL / wall, cpu / decisions * 1e6, decisions
+    cpu, thread = time.process_time() - cpu, time.thread_time() - thread
+    return decisions / DECISIONS_PER_DEAL / wall, cpu / decisions * 1e6, decisions, thread / decisions * 1e6
 
 
 def bare_request(request_id: int, seat: int) -> pb.ConnectResponse:
@@ -148,7 +156,7 @@ def bare_request(request_id: int, seat: int) -> pb.ConnectResponse:
     ))
 
 
-async def run_bare(tables: int, seconds: float) -> tuple[float, float, float]:
+async def run_bare(tables: int, seconds: float) -> Measured:
     servicer = BareServicer()
     server = grpc.aio.server()
     pb_grpc.add_ArenaServicer_to_server(servicer, server)
@@ -163,8 +171,8 @@ async def run_bare(tables: int, seconds: float) -> tuple[float, float, float]:
         return sum(counts)
 
     try:
-        deals, cpu, _ = await measure(run, seconds)
-        return deals, cpu, len(bare_request(1000, 1).SerializeToString())
+        deals, cpu, _, thread = await measure(run, seconds)
+        return deals, cpu, len(bare_request(1000, 1).SerializeToString()), thread
     finally:
         for _, done in entries:
             done.set_result(None)
@@ -182,7 +190,7 @@ def arena_server(tables: int) -> tuple[ArenaServer, dict[str, str]]:
     return server, tokens
 
 
-async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple[float, float, int]:
+async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple[float, float, int, float]:
     """Plays games at ``tables`` tables of connected bots for ``seconds``: :func:`measure`'s figures."""
     decisions = [0] * tables
 
@@ -203,26 +211,25 @@ async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple
     return await measure(run, seconds)
 
 
-async def run_arena(tables: int, seconds: float, bot: str = "--kit-bot") -> tuple[float, float, float]:
+async def run_arena(tables: int, seconds: float, bot: str = "--kit-bot") -> Measured:
     server, tokens = arena_server(tables)
     port = await server.start()
     procs = [spawn([bot, f"127.0.0.1:{port}", token]) for token in tokens]
     try:
         for name in tokens.values():  # wait until every bot has connected before the clock starts
             await server.lobby.release(await server.lobby.claim(name, timeout=30))
-        deals, cpu, _ = await play_tables(server, tables, seconds)
-        return deals, cpu, 0.0
+        deals, cpu, _, thread = await play_tables(server, tables, seconds)
+        return deals, cpu, 0.0, thread
     finally:
         for proc in procs:
             proc.kill()
         await server.stop(0)
 
 
-async def run_faked(tables: int, seconds: float) -> tuple[float, float, float]:
+async def run_faked(tables: int, seconds: float) -> Measured:
     """The arena's own work: sessions whose bots answer at once, in the arena's process, with no gRPC.
 
-    Returns (deals/s, arena CPU µs per decision, bytes per request), the fake bots' time left out of
-    the CPU."""
+    Returns :data:`Measured`, the fake bots' time left out of the CPU."""
     server, tokens = arena_server(tables)
     loop = asyncio.get_running_loop()
     bots_time = 0.0
@@ -254,11 +261,12 @@ async def run_faked(tables: int, seconds: float) -> tuple[float, float, float]:
         session = session_of(index, name)
         session.start()
         server.lobby.add(session)
-    deals, cpu, decisions = await play_tables(server, tables, seconds)
-    return deals, cpu - bots_time / decisions * 1e6, requests[1] / requests[0]
+    deals, cpu, decisions, thread = await play_tables(server, tables, seconds)
+    bots = bots_time / decisions * 1e6
+    return deals, cpu - bots, requests[1] / requests[0], thread - bots
 
 
-SETUPS: dict[str, Callable[[int, float], Awaitable[tuple[float, float, float]]]] = {
+SETUPS: dict[str, Callable[[int, float], Coroutine[Any, Any, Measured]]] = {
     "bare": run_bare,
     "arena": lambda tables, seconds: run_arena(tables, seconds, "--raw-bot"),
     "arena+kit": lambda tables, seconds: run_arena(tables, seconds, "--kit-bot"),
@@ -266,14 +274,13 @@ SETUPS: dict[str, Callable[[int, float], Awaitable[tuple[float, float, float]]]]
 }
 
 
-def measured(setup: str, tables: int, seconds: float, tree: Path) -> tuple[float, float, float]:
-    """One measurement, in a process of its own, with the code of ``tree``: deals/s, arena CPU µs per
-    decision, and (for ``bare`` and ``faked``) the bytes of a request."""
+def measured(setup: str, tables: int, seconds: float, tree: Path) -> Measured:
+    """One measurement, in a process of its own, with the code of ``tree`` (:data:`Measured`)."""
     env = {**os.environ, "PYTHONPATH": str(tree)}
     out = subprocess.run([sys.executable, __file__, "--child", setup, str(tables), str(seconds)], env=env,
                          cwd=tree, capture_output=True, text=True, check=True).stdout
-    deals, cpu, size = json.loads(out.splitlines()[-1])
-    return float(deals), float(cpu), float(size)
+    deals, cpu, size, thread = json.loads(out.splitlines()[-1])
+    return float(deals), float(cpu), float(size), float(thread)
 
 
 def summary(values: list[float]) -> str:
@@ -306,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     trees = {"": ROOT}
     if args.baseline is not None:
         trees["before"] = args.baseline.resolve()
-    results: dict[tuple[str, int, str], list[tuple[float, float, float]]] = {}
+    results: dict[tuple[str, int, str], list[Measured]] = {}
     for _ in range(args.repeats):
         for tables in args.tables:
             for setup in SETUPS:
@@ -314,27 +321,31 @@ def main(argv: list[str] | None = None) -> int:
                     if setup == "bare" and label:
                         continue  # no arena code in it: measured once
                     results.setdefault((setup, tables, label), []).append(measured(setup, tables, args.seconds, tree))
-    print(f"{'setup':32s} {'deals/s min / median / max':>30s} {'arena CPU µs/decision (median)':>32s}")
+
+    def median(runs: list[Measured], field: int) -> float:
+        return statistics.median(run[field] for run in runs)
+
+    print(f"{'setup':32s} {'deals/s min / median / max':>30s} {'CPU µs/decision (median)':>26s} "
+          f"{'of it, event-loop thread':>26s}")
     for (setup, tables, label), runs in sorted(results.items(), key=lambda item: (item[0][1], item[0][0], item[0][2])):
         name = f"{setup}{f' ({label})' if label else ''}, {tables} table(s)"
-        deals = [d for d, _, _ in runs]
-        print(f"{name:32s} {summary(deals):>30s} {statistics.median(c for _, c, _ in runs):32.1f}")
+        print(f"{name:32s} {summary([run[0] for run in runs]):>30s} {median(runs, 1):26.1f} {median(runs, 3):26.1f}")
     for tables in args.tables:
         bare = results[("bare", tables, "")]
-        bare_deals = statistics.median(d for d, _, _ in bare)
-        bare_cpu = statistics.median(c for _, c, _ in bare)
+        bare_deals, bare_cpu, bare_thread = median(bare, 0), median(bare, 1), median(bare, 3)
         for label in trees:
             for setup in ("arena", "arena+kit"):
                 runs = results[(setup, tables, label)]
-                ratio = statistics.median(d for d, _, _ in runs) / bare_deals
-                cpu = statistics.median(c for _, c, _ in runs)
+                cpu, thread = median(runs, 1), median(runs, 3)
                 name = f"{setup}{f' ({label})' if label else ''}"
-                print(f"{tables} table(s), {name}: deals/s {ratio:.2f} x bare (target >= 0.85); arena CPU "
-                      f"{cpu:.0f} µs per decision, {cpu - bare_cpu:+.0f} µs beside bare's (target <= +60)")
+                print(f"{tables} table(s), {name}: deals/s {median(runs, 0) / bare_deals:.2f} x bare (target >= 0.85); "
+                      f"arena CPU {cpu:.0f} µs per decision, {cpu - bare_cpu:+.0f} µs beside bare's (target <= +60); "
+                      f"in the event loop's thread {thread - bare_thread:+.0f} µs, in gRPC's threads "
+                      f"{(cpu - thread) - (bare_cpu - bare_thread):+.0f} µs")
             faked = results[("faked", tables, label)]
             print(f"{tables} table(s){f' ({label})' if label else ''}: the arena's own work with the transport "
-                  f"faked: {statistics.median(c for _, c, _ in faked):.0f} µs of CPU per decision; a request "
-                  f"{statistics.median(b for _, _, b in faked):.0f} bytes (bare: {bare[0][2]:.0f})")
+                  f"faked: {median(faked, 1):.0f} µs of CPU per decision; a request "
+                  f"{median(faked, 2):.0f} bytes (bare: {bare[0][2]:.0f})")
     return 0
 
 
