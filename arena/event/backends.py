@@ -11,6 +11,9 @@ them in: the records are those of a run in one process.
 
 - :class:`ProcessPool`: N worker processes on this machine, started by ``forkserver`` (``spawn``
   where there is none), never by ``fork``, which would copy the threads of a running gRPC server.
+  The workers die with the arena's process, however it ends (``kill -9`` included), and with them
+  the forkserver and multiprocessing's resource tracker, which live only while a worker or the
+  arena holds their pipes.
 - :class:`RayPool`: Ray tasks, on a cluster already running (``ray_address = "auto"`` or
   ``"ray://host:port"``) or on one the arena starts on this machine (``ray_address = ""``).
   Every node needs the project and the bots' code installed (``docs/scale.md``).
@@ -24,14 +27,17 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import dataclasses
 import importlib
 import logging
 import multiprocessing
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -180,6 +186,22 @@ def play_chunk(context: Context, jobs: Sequence[GameJob]) -> Chunk:
     return Chunk(out, time.perf_counter() - began)
 
 
+def _watch_arena(arena: Connection) -> None:
+    """A worker's initializer: ends the worker as soon as the arena's process ends, however it ended.
+
+    ``arena`` is the reading end of a pipe whose only writing end the arena holds and never writes
+    to: it becomes readable (at its end) only when the arena closed it or died. A worker's parent is
+    the forkserver, which lives as long as a worker does, so neither a parent-death signal nor a
+    watch of the parent's pid would ever fire; the pipe is the arena itself.
+    """
+    def wait() -> None:
+        with contextlib.suppress(OSError, EOFError):
+            arena.poll(None)
+        os._exit(1)  # nothing of the worker's is worth keeping: the arena that wanted its games is gone
+
+    threading.Thread(target=wait, name="arena-watch", daemon=True).start()
+
+
 # -- the arena's side -------------------------------------------------------------------------------
 
 
@@ -204,13 +226,18 @@ class ProcessPool:
         methods = multiprocessing.get_all_start_methods()
         # fork would copy the parent's threads' locks mid-use (a gRPC server's among them): never fork.
         context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
-        self._executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context)
+        # Workers orphaned by a killed arena would play on and hold their memory for minutes: each
+        # watches this pipe, whose writing end only this process holds (its fds are not inherited).
+        watched, self._alive = context.Pipe(duplex=False)
+        self._executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_watch_arena,
+                                                                initargs=(watched,))
 
     def submit(self, context: Context, jobs: Sequence[GameJob]) -> asyncio.Future[Chunk]:
         return asyncio.wrap_future(self._executor.submit(play_chunk, context, list(jobs)))
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
+        self._alive.close()  # after the workers ended by themselves: any one left ends now
 
 
 class RayPool:
