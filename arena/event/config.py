@@ -7,9 +7,11 @@ with a :class:`~arena.errors.ConfigError` that names the key, what was found and
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import hashlib
 import json
 import re
+import string
 import tomllib
 import urllib.parse
 from collections.abc import Mapping, Sequence
@@ -23,8 +25,8 @@ from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
 
-__all__ = ["BOT_KINDS", "LAUNCHED", "BotConfig", "TournamentConfig", "is_name", "load_config", "parse_config",
-           "read_deal_file"]
+__all__ = ["BOT_KINDS", "COMMAND_PLACEHOLDERS", "LAUNCHED", "OWN_PLACEHOLDERS", "BotConfig", "TournamentConfig",
+           "check_command", "is_name", "load_config", "parse_config", "read_deal_file"]
 
 FORMATS = ("round-robin", "gauntlet", "head-to-head", "swiss", "sprt")
 ROTATIONS = ("cyclic", "full")
@@ -32,7 +34,8 @@ FORFEITS = ("wait", "fallback", "withdraw")
 BACKENDS = ("local", "ray")
 """Where games of in-process bots are played: this machine (``workers`` processes), or a Ray cluster."""
 """What happens to the games of a bot absent past ``absent_after_s`` once nothing else can be played."""
-_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9 ._+#-]{0,39}$")
+_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+#-]{0,38}[A-Za-z0-9._+#-])?")
+"""A name: it begins with a letter or digit and does not end with a space (``alice `` would list as ``alice``)."""
 BOT_KINDS = ("command", "python", "remote", "stdio", "bhoos", "bhoos_url")
 """The keys that say what kind of bot a ``[[bots]]`` table is; each table has exactly one of them."""
 LAUNCHED = ("command", "stdio", "bhoos")
@@ -46,12 +49,64 @@ STDIO_START_TIMEOUT_S = 5.0
 bot that hangs costs it in every game)."""
 PAGE_PORT = 8080
 """``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
+COMMAND_PLACEHOLDERS = ("address", "name", "seed", "python")
+"""The placeholders of a ``command`` bot's command line, which the launcher fills in."""
+OWN_PLACEHOLDERS = ("name", "seed", "python")
+"""The placeholders of a ``stdio`` or ``bhoos`` command line (it has no address)."""
 
 
 def is_name(text: str) -> bool:
     """True when ``text`` may name a bot or a tournament: 1-40 letters, digits, spaces or ``._+#-``,
-    beginning with a letter or a digit."""
+    beginning with a letter or a digit and not ending with a space."""
     return _NAME.fullmatch(text) is not None
+
+
+def check_command(argv: Sequence[str], kind: str, where: str) -> None:
+    """Refuses a launched bot's command line that the launcher's ``part.format(**values)`` could not
+    fill in safely; ``where`` begins the message (``bot 'alice'``).
+
+    Each part must be text (``{{`` and ``}}`` for braces) with placeholders that are bare names of
+    :data:`COMMAND_PLACEHOLDERS` (``kind`` ``command``) or :data:`OWN_PLACEHOLDERS` (``stdio``,
+    ``bhoos``): no format spec, no conversion, no attribute or index. Filling one in then costs what
+    the value it puts there costs, where ``{python:>3000000000}`` would ask for 3 GB. The roster checks
+    a submission's ``bot.json`` with this same function.
+    """
+    known = COMMAND_PLACEHOLDERS if kind == "command" else OWN_PLACEHOLDERS
+    listed = ", ".join(f"{{{name}}}" for name in known)
+    for part in argv:
+        try:
+            fields = [(field, spec, conversion) for _, field, spec, conversion in string.Formatter().parse(part)
+                      if field is not None]
+        except ValueError:
+            raise ConfigError(f"{where}: the part {part!r} has a lone {{ or }}: write {{{{ or }}}} for a brace "
+                              f"itself; the placeholders are {listed}") from None
+        for field, spec, conversion in fields:
+            if field == "token":
+                raise ConfigError(
+                    f"{where}: {{token}} is no longer a placeholder of a command: a launched bot gets its token in "
+                    "the environment variable CALLBREAK_TOKEN, which the bot kit reads; remove --token {token} from "
+                    "its command"
+                )
+            if field == "address" and kind != "command":
+                raise ConfigError(
+                    f"{where}: a {kind} bot has no {{address}}: the arena talks to it "
+                    f"{'over its standard input and output' if kind == 'stdio' else 'over HTTP on its port'}; "
+                    "remove {address} from its command"
+                )
+            if not field or field.isdigit():
+                raise ConfigError(f"{where}: the part {part!r} has an empty placeholder {{{field}}}; the "
+                                  f"placeholders are {listed}")
+            if "." in field or "[" in field:
+                raise ConfigError(f"{where}: the part {part!r} holds {{{field}}}: a placeholder is a bare name, "
+                                  f"one of {listed}")
+            if field not in known:
+                close = difflib.get_close_matches(field, known, n=1)
+                hint = f"did you mean {{{close[0]}}}? " if close else ""
+                raise ConfigError(f"{where}: the part {part!r} names {{{field}}}, which is not a placeholder; "
+                                  f"{hint}the placeholders are {listed}")
+            if spec or conversion:
+                raise ConfigError(f"{where}: the part {part!r}: a placeholder takes no format or conversion; write "
+                                  f"{{{field}}} alone")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -288,7 +343,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
     base = source.resolve().parent if source else Path.cwd()
     t = _Reader(data.get("tournament", {}), "tournament.", _TOURNAMENT)
     name = t.string("name", source.stem if source else "tournament")
-    if not _NAME.match(name):
+    if not is_name(name):
         raise ConfigError(f"tournament.name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters")
     deal_file_text = t.string("deal_file", "")
     deal_file = (base / deal_file_text) if deal_file_text else None
@@ -387,18 +442,22 @@ def _sandbox(data: Mapping[str, Any], base: Path) -> SandboxSettings:
 
 def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
     bots: list[BotConfig] = []
-    seen: set[str] = set()
+    seen: dict[str, str] = {}
     for number, item in enumerate(items, start=1):
         where = f"bots[{number}]."
         if not isinstance(item, dict):
             raise ConfigError(f"bots[{number}] must be a table with at least a name")
         b = _Reader(item, where, _BOT)
         name = b.string("name", _REQUIRED)
-        if not _NAME.match(name):
-            raise ConfigError(f"{where}name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters")
-        if name in seen:
-            raise ConfigError(f"{where}name {name!r} is used twice: every bot needs its own name")
-        seen.add(name)
+        if not is_name(name):
+            raise ConfigError(f"{where}name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters, "
+                              "beginning with a letter or a digit and not ending with a space")
+        # Case aside: a bot's log file is named after it, and some file systems take Alice.log for alice.log.
+        if name.casefold() in seen:
+            first = seen[name.casefold()]
+            also = "" if first == name else f" (as {first!r}: names differing only in case are one name)"
+            raise ConfigError(f"{where}name {name!r} is used twice{also}: every bot needs its own name")
+        seen[name.casefold()] = name
         command = _command_line(b, "command")
         stdio = _command_line(b, "stdio")
         bhoos = _command_line(b, "bhoos")
@@ -419,18 +478,8 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
         kind = kinds[0]
         if python and ":" not in python:
             raise ConfigError(f"{where}python must look like module:Class or path/to/bot.py:Class, not {python!r}")
-        if any("{token}" in part for part in command):
-            raise ConfigError(
-                f"bot {name!r}: {{token}} is no longer a placeholder of a command: a launched bot gets its token in "
-                "the environment variable CALLBREAK_TOKEN, which the bot kit reads; remove --token {token} from "
-                "its command"
-            )
-        if any("{address}" in part for part in stdio + bhoos):
-            raise ConfigError(
-                f"bot {name!r}: a {kind} bot has no {{address}}: the arena talks to it "
-                f"{'over its standard input and output' if stdio else 'over HTTP on its port'}; "
-                "remove {address} from its command"
-            )
+        if kind in LAUNCHED:  # checked here, before anything listens, as the launcher will fill it in
+            check_command(command or stdio or bhoos, kind, f"bot {name!r}")
         if bhoos_url:
             _check_url(bhoos_url, where)
         token, digest = _token(b, name, remote)
@@ -468,9 +517,10 @@ def _roster_bots(path: Path, listed: Sequence[Any]) -> list[dict[str, Any]]:
     from arena.event.roster import read_roster  # the roster builds on this module: imported when named
 
     tables = read_roster(path).bot_tables()
-    listed_names = {item.get("name") for item in listed if isinstance(item, dict)}
+    listed_names = {item["name"].casefold() for item in listed if isinstance(item, dict)
+                    and isinstance(item.get("name"), str)}
     for table in tables:
-        if table["name"] in listed_names:
+        if table["name"].casefold() in listed_names:
             raise ConfigError(f"bot {table['name']!r} is both a [[bots]] table and a student of the roster {path}: "
                               "rename one of them")
     return tables
