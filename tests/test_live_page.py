@@ -5,15 +5,19 @@ following a real tournament as it plays."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import html
 import json
+import os
 import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -21,7 +25,7 @@ import pytest
 
 from arena.cli import main
 from arena.event.roster import ROSTER_FILE, Roster
-from arena.rating.leaderboard import POLICY, Board, LivePage, render_page
+from arena.rating.leaderboard import POLICY, Board, LivePage, PageLimits, render_page
 from tests.data.hostile_bots import SCRIPT_DETAIL
 from tests.data.runs import ROOT, SLOW, run, tournament_text, write
 
@@ -219,3 +223,113 @@ def test_the_page_follows_a_running_tournament_in_chromium(tmp_path: Path) -> No
             arena.wait(10)
     assert errors == []
     assert requests and all(request in (url, url + "board") for request in requests), set(requests)
+
+
+# -- what a client may cost the page -------------------------------------------------------------------
+
+
+def _threads(pid: int) -> int:
+    return len(os.listdir(f"/proc/{pid}/task"))
+
+
+def _half_requests(url: str, count: int) -> list[socket.socket]:
+    """``count`` connections to the page, each having sent half a request line and then nothing."""
+    host, port = urllib.parse.urlsplit(url).hostname, urllib.parse.urlsplit(url).port
+    held = []
+    for _ in range(count):
+        client = socket.create_connection((host, port), timeout=10)
+        client.sendall(b"GET / HT")
+        held.append(client)
+    return held
+
+
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts the arena's threads in /proc (Linux)")
+def test_idle_connections_cost_the_arena_no_thread_and_the_page_answers_through_them(tmp_path: Path) -> None:
+    config = tmp_path / "live.toml"
+    config.write_text('[tournament]\nname = "idle"\nseed = 5\ndeal_sets = 40\nconcurrency = 2\n\n'
+                      "[time]\ndeadline_ms = 10000\n" + _slow_field(), encoding="utf-8")
+    err = tmp_path / "run.err"
+    with err.open("wb") as stderr:
+        arena = subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--results",
+                                  str(tmp_path / "results"), "--page", "0", "--no-progress"],
+                                 cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
+    held: list[socket.socket] = []
+    try:
+        url = _wait_for_line(err, "live page at", arena).rpartition(" ")[2]
+        assert get(url)[0] == 200  # the page's own threads exist (a first answer made)
+        before = _threads(arena.pid)
+        held = _half_requests(url, 200)
+        most = before
+        for _ in range(20):  # the arena accepts them as they come: watch for a while
+            most = max(most, _threads(arena.pid))
+            time.sleep(0.05)
+        code, _, body = get(url)
+        most = max(most, _threads(arena.pid))
+        assert code == 200 and body.startswith(b"<!DOCTYPE html>")
+        # The arena's own threads (the in-process bots' among them) may come and go: 200 connections
+        # held open would have been 200 threads.
+        assert most <= before + 16, (before, most)
+        assert arena.poll() is None
+    finally:
+        for client in held:
+            client.close()
+        arena.kill()
+        arena.wait(10)
+
+
+def _until_closed(client: socket.socket) -> bytes:
+    """Everything the page sends on a connection, up to its end."""
+    client.settimeout(30)
+    out = b""
+    with contextlib.suppress(ConnectionResetError):
+        while chunk := client.recv(4096):
+            out += chunk
+    return out
+
+
+def test_the_page_refuses_connections_beyond_its_limit_and_ends_requests_that_never_arrive(event: Path) -> None:
+    limits = PageLimits(connections=20, head_s=1.0)
+    page = LivePage(event / "results", limits=limits)
+    before = threading.active_count()
+    url = page.start()
+    held: list[socket.socket] = []
+    try:
+        threads = threading.active_count()
+        held = _half_requests(url, 20)
+        # Accepted in the order they came: the 20 held fill the page, those after them are refused at once.
+        for client in _half_requests(url, 5):
+            with client:
+                answer = _until_closed(client)
+            assert answer.startswith(b"HTTP/1.0 503 ") and b"too many connections" in answer
+        assert threading.active_count() <= threads + limits.threads
+        # A request that never arrives whole is answered 408 and closed after head_s.
+        for client in held:
+            answer = _until_closed(client)
+            assert answer.startswith(b"HTTP/1.0 408 ") and b"within 1 seconds" in answer
+        assert get(url)[0] == 200
+        # So is one that trickles in a byte at a time, each byte well within the time allowed.
+        with socket.create_connection(("127.0.0.1", page.port), timeout=10) as slow:
+            slow.setblocking(False)
+            answer = b""
+            for byte in b"GET / HTTP/1.0\r\n" + b"X-Slow: " + b"a" * 400:
+                with contextlib.suppress(BlockingIOError):
+                    answer = slow.recv(4096)
+                if answer:
+                    break
+                with contextlib.suppress(OSError):
+                    slow.send(bytes([byte]))
+                time.sleep(0.02)
+            assert answer.startswith(b"HTTP/1.0 408 ")
+        # Not HTTP, too long, or another method: a clear answer each.
+        too_long = b"GET / HTTP/1.0\r\n" + (b"X-Long: " + b"a" * 1000 + b"\r\n") * 40
+        for request, status in ((b"hello\r\n\r\n", b"400"), (too_long, b"431"),
+                                (b"POST / HTTP/1.0\r\nContent-Length: 5\r\n\r\nhello", b"501")):
+            with socket.create_connection(("127.0.0.1", page.port), timeout=10) as client:
+                client.sendall(request)
+                assert _until_closed(client).startswith(b"HTTP/1.0 " + status + b" ")
+        assert get(url)[0] == 200
+    finally:
+        for client in held:
+            client.close()
+        page.close()
+    assert threading.active_count() <= before  # the page's threads end with it
