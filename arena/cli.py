@@ -41,6 +41,7 @@ from arena.players.base import Player
 from arena.players.human import HumanPlayer, LeftTheGame
 from arena.players.local import LocalPlayer, play_out
 from arena.players.table import TableSettings, play_game
+from arena.rating.html import REPORT_FILE
 from arena.rating.leaderboard import POLL_S, LivePage
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
@@ -81,6 +82,9 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fresh", action="store_true",
                         help="discard any results already in the folder and start again")
     parser.add_argument("--format", choices=FORMATS, default="table", help="how to print the standings")
+    parser.add_argument("--wide", action="store_true",
+                        help="print every column of the standings (default: a compact table; standings.md and "
+                        "standings.json in the results folder always have every column)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.add_argument("--workers", type=int, default=None, metavar="N",
                         help="play the games of in-process bots in N processes (default: tournament.workers, 1); "
@@ -171,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     standings.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
     standings.add_argument("--format", choices=FORMATS, default="table", help="output format (default: table)")
+    standings.add_argument("--wide", action="store_true",
+                           help="every column (default: a compact table of rank, bot, points per game and its "
+                           "interval, matchpoints, calls made, games, faults and status)")
     standings.set_defaults(func=_cmd_standings)
 
     replay = sub.add_parser(
@@ -769,7 +776,10 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     if test is not None:
         stopped = "the run stopped early: " if summary.stopped_early else ""
         print(f"{stopped}{describe(test)}", file=sys.stderr)
-    sys.stdout.write(folder_report(tournament.folder, args.format))
+    sys.stdout.write(folder_report(tournament.folder, args.format, args.wide))
+    report_page = tournament.folder / REPORT_FILE
+    if report_page.exists():
+        print(f"callbreak-arena: the report of this event, for a browser: {report_page}", file=sys.stderr)
     if summary.outstanding:
         awaited = "; ".join(f"{bot} ({why})" for bot, why in summary.awaited.items())
         print(f"callbreak-arena: stopped with {summary.outstanding} games outstanding, waiting for: {awaited}. "
@@ -796,7 +806,7 @@ def _results(folder: Path) -> ResultsStore:
 
 def _cmd_standings(args: argparse.Namespace) -> int:
     _results(args.folder)
-    sys.stdout.write(folder_report(args.folder, args.format))
+    sys.stdout.write(folder_report(args.folder, args.format, args.wide))
     return EXIT_OK
 
 
@@ -836,7 +846,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from arena.rating.html import REPORT_FILE, write_html_report
+    from arena.rating.html import write_html_report
 
     _results(args.folder)
     out = args.out if args.out is not None else args.folder / REPORT_FILE

@@ -25,10 +25,14 @@ def test_the_embedded_demo_runs_over_grpc_and_verifies(tmp_path: Path) -> None:
     result = cli("run", "--results", folder, "--no-progress", timeout=180)
     assert result.returncode == 0, result.stderr
     assert "64 games played, 0 already recorded, 0 faults" in result.stderr
-    table = result.stdout.split("\n\n")[0].splitlines()
-    assert table[0].split()[:3] == ["#", "bot", "dup/game"]
-    assert {line.split()[1] for line in table[2:]} == DEMO_BOTS
-    assert [line.split()[0] for line in table[2:]] == ["1", "2", "3", "4"]
+    winner, table_text = result.stdout.split("\n\n")[:2]
+    assert winner.startswith("Winner: ") and "; runner-up: " in winner
+    table = table_text.splitlines()
+    assert table[0].split()[:3] == ["rank", "bot", "points"] and table[1].split()[:2] == ["per", "game"]
+    assert max(len(line) for line in result.stdout.split("\n\n")[1].splitlines()) <= 100  # fits a terminal
+    assert f"the report of this event, for a browser: {folder / 'report.html'}" in result.stderr
+    assert {line.split()[1] for line in table[3:]} == DEMO_BOTS
+    assert [line.split()[0] for line in table[3:]] == ["1", "2", "3", "4"]
     assert {p.name for p in (folder / "logs").iterdir()} == {f"{bot}.log" for bot in DEMO_BOTS}
     assert (folder / "standings.txt").exists() and (folder / "standings.json").exists()
     verified = cli("verify", folder)

@@ -156,7 +156,8 @@ def test_the_standings_have_a_row_per_bot_with_every_column_and_its_interval(eve
     assert len(rows) == len(report.standings) == len(BOTS)
     assert [row.attrs["data-bot"] for row in rows] == report.bots
     header = cells(tables[0].all("thead")[0].all("tr")[0])
-    assert header[:4] == ["#", "bot", "dup/game", "95% CI"] and "MP%" in header and "ordinal" in header
+    assert header[:4] == ["rank", "bot", "points per game", "95% interval"] and "matchpoints %" in header
+    assert "skill ordinal" in header
     for row, standing in zip(rows, report.standings, strict=True):
         shown = cells(row)
         assert shown == [str(cell) for cell in standings_cells(standing, report.rules)]

@@ -21,7 +21,7 @@ from arena.event.config import parse_config
 from arena.event.records import RoundRecord, parse_record
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
-from arena.rating.ratings import Standing, compare, compute_standings, head_to_head, seat_report
+from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compare, compute_standings, head_to_head, seat_report
 from arena.rating.report import render_comparison, render_head_to_head, render_seat_report, render_standings
 from arena.rating.sequential import describe, sprt
 from arena.rating.stats import pentanomial_elo, t_cdf, t_quantile
@@ -427,13 +427,15 @@ def test_ties_everywhere() -> None:
     assert "0 game pairs" in render_comparison(neighbours, Rules.profile())
 
 
-def test_house_bots_are_last_and_unranked() -> None:
+def test_house_bots_are_last_unranked_and_listed_apart() -> None:
     rows = compute_standings(example(), house=["A"])  # A is the best bot of the example
     assert [r.bot for r in rows][-1] == "A" and rows[-1].house
     assert rows[-1].dup_per_game > rows[0].dup_per_game
-    lines = render_standings(rows, Rules.profile()).split("\n\n")[0].splitlines()[2:]
-    assert [line.split()[0] for line in lines] == ["1", "2", "3", "-"]
-    assert lines[-1].split()[1:3] == ["A", "(house)"]
+    ranking, apart = render_standings(rows, Rules.profile()).split(NOT_RANKED_TITLE)
+    lines = ranking.split("\n\n")[0].splitlines()[2:]
+    assert [line.split()[0] for line in lines] == ["1", "2", "3"]
+    line = apart.strip().splitlines()[2]
+    assert line.split()[:3] == ["-", "A", "(house)"] and "house bot (fills tables)" in line
     assert json.loads(render_standings(rows, Rules.profile(), "json"))["standings"][-1]["house"] is True
 
 

@@ -28,8 +28,9 @@ ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
 FORMATS = ("table", "markdown", "json", "csv")
-COLUMNS = ("dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu", "sigma", "ordinal",
-           "made%", "|err|", "over", "high/low%", "fallback%", "faults", "status")
+COLUMNS = ("points per game", "95% interval", "mean round", "mean total", "place points", "matchpoints %",
+           "skill mu", "skill sigma", "skill ordinal", "calls made %", "call error", "overtricks", "over/under %",
+           "fallback %", "faults", "status")
 """The columns ``docs/standings.md`` explains."""
 
 
@@ -74,8 +75,9 @@ def test_the_docs_explain_every_column() -> None:
 
 
 def test_table_lists_every_bot_and_every_column(round_robin: Path) -> None:
-    text = folder_report(round_robin, "table")
-    header = text.splitlines()[0]
+    text = folder_report(round_robin, "table", wide=True)
+    assert text.startswith("Winner: heur (")  # the event has ended: its winner heads the standings
+    header = text.splitlines()[2]
     for column in COLUMNS:
         assert column in header, column
     for name, _, _ in FIELD:
@@ -89,17 +91,19 @@ def test_table_lists_every_bot_and_every_column(round_robin: Path) -> None:
 
 
 def test_markdown_is_github_tables(round_robin: Path) -> None:
-    text = folder_report(round_robin, "markdown")
-    assert text.startswith("| #")
+    text = folder_report(round_robin, "markdown", wide=True)
+    assert text.splitlines()[2].startswith("| rank")
     assert "|---" in text or "|:--" in text
     for column in COLUMNS:
-        assert f" {column} " in text.splitlines()[0], column
+        assert f" {column} " in text.splitlines()[2], column
     assert sum(1 for line in text.splitlines() if line.startswith("|") and "heur" in line) >= 2
 
 
 def test_json_has_every_part(round_robin: Path) -> None:
     data = json.loads(folder_report(round_robin, "json"), parse_constant=lambda c: pytest.fail(f"bare {c}"))
-    assert set(data) == {"unit", "intervals", "result", "standings", "comparison", "head_to_head", "seats"}
+    assert set(data) == {"unit", "intervals", "result", "ended", "winner", "runner_up", "standings", "comparison",
+                         "head_to_head", "seats"}
+    assert data["ended"] is True and data["winner"] == "heur"
     assert data["unit"] == "points" and data["result"] is None  # only the master profile names a winner
     assert data["intervals"] == {"level": 0.95, "method": "Student's t on the clusters, ratio estimator",
                                  "clustered_by": "deal set", "clusters": 2, "df": 1}

@@ -288,15 +288,19 @@ def test_describe_restates_the_hypotheses_and_the_errors() -> None:
     # Δ0 or Δ1; then restates both hypotheses and the error rates.
     h1 = sprt([14.0, 6.0] * 106, 0.0, 10.0, burn_in=10, per_point=10)
     assert h1.verdict == "H1" and h1.n == 10
-    assert describe(h1) == ("H1 accepted after 10 blocks: A scores more than B "
+    assert describe(h1) == ("H1 accepted after 10 blocks: A scores more than B; measured: A - B +1.00 points per "
+                            "game (95% CI +0.70 to +1.30): A scores more than B "
                             "(H0: A - B = +0.00 points per game; H1: A - B = +1.00; alpha 0.05, beta 0.05)")
     h0 = sprt([-4.0, 4.0] * 20, 0.0, 25.0, burn_in=10, per_point=10, a="new", b="old")
     assert h0.verdict == "H0"
-    assert describe(h0) == ("H0 accepted after 10 blocks: new - old is below +2.50 points per game "
-                            "(H0: new - old = +0.00 points per game; H1: new - old = +2.50; alpha 0.05, beta 0.05)")
+    assert describe(h0).startswith("H0 accepted after 10 blocks: new - old is below +2.50 points per game; "
+                                   "measured: new - old +0.00 points per game (95% CI ")
+    assert describe(h0).endswith(") (H0: new - old = +0.00 points per game; H1: new - old = +2.50; "
+                                 "alpha 0.05, beta 0.05)")
     regression = sprt([-14.0, -6.0] * 10, 5.0, -10.0, burn_in=10, per_point=10, alpha=0.01, beta=0.1)
     assert describe(regression) == (
-        "H1 accepted after 10 blocks: A - B is below +0.50 points per game "
+        "H1 accepted after 10 blocks: A - B is below +0.50 points per game; measured: A - B -1.00 points per game "
+        "(95% CI -1.30 to -0.70): A scores less than B "
         "(H0: A - B = +0.50 points per game; H1: A - B = -1.00; alpha 0.01, beta 0.1)")
     kept = sprt([14.0, 6.0] * 10, 5.0, -10.0, burn_in=10, per_point=10)
     assert describe(kept).startswith("H0 accepted after 10 blocks: A - B is above -1.00 points per game")
@@ -318,10 +322,21 @@ def test_describe_says_no_decision_at_the_cap_and_why_while_it_runs() -> None:
 
 def test_fishtest_line() -> None:
     values = [12.0, -3.0, 8.0, 0.0, 5.0, -1.0, 9.0, 2.0]
-    result = sprt(values, 0.0, 10.0, burn_in=30, per_point=10, a="new", b="old")
+    result = sprt(values, 0.0, 10.0, burn_in=8, per_point=10, a="new", b="old")
     ci = mean_ci(values)
     assert fishtest_line(result) == (
         f"LLR {result.llr:.2f} (-2.94, 2.94) [0.00, 1.00] 8 blocks, new - old {ci.mean / 10:+.2f} points per game "
         f"(95% CI {ci.low / 10:+.2f} to {ci.high / 10:+.2f})")
-    assert fishtest_line(sprt([], 0.0, 10.0, per_point=10)) == "LLR 0.00 (-2.94, 2.94) [0.00, 1.00] 0 blocks"
+    assert fishtest_line(sprt([], 0.0, 10.0, per_point=10)) == (
+        "burn-in 0 of 10 blocks (-2.94, 2.94) [0.00, 1.00] 0 blocks")
     assert fishtest_line(sprt([4.0], 0.0, 10.0, per_point=10)).endswith("1 block, A - B +0.40 points per game")
+
+
+def test_the_progress_line_shows_the_burn_in_not_an_llr_before_it() -> None:
+    # Before the burn-in a few blocks can put the LLR anywhere (-1680 was seen): no LLR is shown yet.
+    values = [-120.0, -80.0] * 4
+    early = sprt(values, 0.0, 10.0, burn_in=30, per_point=10, a="new", b="old")
+    assert early.verdict == "continue" and early.llr < early.lower
+    line = fishtest_line(early)
+    assert line.startswith("burn-in 8 of 30 blocks (-2.94, 2.94) [0.00, 1.00] 8 blocks, new - old -10.00")
+    assert "LLR" not in line

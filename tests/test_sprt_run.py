@@ -19,7 +19,7 @@ from arena.event.store import ResultsStore
 from arena.event.tournament import RunSummary, Tournament
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import compare
-from arena.rating.report import folder_report
+from arena.rating.report import folder_report, read_folder
 from arena.rating.sequential import SprtResult, describe, fishtest_line, sprt
 
 RANDOM = "sample_bots.random_bot:RandomBot"
@@ -91,8 +91,14 @@ def test_a_clearly_stronger_bot_is_accepted_right_after_the_burn_in(tmp_path: Pa
     diffs = block_differences(tmp_path / "h1", "heur", "rand")
     # Deltas in tenths per game.
     assert result == sprt(diffs, 0.0, 200.0, burn_in=10, cap=40, method="alt", per_point=10, a="heur", b="rand")
-    assert "SPRT: H1 accepted after 10 blocks: heur scores more than rand (H0: heur - rand = +0.00" in folder_report(
+    assert "SPRT: H1 accepted after 10 blocks: heur scores more than rand; measured: heur - rand +" in folder_report(
         tmp_path / "h1", "table")
+    # The second copies that fill the tables are not ranked: only the two versions under test are.
+    rows = read_folder(tmp_path / "h1").standings
+    assert [(row.bot, row.rank) for row in rows if row.rank is not None] == [("heur", 1), ("rand", 2)]
+    copies = {row.bot: row.reason for row in rows if row.rank is None}
+    assert copies == {"heur#2": "a second copy of heur (fills the table)",
+                      "rand#2": "a second copy of rand (fills the table)"}
 
 
 def test_alt2_with_delta1_five_points_stops_right_after_the_burn_in(tmp_path: Path) -> None:
@@ -192,9 +198,10 @@ def test_the_default_method_is_el_and_decides(tmp_path: Path) -> None:
     assert summary.stopped_early and summary.played == 40
     assert result == sprt(block_differences(tmp_path / "el", "heur", "rand"), 0.0, 200.0, burn_in=10, cap=40,
                           per_point=10, a="heur", b="rand")
-    assert describe(result) == ("H1 accepted after 10 blocks: heur scores more than rand "
-                                "(H0: heur - rand = +0.00 points per game; H1: heur - rand = +20.00; "
-                                "alpha 0.05, beta 0.05)")
+    assert describe(result).startswith("H1 accepted after 10 blocks: heur scores more than rand; measured: "
+                                       "heur - rand +")
+    assert describe(result).endswith(": heur scores more than rand (H0: heur - rand = +0.00 points per game; "
+                                     "H1: heur - rand = +20.00; alpha 0.05, beta 0.05)")
     line = judge.progress_line()
     assert line == fishtest_line(result) and line is not None
     assert line.startswith(f"LLR {result.llr:.2f} (-2.94, 2.94) [0.00, 20.00] 10 blocks, heur - rand +")

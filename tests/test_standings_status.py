@@ -146,9 +146,9 @@ def test_the_fallback_share_counts_decisions_made_for_the_bot() -> None:
     # Ranked, and the share is there for all to see.
     assert cal.rank is not None
     table = render_standings(list(rows.values()), RULES, "table")
-    header = table.splitlines()[0].split()
+    header = table.splitlines()[0]
     line = next(x for x in table.splitlines() if x.split()[1:2] == ["cal"])
-    assert "fallback%" in header and line.split()[-4:] == ["29.8", "absent", "1", "playing"]
+    assert "fallback %" in header and line.split()[-4:] == ["29.8", "absent", "1", "playing"]
 
 
 def test_version_1_records_have_no_fallbacks() -> None:
@@ -168,7 +168,7 @@ def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None
     rows = compute_standings(field(), statuses=STATUSES)
     text = render_standings(rows, RULES, fmt)
     ranking, apart = text.split(NOT_RANKED_TITLE)
-    assert "Not ranked: withdrawn, disqualified, or no game played" in text
+    assert "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games" in text
     assert not re.search(r"\b(ace|dot)\b", ranking)
     assert re.search(r"^\|? *1 *\|? *bea ", ranking, re.MULTILINE)
     assert re.search(r"absent: never connected in 31 s", ranking)
@@ -177,7 +177,7 @@ def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None
         assert re.match(r"^\|? *- *\|? *" + bot, line), line  # no rank number
     assert "disqualified: 6 faulty decisions (the limit is 5)" in apart
     assert "withdrawn: removed from the configuration" in apart
-    assert apart.count("fallback%") == 1 and ranking.count("fallback%") == 1  # the same columns
+    assert apart.count("fallback %") == 1 and ranking.count("fallback %") == 1  # the same columns
     if fmt == "markdown":
         assert f"\n{NOT_RANKED_TITLE}\n\n|" in text
 
@@ -342,10 +342,12 @@ def test_the_standings_files_appear_with_the_status(tmp_path: Path) -> None:
     for name in ("standings.txt", "standings.md"):
         text = (folder / name).read_text(encoding="utf-8")
         assert NOT_RANKED_TITLE in text and "disqualified: 6 faulty decisions" in text, name
-        assert "absent: never connected in 31 s" in text.split(NOT_RANKED_TITLE)[0], name
+        assert "absent: never connected in 31 s" in text, name
+    # The compact table of standings.txt gives the reasons under it; the wide one of standings.md in its rows.
+    assert "absent: never connected in 31 s" in (folder / "standings.md").read_text().split(NOT_RANKED_TITLE)[0]
     data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))["standings"]
     assert {d["bot"]: (d["rank"], d["status"]) for d in data} == {
-        "bea": (1, "absent"), "cal": (2, "playing"), "dot": (3, "playing"), "ace": (None, "disqualified"),
+        "bea": (1, "absent"), "cal": (2, "finished"), "dot": (3, "finished"), "ace": (None, "disqualified"),
     }
     table = list(csv.DictReader(io.StringIO((folder / "standings.csv").read_text(encoding="utf-8"))))
     assert [(r["bot"], r["status"]) for r in table] == [(d["bot"], d["status"]) for d in data]
@@ -358,5 +360,37 @@ def test_the_standings_files_appear_with_the_status(tmp_path: Path) -> None:
     write_standings(folder)
     assert (folder / "standings.txt").read_text(encoding="utf-8") == text
     # The standings first, then (a head-to-head configuration) the comparison of its two bots.
-    assert text.startswith(render_standings(compute_standings(ResultsStore(folder).games(), (), statuses), RULES))
+    rows = compute_standings(ResultsStore(folder).games(), (), statuses)
+    for row in rows:  # every game of the plan is recorded: the event has ended
+        row.status = "finished" if row.status == "playing" else row.status
+    assert text.startswith(render_standings(rows, RULES, wide=False))
     assert "A vs B: 0 blocks" in text
+
+
+def test_a_bot_the_fallback_played_for_is_not_ranked() -> None:
+    # A student who never connected, under forfeit = "fallback": every decision of theirs was the fallback's.
+    lines = block_data(list(SKILL))
+    for data in lines:
+        data["fallbacks"][data["seats"].index("cal")] = 14
+    rows = by_bot(compute_standings(typed(lines)))
+    assert rows["cal"].fallback_pct == 100.0 and rows["cal"].rank is None
+    assert sorted(row.rank for row in rows.values() if row.rank is not None) == [1, 2, 3]
+    ranking, apart = render_standings(list(rows.values()), RULES, "table").split(NOT_RANKED_TITLE)
+    assert " cal " not in ranking
+    assert "the fallback played 100% for it" in apart
+
+
+@pytest.mark.parametrize("wide", [True, False])
+def test_markdown_rows_have_as_many_cells_as_the_header(wide: bool) -> None:
+    rows = compute_standings(field(), statuses=STATUSES)
+    text = render_standings(rows, RULES, "markdown", wide=wide)
+    tables = [line for line in text.splitlines() if line.startswith("|")]
+    cells = {len(re.split(r"(?<!\\)\|", line)) for line in tables}
+    assert len(tables) > 4 and len(cells) == 1, text
+
+
+def test_the_compact_table_fits_a_terminal_of_100_columns() -> None:
+    rows = compute_standings(field(), statuses=STATUSES)
+    text = render_standings(rows, RULES, "table", wide=False)
+    assert max(len(line) for line in text.splitlines() if not line.startswith(("ace:", "bea:", "dot:"))) <= 100
+    assert "skill" not in text and "--wide shows every measure" in text

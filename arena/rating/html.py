@@ -565,8 +565,8 @@ def _bot_section(page: _Page, row: Standing) -> str:
            f"<p>{_esc(rank)}; status {_esc(status)}; {row.games} games"
            + (f"; version {_esc(', '.join(versions))}" if versions else "") + "</p>"]
     if row.games:
-        out.append(f"<p>Duplicate score {_esc(cells['dup/game'])} {_esc(page.unit)} per game, 95% interval "
-                   f"{_esc(cells['95% CI'])}; matchpoints {_esc(cells['MP%'])}%; calls: exactly made "
+        out.append(f"<p>Duplicate score {_esc(cells['points per game'])} {_esc(page.unit)} per game, 95% interval "
+                   f"{_esc(cells['95% interval'])}; matchpoints {_esc(cells['matchpoints %'])}%; calls: exactly made "
                    f"{_pct(row.exact_pct)}% of rounds, missed {_pct(row.too_high_pct)}%, over the call "
                    f"{_pct(row.too_low_pct)}% ({row.overtricks:.2f} overtricks a round); the arena decided "
                    f"{row.fallback_pct:.1f}% of its moves.</p>")

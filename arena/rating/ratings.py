@@ -66,6 +66,7 @@ from arena.rating.stats import (
 
 __all__ = [
     "CLUSTERED_BY",
+    "FALLBACK_RANK_LIMIT",
     "NOT_RANKED",
     "NOT_RANKED_TITLE",
     "BlockDifferences",
@@ -79,6 +80,7 @@ __all__ = [
     "compute_standings",
     "head_to_head",
     "listed_apart",
+    "not_ranked_because",
     "seat_report",
     "sorted_games",
     "tally",
@@ -87,7 +89,10 @@ __all__ = [
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
 NOT_RANKED = ("withdrawn", "disqualified")
 """The statuses that take a bot out of the ranking (it is listed apart)."""
-NOT_RANKED_TITLE = "Not ranked: withdrawn, disqualified, or no game played"
+NOT_RANKED_TITLE = "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games"
+FALLBACK_RANK_LIMIT = 50.0
+"""A bot whose decisions were more than this share (in %) made for it by the fallback player is not ranked:
+its results are the fallback player's, not its own (a student who never connected, under ``forfeit = "fallback"``)."""
 CLUSTERED_BY = "deal set"
 """What the intervals' clusters are: the deal set, which every table of a schedule round plays."""
 SEAT_POSITIONS = ("seat 0", "seat 1", "seat 2", "seat 3", "dealer +1", "dealer +2", "dealer +3", "dealer")
@@ -106,7 +111,8 @@ class Standing:
     """Its place in the ranking; none for house bots, withdrawn or disqualified bots, and bots without a game."""
     house: bool = False
     status: str = "playing"
-    """``playing``, ``absent``, ``withdrawn`` or ``disqualified`` (the manifest's word for the bot)."""
+    """``playing`` (the event goes on), ``finished`` (it has ended), ``absent``, ``withdrawn`` or ``disqualified``
+    (the manifest's word for the bot)."""
     reason: str = ""
     """Why the bot is absent, withdrawn or disqualified, in words."""
     games: int = 0
@@ -556,9 +562,12 @@ class Tally:
 
     # -- results ------------------------------------------------------------------------------
 
-    def standings(self, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None) -> list[Standing]:
-        """The ranked bots best first, then the house bots, then the withdrawn and disqualified bots
-        (``statuses``, from the manifest), unranked; a bot with a status but no game gets its line too."""
+    def standings(self, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None,
+                  ended: bool = False) -> list[Standing]:
+        """The ranked bots best first, then the bots listed apart (:func:`listed_apart`: house bots, withdrawn
+        and disqualified bots from the manifest's ``statuses``, bots the fallback played for), unranked; a bot
+        with a status but no game gets its line too. ``ended``: the event is over, so a bot still ``playing``
+        is ``finished``."""
         house_bots = set(house)
         statuses = statuses or {}
         rows: dict[str, Standing] = {}
@@ -588,18 +597,27 @@ class Tally:
             if bot not in rows:
                 rows[bot] = _without_games(bot, bot in house_bots)
             rows[bot].status, rows[bot].reason = status.status, status.reason
+        if ended:
+            for row in rows.values():
+                if row.status == "playing":
+                    row.status = "finished"
 
         def order(row: Standing) -> tuple[int, bool, bool, float, float, str]:
-            section = 2 if listed_apart(row) else 1 if row.house else 0
+            section = 0 if not listed_apart(row) else 1 if row.house else 2
             if not row.games:
                 return section, True, True, 0.0, 0.0, row.bot
             compared = not math.isnan(row.dup_per_game)
             return section, False, not compared, -row.dup_per_game if compared else 0.0, -row.mean_total, row.bot
 
         ordered = sorted(rows.values(), key=order)
-        for rank, row in enumerate((r for r in ordered if not r.house and not listed_apart(r)), start=1):
+        for rank, row in enumerate((r for r in ordered if not listed_apart(r)), start=1):
             row.rank = rank
         return ordered
+
+    @property
+    def bots(self) -> list[str]:
+        """Every bot that has a complete game, in the order first seen."""
+        return list(self._rows)
 
     def comparison(self, a: str, b: str) -> Comparison:
         """A against B (no sequential test: see :func:`compare`)."""
@@ -632,8 +650,23 @@ def _without_games(bot: str, house: bool) -> Standing:
 
 
 def listed_apart(row: Standing) -> bool:
-    """True for a bot listed apart from the ranking: withdrawn, disqualified, or without a game."""
-    return row.status in NOT_RANKED or not row.games
+    """True for a bot listed apart from the ranking (:func:`not_ranked_because` says why)."""
+    return bool(not_ranked_because(row))
+
+
+def not_ranked_because(row: Standing) -> str:
+    """Why a bot is not ranked, in words (empty for a ranked bot): a house bot (it fills tables), withdrawn or
+    disqualified, no game played, or more than :data:`FALLBACK_RANK_LIMIT` % of its decisions made by the
+    fallback player (ranked means played)."""
+    if row.house:
+        return row.reason or "house bot (fills tables)"
+    if row.status in NOT_RANKED:
+        return row.status
+    if not row.games:
+        return "no game played"
+    if row.fallback_pct > FALLBACK_RANK_LIMIT:
+        return f"the fallback played {row.fallback_pct:.0f}% for it"
+    return ""
 
 
 def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None) -> Tally:

@@ -20,6 +20,7 @@ import dataclasses
 import io
 import json
 import math
+import textwrap
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,9 +32,11 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
 from arena.event.plan import Manifest
 from arena.event.records import GameRecords, RoundRecord, parse_record
+from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.rating.ratings import (
     CLUSTERED_BY,
+    NOT_RANKED,
     NOT_RANKED_TITLE,
     BlockDifferences,
     Comparison,
@@ -42,6 +45,7 @@ from arena.rating.ratings import (
     Standing,
     Tally,
     listed_apart,
+    not_ranked_because,
 )
 from arena.rating.sequential import DEFAULT_METHOD, describe, fishtest_line, sprt
 from arena.rating.stats import PAIR_BINS, MeanCI
@@ -83,8 +87,8 @@ COMPARISON_FILE = "comparison.csv"
 def measures(comparison: Comparison | None) -> str:
     """The paragraph of the text report that says which measure answers which question
     (``docs/statistics.md`` has the formulas)."""
-    points = "dup/game (the primary sort)"
-    ahead = "place pts, MP% (hand by hand against the field)"
+    points = "points per game (the duplicate score, the primary sort)"
+    ahead = "place points, matchpoints % (hand by hand against the field)"
     ending = ("a bot can score more points on average and still finish ahead less often (bold calls win big and "
               "miss often)")
     if comparison is None:
@@ -173,14 +177,22 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
 
     tally = Tally(manifest.plan if manifest is not None else None, on_game=heard if hooks else None,
                   on_round=on_round)
+    done = 0
     for record in read_records(store.records_path):
         tally.add(record)
+        done += record.final
     tally.finish()
     rules = tally.rules
     if rules is None:  # scores of bots without a complete game are not shown, but the rules still name the unit
         data = config.get("rules")
         rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
-    rows = tally.standings(manifest.house, manifest.statuses) if manifest is not None else tally.standings()
+    if manifest is not None:
+        fillers = {**{bot: "" for bot in manifest.house}, **_copies(config, tally.bots)}
+        rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done))
+        for row in rows:
+            row.reason = fillers.get(row.bot, row.reason) or row.reason
+    else:
+        rows = tally.standings()
     comparison = tally.comparison(str(options["a"]), str(options["b"])) if compared else None
     if comparison is not None and gathered is not None and manifest is not None:
         scale = tenths_per_point(rules)  # deltas are given in points per game
@@ -198,15 +210,43 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
     return FolderReport(rules, rows, comparison, tally.matrix(bots), tally.seats(), tally.clusters)
 
 
+def _copies(config: Mapping[str, Any], bots: Sequence[str]) -> dict[str, str]:
+    """The second copies of A and B that fill the tables of a head-to-head or a sequential test without
+    opponents (``base#2``), each with its line's reason: they are not ranked."""
+    options = config.get("format_options", {})
+    if config.get("format") not in ("head-to-head", "sprt") or options.get("opponents"):
+        return {}
+    configured = {str(bot.get("name")) for bot in config.get("bots", []) if isinstance(bot, dict)}
+    out = {}
+    for bot in bots:
+        original = bot.rpartition("#")[0]
+        if bot not in configured and original in (options.get("a"), options.get("b")):
+            out[bot] = f"a second copy of {original} (fills the table)"
+    return out
+
+
+def _ended(folder: Path, manifest: Manifest, games_done: int) -> bool:
+    """True when the event is over: every game of its plan recorded, or its last run finished (a sequential
+    test stops when it decides)."""
+    planned = manifest.plan.game_count
+    if planned and games_done >= planned:
+        return True
+    try:
+        status = read_status(folder)
+    except RecordsError:
+        return False
+    return status is not None and status.state == "finished"
+
+
 def folder_standings(folder: Path) -> tuple[list[Standing], Rules]:
     """The standings of a results folder, and the rules its scores are counted under."""
     report = read_folder(folder)
     return report.standings, report.rules
 
 
-def folder_report(folder: Path, fmt: str = "table") -> str:
-    """Everything the records of ``folder`` say about the bots."""
-    return render_report(read_folder(folder), fmt)
+def folder_report(folder: Path, fmt: str = "table", wide: bool = False) -> str:
+    """Everything the records of ``folder`` say about the bots (the text standings compact unless ``wide``)."""
+    return render_report(read_folder(folder), fmt, wide=wide)
 
 
 def write_standings(folder: Path, report: FolderReport | None = None) -> None:
@@ -221,7 +261,7 @@ def write_standings(folder: Path, report: FolderReport | None = None) -> None:
         if fmt == "csv":
             files[name] = render_standings(report.standings, report.rules, fmt)
         else:  # the text files hold the standings and the comparison; the JSON file everything
-            files[name] = render_report(report, fmt, whole=fmt == "json")
+            files[name] = render_report(report, fmt, whole=fmt == "json", wide=fmt != "table")
     files[HEAD_TO_HEAD_FILE] = render_head_to_head(report.matrix, report.bots, report.rules, "csv")
     if report.comparison is not None:
         files[COMPARISON_FILE] = _comparisons_csv([report.comparison], report.rules)
@@ -232,10 +272,10 @@ def write_standings(folder: Path, report: FolderReport | None = None) -> None:
 # -- the whole report ------------------------------------------------------------------------------
 
 
-def render_report(report: FolderReport, fmt: str = "table", whole: bool = True) -> str:
-    """The report in ``fmt``. Text has the standings, the comparison, what each measure is for, and
-    (when ``whole``) the head-to-head matrix and the seats; JSON has everything; CSV the standings
-    and, after an empty line, the comparison."""
+def render_report(report: FolderReport, fmt: str = "table", whole: bool = True, wide: bool = True) -> str:
+    """The report in ``fmt``. Text has the standings (every column when ``wide``), the comparison, what
+    each measure is for, and (when ``whole``) the head-to-head matrix and the seats; JSON has everything;
+    CSV the standings and, after an empty line, the comparison."""
     rules = report.rules
     if fmt == "json":
         return _json({
@@ -249,7 +289,7 @@ def render_report(report: FolderReport, fmt: str = "table", whole: bool = True) 
         if report.comparison is not None:
             text += "\n" + _comparisons_csv([report.comparison], rules)
         return text
-    parts = [render_standings(report.standings, rules, fmt)]
+    parts = [render_standings(report.standings, rules, fmt, wide)]
     if report.comparison is not None:
         parts.append(render_comparison(report.comparison, rules))
     if report.standings:
@@ -304,7 +344,11 @@ def _result(rows: Sequence[Standing], rules: Rules) -> dict[str, Any] | None:
 
 def _preamble(rows: Sequence[Standing], rules: Rules) -> dict[str, Any]:
     per_point = tenths_per_point(rules)
+    ranked = [row.bot for row in rows if row.rank is not None]
+    ended = any(row.status == "finished" for row in rows)
     return {"unit": unit_name(rules), "intervals": _intervals(rows), "result": _result(rows, rules),
+            "ended": ended, "winner": ranked[0] if ended and ranked else None,
+            "runner_up": ranked[1] if ended and len(ranked) > 1 else None,
             "standings": [row.to_dict(per_point) for row in rows]}
 
 
@@ -339,9 +383,26 @@ def _matchpoints_text(row: Standing) -> str:
     return f"{row.matchpoint_pct:.1f}±{half:.1f}" if math.isfinite(half) else f"{row.matchpoint_pct:.1f}±inf"
 
 
-STANDINGS_HEADERS = ["#", "bot", "dup/game", "95% CI", "mean round", "mean total", "place pts", "MP%", "mu",
-                     "sigma", "ordinal", "made%", "|err|", "over", "high/low%", "games", "fallback%", "faults",
-                     "status"]
+STANDINGS_HEADERS = ["rank", "bot", "points per game", "95% interval", "mean round", "mean total", "place points",
+                     "matchpoints %", "skill mu", "skill sigma", "skill ordinal", "calls made %", "call error",
+                     "overtricks", "over/under %", "games", "fallback %", "faults", "status"]
+"""The columns of the wide standings (``--wide``, the standings files, report.html): every measure, named in
+words (``docs/standings.md`` explains each)."""
+COMPACT_HEADERS = ["rank", "bot", "points per game", "95% interval", "matchpoints %", "calls made %", "games",
+                   "faults", "status"]
+"""The columns of the standings printed in a terminal: what most readers need, in under 100 characters."""
+
+
+_TWO_LINES = {"points per game": "points\nper game", "95% interval": "95%\ninterval",
+              "matchpoints %": "match-\npoints %", "calls made %": "calls\nmade %"}
+
+
+def _status_text(row: Standing, wide: bool) -> str:
+    """The status cell: the bot's status, and why it is not ranked (in full when ``wide``)."""
+    why = not_ranked_because(row)
+    if row.status in NOT_RANKED or row.status == "absent":
+        return f"{row.status}: {row.reason}" if wide and row.reason else row.status
+    return f"{row.status}, {why}" if why else row.status
 
 
 def standings_cells(row: Standing, rules: Rules) -> list[str | int]:
@@ -356,23 +417,44 @@ def standings_cells(row: Standing, rules: Rules) -> list[str | int]:
         _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
         _number(row.overtricks, ".2f"),
         f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
-        _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind),
-        f"{row.status}: {row.reason}" if row.reason else row.status,
+        _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind), _status_text(row, wide=True),
     ]
 
 
-def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str) -> str:
-    table = [standings_cells(row, rules) for row in rows]
-    return tabulate(table, headers=STANDINGS_HEADERS, tablefmt="github" if fmt == "markdown" else "simple",
+def compact_cells(row: Standing, rules: Rules) -> list[str | int]:
+    """One bot's line of the compact standings, a value per column of :data:`COMPACT_HEADERS`."""
+    return [
+        row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
+        _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high), _matchpoints_text(row),
+        _number(row.made_pct, ".0f"), row.games, row.faults, _status_text(row, wide=False),
+    ]
+
+
+def _markdown_cell(cell: str | int) -> str | int:
+    # A "|" inside a cell would end it: GitHub's tables take the escaped form.
+    return cell.replace("|", "\\|") if isinstance(cell, str) else cell
+
+
+def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str, wide: bool = True) -> str:
+    headers, cells = (STANDINGS_HEADERS, standings_cells) if wide else (COMPACT_HEADERS, compact_cells)
+    table = [cells(row, rules) for row in rows]
+    if fmt == "table" and not wide:  # two-line headers keep the compact table narrow
+        headers = [_TWO_LINES.get(h, h) for h in headers]
+    if fmt == "markdown":
+        headers = [str(_markdown_cell(h)) for h in headers]
+        table = [[_markdown_cell(cell) for cell in line] for line in table]
+    return tabulate(table, headers=headers, tablefmt="github" if fmt == "markdown" else "simple",
                     disable_numparse=True) + "\n"
 
 
-def standings_notes(rows: Sequence[Standing], rules: Rules) -> list[str]:
+def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -> list[str]:
     """The lines under the standings: the unit, how the intervals were made, and under ``master`` the
     winner and runner-up."""
     unit = unit_name(rules)
-    lines = [f"Scores in {unit}: dup/game, its 95% CI and mean total per game, mean round per round; MP% "
-             "with the half-width of its 95% interval."]
+    lines = [f"Scores in {unit}. Points per game is the duplicate score: what a bot scored beyond the other bots "
+             "that played the same cards in the same seat (0 is the field's average), with its 95% interval; "
+             "matchpoints % is the share of those hands where it did better, with the half-width of its 95% interval."
+             + ("" if wide else " --wide shows every measure.")]
     clusters, uneven = _clusters_text(rows)
     if clusters:
         some = "up to " if uneven else ""
@@ -391,16 +473,33 @@ def standings_notes(rows: Sequence[Standing], rules: Rules) -> list[str]:
     return lines
 
 
-def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table") -> str:
-    """The standings as text (``table``, ``markdown``), ``json`` or ``csv``, in points. In text,
-    withdrawn and disqualified bots follow the ranking in a section of their own, and notes say
-    the unit and how the intervals were made."""
+def podium(rows: Sequence[Standing], rules: Rules) -> str:
+    """``Winner: A (+2.10 points per game); runner-up: B (+0.40)`` once the event has ended (its bots are
+    ``finished``), else empty: the line atop the standings, report.html and the live page."""
+    if not any(row.status == "finished" for row in rows):
+        return ""
+    ranked = [row for row in rows if row.rank is not None]
+    if not ranked:
+        return "The event has ended; no bot is ranked."
+    unit = unit_name(rules)
+    first = ranked[0]
+    text = f"Winner: {first.bot} ({_points(rules, first.dup_per_game)} {unit} per game)"
+    if len(ranked) > 1:
+        text += f"; runner-up: {ranked[1].bot} ({_points(rules, ranked[1].dup_per_game)})"
+    return text
+
+
+def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table", wide: bool = True) -> str:
+    """The standings as text (``table``, ``markdown``), ``json`` or ``csv``, in points. In text, the
+    winner heads an ended event's standings, the bots listed apart (house bots, withdrawn, disqualified, or
+    played for by the fallback) follow the ranking in a section of their own, and notes say the unit and how
+    the intervals were made; ``wide`` shows every measure (else :data:`COMPACT_HEADERS`)."""
     if fmt == "json":
         return _json(_preamble(rows, rules))
     if fmt == "csv":
         out = io.StringIO()
         fields = [f for f in Standing.__dataclass_fields__ if f != "faults_by_kind"] + ["unit"]
-        writer = csv.DictWriter(out, fieldnames=fields)
+        writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         per_point, unit = tenths_per_point(rules), unit_name(rules)
         for row in rows:
@@ -408,13 +507,22 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table")
             data.pop("faults_by_kind")
             writer.writerow({**data, "unit": unit})
         return out.getvalue()
-    apart = [row for row in rows if listed_apart(row)]
-    text = _standings_table([row for row in rows if not listed_apart(row)], rules, fmt)
     gap = "\n" if fmt == "markdown" else ""
+    top = podium(rows, rules)
+    text = f"{top}\n\n" if top else ""
+    apart = [row for row in rows if listed_apart(row)]
+    text += _standings_table([row for row in rows if not listed_apart(row)], rules, fmt, wide)
     if apart:
-        text += f"\n{NOT_RANKED_TITLE}\n{gap}" + _standings_table(apart, rules, fmt)
+        text += f"\n{NOT_RANKED_TITLE}\n{gap}" + _standings_table(apart, rules, fmt, wide)
+    reasons = [f"{row.bot}: {row.status}: {row.reason}" for row in rows
+               if row.reason and (row.status in NOT_RANKED or row.status == "absent")]
+    if reasons and not wide:  # the wide table has them in its status column
+        text += "\n" + gap.join(line + "\n" for line in reasons)
     if rows:
-        text += "\n" + (gap or "").join(line + "\n" for line in standings_notes(rows, rules))
+        notes = standings_notes(rows, rules, wide)
+        if fmt == "table" and not wide:  # for a terminal: no line beyond 100 characters
+            notes = [textwrap.fill(line, 100, break_long_words=False, break_on_hyphens=False) for line in notes]
+        text += "\n" + (gap or "").join(line + "\n" for line in notes)
     return text
 
 

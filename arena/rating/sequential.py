@@ -285,6 +285,24 @@ def _hypotheses(result: SprtResult) -> str:
             f"alpha {result.alpha:g}, beta {result.beta:g}")
 
 
+def _measured(result: SprtResult) -> str:
+    """``; measured: A - B -3.10 points per game (95% CI -4.02 to -2.18): A scores less than B`` (the last
+    clause only when the whole interval is on one side of 0): what the verdict's blocks showed."""
+    if result.n == 0 or not math.isfinite(result.mean):
+        return ""
+    a, b = result.a, result.b
+    text = f"; measured: {a} - {b} {_points(result, result.mean, signed=True)} points per game"
+    low, high = result.ci.low, result.ci.high
+    if not (math.isfinite(low) and math.isfinite(high)):
+        return text
+    text += f" (95% CI {_points(result, low, signed=True)} to {_points(result, high, signed=True)})"
+    if high < 0:
+        return f"{text}: {a} scores less than {b}"
+    if low > 0:
+        return f"{text}: {a} scores more than {b}"
+    return text
+
+
 def describe(result: SprtResult) -> str:
     """The verdict in words, restating H0, H1, alpha and beta.
 
@@ -296,9 +314,9 @@ def describe(result: SprtResult) -> str:
     llr = f"LLR {result.llr:.2f}, bounds ({result.lower:.2f}, {result.upper:.2f})"
     hypotheses = _hypotheses(result)
     if result.verdict == "H1":
-        return f"H1 accepted after {blocks}: {_side(result, result.delta0, up)} ({hypotheses})"
+        return f"H1 accepted after {blocks}: {_side(result, result.delta0, up)}{_measured(result)} ({hypotheses})"
     if result.verdict == "H0":
-        return f"H0 accepted after {blocks}: {_side(result, result.delta1, not up)} ({hypotheses})"
+        return f"H0 accepted after {blocks}: {_side(result, result.delta1, not up)}{_measured(result)} ({hypotheses})"
     if result.verdict == "no decision":
         return (f"no decision: the cap of {blocks} was reached with the {llr}, between the bounds; "
                 f"the blocks cannot tell H0 from H1 ({hypotheses})")
@@ -309,7 +327,10 @@ def describe(result: SprtResult) -> str:
 
 def fishtest_line(result: SprtResult) -> str:
     """One line as fishtest shows a test: LLR (bounds) [Δ0, Δ1], then the blocks and the mean difference."""
-    line = (f"LLR {result.llr:.2f} ({result.lower:.2f}, {result.upper:.2f}) "
+    # Before the burn-in the LLR is not yet a test (a few blocks can put it anywhere): the count is shown instead.
+    early = result.n < result.burn_in and result.verdict == "continue"
+    llr = f"burn-in {result.n} of {result.burn_in} blocks" if early else f"LLR {result.llr:.2f}"
+    line = (f"{llr} ({result.lower:.2f}, {result.upper:.2f}) "
             f"[{_points(result, result.delta0)}, {_points(result, result.delta1)}] {_blocks(result.n)}")
     if result.n == 0:
         return line
