@@ -246,10 +246,11 @@ def test_status_of_a_finished_run(tmp_path: Path) -> None:
     assert data["state"] == "finished" and not data["live"]
     assert (data["games_done"], data["games_planned"]) == (40, 40)
     assert {b["bot"]: b["games_done"] for b in data["bots"]} == dict.fromkeys(FIVE, 32)
+    assert {b["state"] for b in data["bots"]} == {"finished"}  # not "playing" once the event has ended
     text = cli("status", tmp_path / "out")
     assert text.returncode == 0
     assert "t: finished" in text.stdout and "games: 40 of 40 done" in text.stdout
-    assert "Standings" in text.stdout
+    assert "Standings" in text.stdout and "Winner: " in text.stdout and " playing" not in text.stdout
 
 
 def test_status_of_a_folder_that_is_not_one(tmp_path: Path) -> None:

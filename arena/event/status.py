@@ -68,8 +68,8 @@ class BotState:
     lines), ``bhoos`` (a process per seat per game, HTTP), ``bhoos_url`` (HTTP, running elsewhere) or
     ``remote``."""
     state: str
-    """``playing`` (present, or in-process), ``absent``, ``broken`` (launched and cannot start),
-    ``withdrawn`` or ``disqualified``."""
+    """``playing`` (present, or in-process), ``finished`` (the event has ended), ``absent``, ``broken``
+    (launched and cannot start), ``withdrawn`` or ``disqualified``."""
     reason: str
     absent_s: float | None
     """Seconds since it was last seen, while absent."""

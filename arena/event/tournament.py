@@ -954,6 +954,8 @@ class Tournament:
             status = self.statuses.get(name)
             if status is not None and status.status in TAKEN_OUT:
                 state_name, reason = status.status, status.reason
+            elif self._state == "finished":  # the event is over: nobody is still playing
+                state_name, reason = "finished", ""
             elif seating.launcher is not None and name in seating.launcher.broken:
                 state_name, reason = "broken", seating.launcher.broken[name]
             elif not seating.present(name):
