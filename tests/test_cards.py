@@ -242,3 +242,19 @@ def test_hands_are_immutable_values() -> None:
 def test_hands_can_be_copied_and_pickled(duplicate: object) -> None:
     hand = Hand.parse("AS KH 2C")
     assert duplicate(hand) == hand  # type: ignore[operator]
+
+
+def test_a_hand_can_be_indexed_like_the_list_of_its_cards() -> None:
+    # A bot's view.hand and view.legal are hands: view.legal[0] must work as a student expects.
+    hand = Hand.parse("2C TH AS 7H KD")
+    assert hand[0] == Card.parse("AS") and hand[-1] == Card.parse("2C")
+    assert hand[1:3] == [Card.parse("TH"), Card.parse("7H")]
+    assert hand[:] == hand.cards() == list(hand)
+    with pytest.raises(IndexError):
+        Hand()[0]
+
+
+def test_the_kit_exports_the_card_types_a_view_holds() -> None:
+    from arena import botkit
+
+    assert botkit.Rank.ACE > botkit.Rank.KING and botkit.Card is Card and botkit.Hand is Hand

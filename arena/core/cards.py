@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Iterator
+from typing import overload
 
 from arena.errors import CardError
 
@@ -287,6 +288,17 @@ class Hand:
 
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards())
+
+    @overload
+    def __getitem__(self, index: int) -> Card: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[Card]: ...
+
+    def __getitem__(self, index: int | slice) -> Card | list[Card]:
+        """The cards in display order, as a list would give them: ``hand[0]`` is the highest spade held
+        (or the highest card of the first suit held), ``hand[-1]`` the lowest club."""
+        return self.cards()[index]
 
     def __len__(self) -> int:
         return self.mask.bit_count()
