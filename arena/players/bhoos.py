@@ -16,11 +16,13 @@ JSON ``x``, a card with a ``/n`` suffix (``"8D/1"``), a call as a string of digi
 A bot may be stateful: it may learn its hand from ``/bid`` and follow the game through the ``/play``
 calls, so one instance serves one seat of one game, asked in order. A bad answer is a fault of the
 seat: no complete HTTP response (the connection refused, reset or cut short) or a ``5xx`` status is a
-``crash``; a response that is not ``200``, not JSON, without a value, or with a value of the wrong type is
-``malformed``; no answer by the deadline is ``late`` (``unresponsive_after`` in a row: ``stalled``, and the
-fallback plays the seat to the end of the game); an illegal call or card is refused and asked again by
-the table; and when the instance's process ends, it is a ``crash`` and the fallback plays the seat to the
-end of the game.
+``crash``; a response that is not ``200``, longer than the client reads, not JSON (as
+:func:`arena.players.answers.read_json` reads it: nested too deep, a number too long, not UTF-8, a NUL
+byte, a key twice are not), without a value, or with a value of the wrong type is ``malformed`` (nothing
+a bot sends raises out of this module); no answer by the deadline is ``late`` (``unresponsive_after``
+in a row: ``stalled``, and the fallback plays the seat to the end of the game); an illegal call or card
+is refused and asked again by the table; and when the instance's process ends, it is a ``crash`` and the
+fallback plays the seat to the end of the game.
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from typing import Any
 from arena.core.cards import Card
 from arena.core.faults import FaultKind, PlayerFault, shown
 from arena.core.views import View
+from arena.players.answers import NUMBER_LIMIT, Unreadable, read_json
 from arena.players.base import Decision, DecisionKind, QuietPlayer
 from arena.players.bridge import BRIDGE_HEADER
-from arena.players.httpclient import Endpoint, HttpError, Response, request
+from arena.players.httpclient import Endpoint, HttpError, Response, TooLong, request
 from arena.players.pauses import wait_for
 
 __all__ = ["BhoosPlayer", "bhoos_card", "bid_body", "from_bhoos_card", "play_body", "read_answer", "wait_until_ready"]
@@ -174,6 +177,8 @@ class BhoosPlayer(QuietPlayer):
         if process is None:
             try:
                 response = await exchange
+            except TooLong as err:
+                raise PlayerFault(FaultKind.MALFORMED, f"POST {path} to {self.endpoint.label}: {err}") from None
             except HttpError as err:
                 raise PlayerFault(FaultKind.CRASH, f"POST {path} to {self.endpoint.label}: {err}") from None
         else:
@@ -184,6 +189,8 @@ class BhoosPlayer(QuietPlayer):
                     raise self._ended(process.returncode)
                 try:
                     response = exchange.result()
+                except TooLong as err:  # the bot answered: too much, but it is there
+                    raise PlayerFault(FaultKind.MALFORMED, f"POST {path}: {err}") from None
                 except HttpError as err:
                     status = await self._exit_status(process)
                     if status is not None:
@@ -231,23 +238,25 @@ def _body_text(response: Response) -> str:
 
 def read_answer(kind: DecisionKind, path: str, response: Response) -> object:
     """The call (an ``int``) or card text (in the arena's notation) of a ``200`` response to ``path``, in
-    either shape (``{"value": x}`` or a bare ``x``); a ``malformed`` fault when it has neither."""
+    either shape (``{"value": x}`` or a bare ``x``); a ``malformed`` fault when it has neither, or when
+    :func:`~arena.players.answers.read_json` refuses the body. It raises nothing else, whatever the body."""
     calling = kind is DecisionKind.CALL
     example = '{"value": 3}' if calling else '{"value": "QS"}'
-    text = response.body.decode("utf-8", "replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise PlayerFault(FaultKind.MALFORMED, f"the answer to POST {path}, {shown(text)}, is not JSON: answer "
-                          f"{example}") from None
+    data = read_json(response.body)
+    text = response.body.decode("utf-8", "replace").strip()  # as a detail quotes it
+    if isinstance(data, Unreadable):
+        raise PlayerFault(FaultKind.MALFORMED, f"the answer to POST {path}, {shown(text)}, {data.reason}: answer "
+                          f"{example}")
     if isinstance(data, dict):
         if "value" not in data:
             raise PlayerFault(FaultKind.MALFORMED, f"the answer to POST {path}, {shown(text)}, has no \"value\": "
                               f"answer {example}")
         data = data["value"]
     if calling:
-        if isinstance(data, str) and data.strip().isdigit():
-            data = int(data.strip())
+        digits = data.strip() if isinstance(data, str) else ""
+        # Only ASCII digits, and not too many: int() refuses "²" and more than 4,300 digits with a ValueError.
+        if digits.isascii() and digits.isdigit() and len(digits) <= NUMBER_LIMIT:
+            data = int(digits)
         if isinstance(data, float) and data.is_integer():
             data = int(data)
         if isinstance(data, bool) or not isinstance(data, int):

@@ -9,8 +9,10 @@ cancel and speak TLS. A library (httpx over ``AsyncHTTPTransport(uds=...)``) wou
 six more packages installed next to the arena; this keeps the arena's dependencies as they were.
 
 Everything read is bounded: a status line and headers of at most :data:`HEAD_LIMIT` bytes, a body of at
-most :data:`BODY_LIMIT`. A request that gets no complete HTTP response raises :class:`HttpError`; the
-caller applies its own deadline (``asyncio.timeout``) around :func:`request`.
+most :data:`BODY_LIMIT` (past them, :class:`TooLong`). Numbers in a response (the status, a length, a
+chunk's size) are read as ASCII digits only and their length is checked before :func:`int` sees them.
+A request that gets no complete HTTP response raises :class:`HttpError`, and nothing else, whatever the
+server sends; the caller applies its own deadline (``asyncio.timeout``) around :func:`request`.
 """
 
 from __future__ import annotations
@@ -18,21 +20,28 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import os
+import re
 import ssl
 import urllib.parse
 
-__all__ = ["BODY_LIMIT", "HEAD_LIMIT", "Endpoint", "HttpError", "Response", "request"]
+__all__ = ["BODY_LIMIT", "HEAD_LIMIT", "Endpoint", "HttpError", "Response", "TooLong", "request"]
 
 HEAD_LIMIT = 16 * 1024
 """The longest status line plus headers the client reads."""
 BODY_LIMIT = 64 * 1024
 """The longest response body the client reads."""
 _MAX_HEADERS = 100
+_DIGITS = re.compile(r"[0-9]+")
+_HEX = re.compile(r"[0-9a-fA-F]+")
 
 
 class HttpError(Exception):
     """A request that got no complete HTTP response: the connection was refused, reset or cut short, or
     what came back is not HTTP or is too long. The message says which, in words."""
+
+
+class TooLong(HttpError):
+    """A response whose headers or body are longer than the client reads: the server answered, too much."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,7 +123,7 @@ async def _line(reader: asyncio.StreamReader) -> str:
     try:
         raw = await reader.readuntil(b"\n")
     except asyncio.LimitOverrunError:
-        raise HttpError(f"the response's headers are longer than {HEAD_LIMIT} bytes") from None
+        raise TooLong(f"the response's headers are longer than {HEAD_LIMIT} bytes") from None
     except asyncio.IncompleteReadError as err:
         if not err.partial:
             raise HttpError("the connection closed without an HTTP response") from None
@@ -125,7 +134,8 @@ async def _line(reader: asyncio.StreamReader) -> str:
 async def _read_response(reader: asyncio.StreamReader, method: str) -> Response:
     status_line = await _line(reader)
     parts = status_line.split(" ", 2)
-    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not (parts[1].isdigit() and len(parts[1]) == 3):
+    # ASCII digits only: str.isdigit() also takes "²", which int() refuses.
+    if len(parts) < 2 or not parts[0].startswith("HTTP/") or not _DIGITS.fullmatch(parts[1]) or len(parts[1]) != 3:
         raise HttpError(f"the answer is not HTTP (it begins {status_line[:40]!r})")
     status, reason = int(parts[1]), parts[2] if len(parts) > 2 else ""
     headers: dict[str, str] = {}
@@ -135,8 +145,10 @@ async def _read_response(reader: asyncio.StreamReader, method: str) -> Response:
         size += len(line)
         if not line:
             break
-        if size > HEAD_LIMIT or len(headers) >= _MAX_HEADERS:
-            raise HttpError(f"the response's headers are longer than {HEAD_LIMIT} bytes")
+        if size > HEAD_LIMIT:
+            raise TooLong(f"the response's headers are longer than {HEAD_LIMIT} bytes")
+        if len(headers) >= _MAX_HEADERS:
+            raise TooLong(f"the response has more than {_MAX_HEADERS} headers")
         name, colon, value = line.partition(":")
         if colon:
             headers[name.strip().lower()] = value.strip()
@@ -145,13 +157,12 @@ async def _read_response(reader: asyncio.StreamReader, method: str) -> Response:
     if "chunked" in headers.get("transfer-encoding", "").lower():
         body = await _chunked(reader)
     elif "content-length" in headers:
-        try:
-            length = int(headers["content-length"])
-        except ValueError:
-            raise HttpError(f"the response's Content-Length is not a number: "
-                            f"{headers['content-length'][:40]!r}") from None
-        if not 0 <= length <= BODY_LIMIT:
-            raise HttpError(f"the response's body is longer than {BODY_LIMIT} bytes")
+        text = headers["content-length"]
+        if not _DIGITS.fullmatch(text):  # int() would take "+5", "1_0" and " 5", and refuse 4,301 digits
+            raise HttpError(f"the response's Content-Length is not a number: {text[:40]!r}")
+        length = int(text) if len(text.lstrip("0")) <= 20 else BODY_LIMIT + 1
+        if length > BODY_LIMIT:
+            raise TooLong(f"the response's body is longer than {BODY_LIMIT} bytes")
         body = await reader.readexactly(length)
     else:  # the body ends with the connection
         body = await reader.read(BODY_LIMIT + 1)
@@ -161,7 +172,7 @@ async def _read_response(reader: asyncio.StreamReader, method: str) -> Response:
                 break
             body += more
         if len(body) > BODY_LIMIT:
-            raise HttpError(f"the response's body is longer than {BODY_LIMIT} bytes")
+            raise TooLong(f"the response's body is longer than {BODY_LIMIT} bytes")
     return Response(status, reason, headers, body)
 
 
@@ -169,15 +180,14 @@ async def _chunked(reader: asyncio.StreamReader) -> bytes:
     body = bytearray()
     while True:
         size_line = (await _line(reader)).split(";", 1)[0].strip()
-        try:
-            size = int(size_line, 16)
-        except ValueError:
-            raise HttpError(f"the response's chunked body is broken (chunk size {size_line[:20]!r})") from None
+        if not _HEX.fullmatch(size_line):
+            raise HttpError(f"the response's chunked body is broken (chunk size {size_line[:20]!r})")
+        size = int(size_line, 16) if len(size_line.lstrip("0")) <= 16 else BODY_LIMIT + 1
         if size == 0:
             while await _line(reader):  # trailers, up to the blank line
                 pass
             return bytes(body)
-        if size < 0 or len(body) + size > BODY_LIMIT:
-            raise HttpError(f"the response's body is longer than {BODY_LIMIT} bytes")
+        if len(body) + size > BODY_LIMIT:
+            raise TooLong(f"the response's body is longer than {BODY_LIMIT} bytes")
         body += await reader.readexactly(size)
         await _line(reader)  # the CRLF after the chunk

@@ -13,10 +13,14 @@ request line for each decision and reads one answer line:
 Faults are those of any seat: no answer within the deadline (and time bank) is ``late``, and the answer,
 when it comes, is read and dropped (matched by its ``id`` if it has one, else by counting lines, one per
 request); a line that is not JSON, not an object, longer than :data:`LINE_LIMIT`, or without the key or
-with a value of the wrong type is ``malformed``; an answer that is not legal is refused and asked again
-by the table, as for any bot. A process that ends or closes its standard output is a ``crash`` (the
-fallback plays its seat to the end of the game); one that stops reading its requests, or leaves
-``unresponsive_after`` requests in a row unanswered without writing a line, is ``stalled`` (the same).
+with a value of the wrong type is ``malformed``, and so is one that :func:`arena.players.answers.read_json`
+refuses (nested too deep, a number too long, not UTF-8, a NUL byte, a key twice): nothing a bot writes
+raises out of this module. Blank lines are skipped, but more than :data:`BLANK_LIMIT` in a row are a
+``malformed`` fault after which the fallback plays the seat to the end of the game. An answer that is
+not legal is refused and asked again by the table, as for any bot. A process that ends or closes its
+standard output is a ``crash`` (the fallback plays its seat to the end of the game); one that stops
+reading its requests, or leaves ``unresponsive_after`` requests in a row unanswered without writing a
+line (or writing only blank lines), is ``stalled`` (the same).
 The arena never blocks on such a process: every read and write has a deadline, and lines are read in
 bounded chunks.
 """
@@ -26,19 +30,23 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 import time
 from typing import Any
 
 from arena.core.cards import card_text
 from arena.core.faults import FaultKind, PlayerFault, shown
 from arena.core.views import View
+from arena.players.answers import Unreadable, read_json
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 from arena.players.pauses import wait_for
 
-__all__ = ["LINE_LIMIT", "StdioPlayer", "game_over_message", "request_message"]
+__all__ = ["BLANK_LIMIT", "LINE_LIMIT", "StdioPlayer", "game_over_message", "request_message"]
 
 LINE_LIMIT = 64 * 1024
 """The longest line, in bytes, the arena reads from a bot (its newline excluded)."""
+BLANK_LIMIT = 1000
+"""The most blank lines in a row the arena skips; past them, the bot's output is taken for a flood."""
 _CHUNK = 64 * 1024
 """Bytes read from the pipe at a time."""
 GAME_OVER_WRITE_S = 1.0
@@ -101,35 +109,61 @@ class _LineTooLong(Exception):
     """A line longer than :data:`LINE_LIMIT`; the rest of it is skipped."""
 
 
+class _BlankFlood(Exception):
+    """More than :data:`BLANK_LIMIT` blank lines in a row."""
+
+
+# A run of blank lines (what ``bytes.strip`` removes, then a newline), each no longer than a line may be:
+# skipped in one match, at the speed of the regular expression engine, not one line at a time.
+_BLANK_RUN = re.compile(rb"(?:[ \t\r\x0b\x0c]{0,%d}\n)+" % LINE_LIMIT)
+
+
 class _Lines:
-    """Lines from a stream, read in bounded chunks: no line longer than :data:`LINE_LIMIT` is kept, and a
-    read that is cancelled (a deadline) loses nothing."""
+    """Lines from a stream, read in bounded chunks: no line longer than :data:`LINE_LIMIT` is kept, blank
+    lines are skipped (no more than :data:`BLANK_LIMIT` in a row), and a read that is cancelled (a
+    deadline) loses nothing."""
 
     def __init__(self, reader: asyncio.StreamReader) -> None:
         self._reader = reader
         self._buffer = bytearray()
+        self._start = 0
+        """Where the part of the buffer not yet read begins: lines are taken by moving it, not by deleting
+        from the front of the buffer, which would copy the rest of it for every line."""
         self._skipping = False
         """The end of a line that was too long is still to come: drop it."""
         self.ended = False
+        self.blank = 0
+        """Blank lines read since the last line that was not blank."""
 
     async def next(self) -> bytes | None:
-        """The next line without its newline, or ``None`` at end of stream; raises :class:`_LineTooLong`."""
+        """The next line that is not blank, without its newline, or ``None`` at end of stream; raises
+        :class:`_LineTooLong`, and :class:`_BlankFlood` once more than :data:`BLANK_LIMIT` blank lines
+        came in a row."""
+        buffer = self._buffer
         while True:
             if self._skipping:
-                end = self._buffer.find(b"\n")
+                end = buffer.find(b"\n", self._start)
                 if end >= 0:
-                    del self._buffer[: end + 1]
+                    self._start = end + 1
                     self._skipping = False
                     continue
-                self._buffer.clear()
+                self._start = len(buffer)
             else:
-                end = self._buffer.find(b"\n", 0, LINE_LIMIT + 1)
+                blank = _BLANK_RUN.match(buffer, self._start)
+                if blank is not None:
+                    self.blank += buffer.count(b"\n", blank.start(), blank.end())
+                    self._start = blank.end()
+                    if self.blank > BLANK_LIMIT:
+                        raise _BlankFlood()
+                end = buffer.find(b"\n", self._start, self._start + LINE_LIMIT + 1)
                 if end >= 0:
-                    line = bytes(self._buffer[:end])
-                    del self._buffer[: end + 1]
+                    line = bytes(buffer[self._start: end])
+                    self._start = end + 1
+                    self.blank = 0
                     return line
-                if len(self._buffer) > LINE_LIMIT:
+                if len(buffer) - self._start > LINE_LIMIT:
                     self._skipping = True  # what is left of the line is dropped as it comes
+                    self.blank = 0
                     raise _LineTooLong()
             if self.ended:
                 return None
@@ -137,13 +171,15 @@ class _Lines:
                 chunk = await self._reader.read(_CHUNK)
             except OSError:  # the pipe broke: as good as its end
                 chunk = b""
+            del buffer[: self._start]  # once per chunk: what was read goes
+            self._start = 0
             if not chunk:
                 self.ended = True
-                if self._buffer and not self._skipping:  # a last line without its newline still counts
-                    self._buffer.extend(b"\n")
+                if buffer and not self._skipping:  # a last line without its newline still counts
+                    buffer.extend(b"\n")
                     continue
                 return None
-            self._buffer.extend(chunk)
+            buffer.extend(chunk)
 
 
 class StdioPlayer(QuietPlayer):
@@ -223,8 +259,11 @@ class StdioPlayer(QuietPlayer):
             self._owed += 1
             self._silent += 1
             if self._unresponsive_after and self._silent >= self._unresponsive_after:
+                blank = self._lines.blank
+                wrote = f"writing only {blank:,} blank line{'s' if blank != 1 else ''}" if blank else "without " \
+                    "writing a line"
                 raise self._fault(FaultKind.STALLED, f"the bot left {self._silent} requests in a row unanswered "
-                                  "without writing a line") from None
+                                  f"{wrote}") from None
             raise PlayerFault(FaultKind.LATE, f"no answer within {limit_ms} ms: the deadline passed") from None
         if answer is _CLOSED_INPUT:
             raise await self._ended("closed its standard input")
@@ -245,17 +284,16 @@ class StdioPlayer(QuietPlayer):
                     continue
                 raise PlayerFault(FaultKind.MALFORMED, f"the bot wrote a line longer than {LINE_LIMIT} bytes; "
                                   "write one JSON object per line") from None
+            except _BlankFlood:
+                self.answers += 1
+                raise self._fault(FaultKind.MALFORMED, f"the bot wrote {self._lines.blank:,} blank lines in a "
+                                  f"row, and the arena skips no more than {BLANK_LIMIT:,}: write one JSON object "
+                                  "per line, and no blank lines") from None
             if raw is None:
                 return _CLOSED_OUTPUT
-            if not raw.strip():
-                continue  # blank lines are not answers
             self.answers += 1
             self._silent = 0
-            text = raw.decode("utf-8", errors="replace").strip()
-            try:
-                message = json.loads(text)
-            except ValueError:
-                message = None
+            message = read_json(raw)  # bounded and never raises, whatever the bot wrote
             answered = message.get("id") if isinstance(message, dict) else None
             if isinstance(answered, int) and not isinstance(answered, bool) and answered != request_id:
                 if answered < request_id and self._owed:
@@ -268,7 +306,7 @@ class StdioPlayer(QuietPlayer):
                 continue
             if answered == request_id:
                 self._owed = 0  # the bot skipped the earlier answers
-            return _value(kind, text, message)
+            return _value(kind, raw, message)
 
     async def notify(self, event: TableEvent) -> None:
         if not isinstance(event.body, GameEnd) or self._gone:
@@ -295,12 +333,13 @@ _KEYS = {DecisionKind.CALL: "call", DecisionKind.PLAY: "card"}
 _EXAMPLES = {DecisionKind.CALL: '{"call": 3}', DecisionKind.PLAY: '{"card": "TH"}'}
 
 
-def _value(kind: DecisionKind, text: str, message: object) -> object:
+def _value(kind: DecisionKind, raw: bytes, message: object) -> object:
     """The call (an ``int``) or card text of an answer line, or a ``malformed`` fault that says what is wrong."""
     key, example = _KEYS[kind], _EXAMPLES[kind]
-    if message is None:
-        raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} is not JSON: write one object per "
-                          f"line, like {example}")
+    text = raw.decode("utf-8", errors="replace").strip()  # as the detail quotes it
+    if isinstance(message, Unreadable):
+        raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} {message.reason}: write one JSON "
+                          f"object per line, like {example}")
     if not isinstance(message, dict):
         raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} is not a JSON object: write {example}")
     if key not in message:
