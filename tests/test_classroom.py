@@ -63,7 +63,7 @@ def test_a_class_of_thirty_plays_a_league_from_its_roster(tmp_path: Path, capsys
     capsys.readouterr()
     assert main(["roster", "list", "--roster", str(roster_path)]) == 0
     listing = capsys.readouterr().out
-    assert listing.count("its submission: python (bot.py)") == 18 and listing.count("its submission: stdio") == 12
+    assert listing.count("its submission: python: ") == 18 and listing.count("its submission: stdio: ") == 12
 
     sandbox = "bwrap" if bwrap_problem() is None else "off"
     config = tmp_path / "league.toml"

@@ -5,7 +5,9 @@ takes its bots from the roster."""
 from __future__ import annotations
 
 import os
+import shlex
 import stat
+import sys
 from pathlib import Path
 
 import pytest
@@ -206,15 +208,17 @@ def test_a_python_file_is_submitted_as_bot_py_and_replaces_the_earlier_submissio
     earlier.mkdir()
     (earlier / "bot.json").write_text('{"kind": "stdio", "command": "python lowest_bot.py"}', encoding="utf-8")
     (earlier / "lowest_bot.py").write_text(STDIO_BOT.read_text(encoding="utf-8"), encoding="utf-8")
-    assert "stdio: python lowest_bot.py" in ok(capsys, *roster_cli(roster, "submit", "alice", str(earlier)))
+    # The command as it runs: the launcher starts `python` as the arena's own.
+    assert f"stdio: {sys.executable} lowest_bot.py" in ok(capsys, *roster_cli(roster, "submit", "alice", str(earlier)))
     out = ok(capsys, *roster_cli(roster, "submit", "alice", str(RANDOM_BOT)))
-    assert "python (bot.py)" in out
     folder = tmp_path / "submissions" / "alice"
+    runs = f"python: {shlex.join([sys.executable, str(folder / 'bot.py'), '--arena', '{address}'])}"
+    assert runs in out
     assert sorted(p.name for p in folder.iterdir()) == ["bot.py"]  # the earlier files are gone
     assert (folder / "bot.py").read_bytes() == RANDOM_BOT.read_bytes()
     assert sorted(p.name for p in (tmp_path / "submissions").iterdir()) == ["alice"]
     listing = ok(capsys, *roster_cli(roster, "list"))
-    assert "its submission: python (bot.py)" in listing
+    assert f"its submission: {runs}" in listing
 
 
 def test_a_folder_is_copied_whole_less_caches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,18 +28,24 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import errno
 import json
 import os
+import re
+import shlex
 import shutil
+import stat
+import string
+import sys
 import time
 import tomllib
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.event.config import is_name
+from arena.event.config import check_command, is_name
 from arena.event.store import write_atomic
 from arena.net.tokens import is_sha256, new_token, token_sha256
 
@@ -50,6 +56,7 @@ __all__ = [
     "PYTHON_BOT",
     "ROSTER_FILE",
     "SUBMISSIONS",
+    "SUBMISSION_FILES",
     "SUBMISSION_LIMIT_MB",
     "Roster",
     "Student",
@@ -59,6 +66,7 @@ __all__ = [
     "read_names",
     "read_roster",
     "read_submission",
+    "spreadsheet_cell",
     "submitted_text",
     "write_tokens",
 ]
@@ -77,13 +85,31 @@ DISPLAY_LIMIT = 80
 """Characters a display name may have."""
 SUBMISSION_LIMIT_MB = 200
 """The largest submission copied, in MiB (a Node.js bot with its ``node_modules`` is about 15)."""
-_SKIPPED = shutil.ignore_patterns(".git", "__pycache__", "*.pyc")
-"""What a submission's copy leaves out."""
+SUBMISSION_FILES = 20_000
+"""The most files, folders and links a submission may hold (a Node.js bot's ``node_modules`` holds a few
+thousand)."""
+MANIFEST_LIMIT = 64 << 10
+"""The largest ``bot.json`` read, in bytes."""
+CSV_LIMIT_MB = 16
+"""The largest students' CSV file read, in MiB."""
+CSV_LINE_LIMIT = 1024
+"""Characters a line of a students' CSV file may have (a name and a display name take at most 121)."""
+_SKIPPED_NAMES = frozenset({".git", "__pycache__"})
+"""What a submission's copy leaves out, besides ``*.pyc`` files."""
+_CHUNK = 1 << 20
+"""Bytes a copy reads at a time."""
+_OPEN = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+"""How a file of a submission is opened to be copied: never through a link, and never waiting (a named pipe
+put in a file's place after the check opens at once, and :func:`os.fstat` then refuses it)."""
+_FORMULA = ("=", "+", "-", "@", "\t", "\r")
+"""What a cell a spreadsheet would run as a formula begins with (OWASP, "CSV Injection")."""
 _HEADER = ("# The class roster of callbreak-arena (docs/classroom.md): one [[students]] table per student.\n"
            "# Tokens are kept as SHA-256 digests only. Change it with `callbreak-arena roster ...`.\n")
 _STUDENT_KEYS = {"name", "display", "token_sha256", "revoked"}
 _BIDI = set("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 """Direction controls, which could make a display name show another's (joiners, which some scripts need, stay)."""
+_BREAKS = {"Cc", "Zl", "Zp"}
+"""Unicode categories of control characters and line and paragraph separators: never in a name or display name."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -97,13 +123,20 @@ class Submission:
     folder: Path
     """The submission's folder: the one its sandbox shows it, and where a ``stdio`` bot starts."""
 
-    def describe(self) -> str:
-        """The submission in a few words: ``python (bot.py)``, ``stdio: node bot.js``."""
-        if self.kind == "python":
-            return f"python ({PYTHON_BOT})"
-        shown = [Path(part).name if Path(part).is_absolute() and Path(part).is_relative_to(self.folder) else part
-                 for part in self.argv]
-        return f"{self.kind}: {' '.join(shown)}"
+    def command_line(self, name: str = "", seed: int = 0) -> list[str]:
+        """The command line as the launcher fills it in for the bot ``name`` (by default the folder's) with
+        its ``seed``; ``{address}`` stays as it is, the arena choosing it when it listens."""
+        values = {"name": name or self.folder.name, "seed": str(seed), "python": sys.executable,
+                  "address": "{address}"}
+        argv = [part.format(**values) for part in self.argv]
+        if argv and argv[0] in ("python", "python3"):
+            argv[0] = sys.executable  # as the launcher does: the arena's own Python and its packages
+        return argv
+
+    def describe(self, name: str = "") -> str:
+        """The kind and the command line exactly as it runs, quoted as a shell would need it:
+        ``stdio: /usr/bin/node bot.js`` (a teacher reads there any path it names)."""
+        return f"{self.kind}: {shlex.join(self.command_line(name))}"
 
     def bot_table(self, name: str) -> dict[str, Any]:
         """The submission as a ``[[bots]]`` table of a configuration."""
@@ -151,16 +184,21 @@ class Roster:
         """The folder of the submissions (``submissions/`` beside the roster)."""
         return self.path.parent / SUBMISSIONS
 
+    def find(self, name: str) -> Student | None:
+        """The student of that name, whatever its case and Unicode form, or ``None``."""
+        key = _key(name)
+        return next((student for student in self.students if _key(student.name) == key), None)
+
     def student(self, name: str) -> Student:
-        """The student of that name; a :class:`ConfigError` that says so when there is none."""
-        for student in self.students:
-            if student.name == name:
-                return student
-        raise ConfigError(f"{name!r} is not on the roster {self.path}: add them first (`callbreak-arena roster "
-                          f"add {name}`)")
+        """The student of that name (whatever its case); a :class:`ConfigError` that says so when there is none."""
+        student = self.find(name)
+        if student is None:
+            raise ConfigError(f"{name!r} is not on the roster {self.path}: add them first (`callbreak-arena roster "
+                              f"add {name}`)")
+        return student
 
     def __contains__(self, name: object) -> bool:
-        return any(student.name == name for student in self.students)
+        return isinstance(name, str) and self.find(name) is not None
 
     def display_names(self) -> dict[str, str]:
         """Bot name -> display name, for the students who have one."""
@@ -170,10 +208,12 @@ class Roster:
 
     def add(self, name: str, display: str = "") -> str:
         """Adds a student and returns their new token (the roster keeps its digest only)."""
-        check_name(name)
-        if name in self:
-            raise ConfigError(f"{name!r} is already on the roster; `callbreak-arena roster token {name}` gives "
-                              "them a new token")
+        name = check_name(name)
+        there = self.find(name)
+        if there is not None:
+            also = "" if there.name == name else f" as {there.name!r} (names differing only in case are one name)"
+            raise ConfigError(f"{name!r} is already on the roster{also}; `callbreak-arena roster token {there.name}` "
+                              "gives them a new token")
         token = new_token()
         self.students.append(Student(name, check_display(display), token_sha256(token)))
         return token
@@ -215,18 +255,25 @@ class Roster:
 
     def submit(self, name: str, source: Path) -> Submission:
         """Copies a student's bot (a ``.py`` file, which becomes ``bot.py``, or a folder) into
-        ``submissions/<name>/``, in place of any earlier submission."""
-        self.student(name)
+        ``submissions/<name>/``, in place of any earlier submission.
+
+        A folder is walked whole before anything is copied (:func:`_walk`): it may hold files, folders and
+        links that stay inside it, no more than :data:`SUBMISSION_LIMIT_MB` MiB in :data:`SUBMISSION_FILES`
+        entries; the copy then reads each file through a bounded reader. A partial copy never stays behind.
+        """
+        name = self.student(name).name
         if not source.exists():
             raise ConfigError(f"{source} does not exist: give the student's bot.py or its folder")
-        if source.is_file() and source.suffix != ".py":
-            raise ConfigError(f"{source} is not a .py file: a bot in another language is submitted as a folder with "
-                              f"its {MANIFEST} (docs/classroom.md)")
         if source.is_dir():
             if self.submissions.resolve().is_relative_to(source.resolve()):
                 raise ConfigError(f"{source} holds the roster's submissions: give the folder of the student's bot")
-            _check_folder(source)
+            for _ in _walk(source):  # every refusal before anything is copied
+                pass
             read_submission(source, str(source))
+        elif source.suffix != ".py":
+            raise ConfigError(f"{source} is not a .py file: a bot in another language is submitted as a folder with "
+                              f"its {MANIFEST} (docs/classroom.md)")
+        self._refuse_twin(name)
         self.submissions.mkdir(parents=True, exist_ok=True)
         incoming = self.submissions / f".{name}.incoming"
         outgoing = self.submissions / f".{name}.replaced"
@@ -234,10 +281,17 @@ class Roster:
             shutil.rmtree(leftover, ignore_errors=True)
         try:
             if source.is_dir():
-                shutil.copytree(source, incoming, symlinks=True, ignore=_SKIPPED)
+                _copy_folder(source, incoming)
             else:
                 incoming.mkdir()
-                shutil.copyfile(source, incoming / PYTHON_BOT)
+                # The teacher's own link to a student's file is followed (it names the one file to take).
+                _refuse_odd(source, source.stat().st_mode)
+                descriptor = os.open(source, _OPEN & ~os.O_NOFOLLOW)
+                try:
+                    _copy_file(source, descriptor, incoming / PYTHON_BOT, SUBMISSION_LIMIT_MB << 20)
+                finally:
+                    os.close(descriptor)
+            read_submission(incoming, str(source))  # what was copied is what was checked
             final = self.submissions / name
             if final.exists():
                 final.rename(outgoing)
@@ -249,6 +303,17 @@ class Roster:
         submission = self.submission(name)
         assert submission is not None
         return submission
+
+    def _refuse_twin(self, name: str) -> None:
+        """Refuses a folder of ``submissions/`` whose name differs from ``name`` only in case: on some file
+        systems the two are one folder, and a listing would show one student's bot as another's."""
+        if not self.submissions.is_dir():
+            return
+        for entry in os.listdir(self.submissions):
+            if entry != name and not entry.startswith(".") and _key(entry) == _key(name):
+                raise ConfigError(f"{self.submissions} holds {entry!r}, which differs from {name!r} only in case (a "
+                                  "folder of a student taken off the roster?): some file systems take the two for "
+                                  "one folder; remove or rename it first")
 
     def bot_tables(self) -> list[dict[str, Any]]:
         """A ``[[bots]]`` table per student who plays: the submission, or a remote bot with the student's
@@ -264,23 +329,35 @@ class Roster:
 
 
 def check_name(name: str) -> str:
-    """``name`` when it may name a bot, else a :class:`ConfigError` that says what a name may be."""
-    if not is_name(name):
+    """``name`` in Unicode's NFKC form when it may name a bot, else a :class:`ConfigError` that says what a
+    name may be. NFKC makes a name typed in full-width letters, or with a no-break space, the name of
+    plain letters and spaces; two names are then one when they differ only in case (:func:`_key`)."""
+    normal = unicodedata.normalize("NFKC", name)
+    if normal != normal.strip() and not any(unicodedata.category(c) in _BREAKS for c in normal):
+        raise ConfigError(f"{name!r} has spaces before or after it: a name is taken as given, never trimmed, and "
+                          f"{normal.strip()!r} would list the same; give it without them")
+    if not is_name(normal):
         raise ConfigError(f"{name!r} cannot be a name: a name is 1-40 letters, digits, spaces or ._+#- characters, "
                           "beginning with a letter or a digit")
-    return name
+    return normal
 
 
 def check_display(display: str) -> str:
-    """A display name, trimmed, when it is one line of at most :data:`DISPLAY_LIMIT` characters."""
-    display = display.strip()
+    """A display name in Unicode's NFC form (letters and their accents composed, as they are shown),
+    trimmed, when it is one line of at most :data:`DISPLAY_LIMIT` characters."""
+    display = unicodedata.normalize("NFC", display).strip()
     if len(display) > DISPLAY_LIMIT:
         raise ConfigError(f"the display name {display[:20]!r}... has {len(display)} characters; at most "
                           f"{DISPLAY_LIMIT}")
-    if any(unicodedata.category(c) == "Cc" or c in _BIDI for c in display):
+    if any(unicodedata.category(c) in _BREAKS or c in _BIDI for c in display):
         raise ConfigError(f"the display name {display!r} holds control characters: give it on one line, as it "
                           "should be shown")
     return display
+
+
+def _key(name: str) -> str:
+    """What two names share when they are one: the same letters, whatever their case and Unicode form."""
+    return unicodedata.normalize("NFKC", name).casefold()
 
 
 def read_roster(path: Path) -> Roster:
@@ -305,16 +382,20 @@ def read_roster(path: Path) -> Roster:
     if not isinstance(items, list):
         raise ConfigError(f"in the roster {path}, students must be [[students]] tables")
     students: list[Student] = []
-    seen: dict[str, str] = {}
+    names: dict[str, str] = {}
+    digests: set[str] = set()
     for number, item in enumerate(items, start=1):
         students.append(_student(item, f"the roster {path}, students[{number}]"))
         student = students[-1]
-        if student.name in seen:
-            raise ConfigError(f"the roster {path} names {student.name!r} twice")
-        if student.token_sha256 and student.token_sha256 in seen.values():
+        first = names.get(_key(student.name))
+        if first is not None:
+            also = "" if first == student.name else f" (as {student.name!r} too: names differing only in case are one)"
+            raise ConfigError(f"the roster {path} names {first!r} twice{also}")
+        if student.token_sha256 and student.token_sha256 in digests:
             raise ConfigError(f"in the roster {path}, {student.name!r} has the token of another student: give them a "
                               f"new one (`callbreak-arena roster token {student.name}`)")
-        seen[student.name] = student.token_sha256
+        names[_key(student.name)] = student.name
+        digests.add(student.token_sha256)
     return Roster(path, students)
 
 
@@ -331,7 +412,7 @@ def _student(item: Any, where: str) -> Student:
         raise ConfigError(f"{where} needs a name")
     if not isinstance(display, str) or not isinstance(digest, str) or not isinstance(revoked, bool):
         raise ConfigError(f"{where} ({name!r}): display and token_sha256 are strings, revoked is true or false")
-    check_name(name)
+    name = check_name(name)
     try:
         display = check_display(display)
     except ConfigError as err:
@@ -342,17 +423,24 @@ def _student(item: Any, where: str) -> Student:
 
 
 def read_submission(folder: Path, what: str) -> Submission:
-    """How the bot in ``folder`` is started: its ``bot.json``, or its ``bot.py``."""
+    """How the bot in ``folder`` is started: its ``bot.json``, or its ``bot.py``. The command of a
+    ``bot.json`` is checked as a configuration's is (:func:`~arena.event.config.check_command`) and may
+    name no path outside the folder (:func:`_refuse_paths_out`)."""
     folder = folder.absolute()
     manifest = folder / MANIFEST
     if not manifest.is_file():
         if (folder / PYTHON_BOT).is_file():
-            return Submission("python", ("{python}", str(folder / PYTHON_BOT), "--arena", "{address}"), folder)
+            return Submission("python", ("{python}", _literal(folder / PYTHON_BOT), "--arena", "{address}"), folder)
         raise ConfigError(f"{what} holds neither {PYTHON_BOT} nor {MANIFEST}: a Python bot is {PYTHON_BOT}; any "
                           f"other says how it starts in {MANIFEST}, e.g. "
                           '{"kind": "stdio", "command": "node bot.js"} (docs/classroom.md)')
     try:
-        data = json.loads(manifest.read_text(encoding="utf-8"))
+        with manifest.open("rb") as f:
+            raw = f.read(MANIFEST_LIMIT + 1)
+        if len(raw) > MANIFEST_LIMIT:
+            raise ConfigError(f"{what}: {MANIFEST} is over {MANIFEST_LIMIT >> 10} KiB; it holds one short JSON "
+                              "object")
+        data = json.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, ValueError) as err:
         raise ConfigError(f"{what}: {MANIFEST} cannot be read as JSON: {err}") from None
     if not isinstance(data, dict) or set(data) - {"kind", "command"} or data.get("kind") not in KINDS:
@@ -364,55 +452,190 @@ def read_submission(folder: Path, what: str) -> Submission:
         raise ConfigError(f"{what}: the \"command\" of {MANIFEST} must be a command line (a string, or a list of "
                           "strings)")
     kind = data["kind"]
+    check_command(argv, kind, f"{what}: the \"command\" of {MANIFEST}")
+    _refuse_paths_out(argv, what)
     has_address = any("{address}" in part for part in argv)
-    if kind == "stdio" and has_address:
-        raise ConfigError(f"{what}: a stdio bot has no {{address}}: the arena talks to it over its standard input "
-                          "and output; remove {address} from its command")
     if kind == "command" and not has_address:
         raise ConfigError(f"{what}: a command bot connects to the arena: give its command --arena {{address}} (or "
                           "the like), or make it a stdio bot")
     if kind == "command":  # a command bot starts in the arena's folder: the files it names are read from its own
-        argv = [str(folder / part) if not part.startswith(("-", "{")) and (folder / part).exists() else part
+        argv = [_literal(folder / part) if not part.startswith(("-", "{")) and (folder / part).exists() else part
                 for part in argv]
     return Submission(kind, tuple(argv), folder)
 
 
-def _check_folder(source: Path) -> None:
-    """Refuses a folder whose copy would take files from outside it (a link out of it) or be too big."""
-    size = 0
+def _literal(path: Path) -> str:
+    """``path`` as a part of a command template: its braces doubled, so that filling in the placeholders
+    gives the path back (a class folder may be called ``class {2026}``)."""
+    return str(path).replace("{", "{{").replace("}", "}}")
+
+
+_PATH_STEPS = re.compile(r"[/\\=:,]")
+"""What separates the steps of a path in a command's part (``lib/x``, ``--config=x``, ``-I:x``)."""
+
+
+def _refuse_paths_out(argv: Sequence[str], what: str) -> None:
+    """Refuses a ``bot.json`` command naming a path outside its folder: a ``..`` step, or an absolute
+    path (the sandbox would not show it; the refusal keeps the listing from misleading the teacher)."""
+    for part in argv:
+        text = "".join(literal for literal, *_ in string.Formatter().parse(part))  # the placeholders are the arena's
+        if ".." in _PATH_STEPS.split(text) or re.search(r"(^|=)[/~]", text):
+            raise ConfigError(f"{what}: the part {part!r} of the \"command\" of {MANIFEST} names a path outside the "
+                              "submission: name its files from its own folder (bot.js, lib/x.js) and the program by "
+                              "its name (node, python) or {python}")
+
+
+def _refuse_odd(path: Path, mode: int) -> None:
+    """Refuses anything but a file, a folder or a link: a device or a named pipe may never end, and a
+    socket is no file at all."""
+    kinds = ((stat.S_ISCHR, "a device"), (stat.S_ISBLK, "a device"), (stat.S_ISFIFO, "a named pipe"),
+             (stat.S_ISSOCK, "a socket"))
+    what = next((name for test, name in kinds if test(mode)), "")
+    if what or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode)):
+        raise ConfigError(f"{path} is {what or 'not a file'}: a submission holds only files, folders and links "
+                          "within it; remove it from the folder")
+
+
+def _refuse_linked(path: Path, links: int) -> None:
+    """Refuses a file with other names: a hard link may be a file of anyone's, from outside the folder."""
+    if links > 1:
+        raise ConfigError(f"{path} has other names (it is a hard link, one of {links} names of the same file): it may "
+                          "be a file from outside the folder; put a copy of the file itself in its place")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Entry:
+    """One entry of a submitted folder, as :func:`_walk` found it."""
+
+    relative: Path
+    """Its path in the folder."""
+    folder: int
+    """A descriptor of the folder it is in (valid while the walk is at that folder)."""
+    stat: os.stat_result
+    """Its ``lstat``."""
+    link: str = ""
+    """What it links to, when it is a link."""
+
+
+def _walk(source: Path) -> Iterator[_Entry]:
+    """The entries of the folder ``source`` that a copy takes, each folder before what it holds, with
+    every refusal in a sentence naming the file: a device, named pipe or socket; a hard link; a link to
+    anything outside the folder; more than :data:`SUBMISSION_FILES` entries or :data:`SUBMISSION_LIMIT_MB`
+    MiB in all. Nothing is followed or opened: each entry is seen through ``lstat``."""
     root = source.resolve()
-    for directory, folders, files in os.walk(source):
-        folders[:] = [f for f in folders if f not in (".git", "__pycache__")]
-        for entry in [*folders, *files]:
-            path = Path(directory) / entry
-            if path.is_symlink() and (Path(os.readlink(path)).is_absolute()
-                                      or not path.resolve().is_relative_to(root)):
-                raise ConfigError(f"{path} is a link to {os.readlink(path)}, outside the submission: copy the file "
-                                  "itself into the folder")
-            if not path.is_symlink() and path.is_file():
-                size += path.stat().st_size
-    if size > SUBMISSION_LIMIT_MB << 20:
-        raise ConfigError(f"{source} holds {size >> 20} MiB; a submission may hold {SUBMISSION_LIMIT_MB} MiB")
+    count = size = 0
+    for top, folders, files, top_fd in os.fwalk(source, onerror=_raise):
+        folders[:] = [f for f in folders if f not in _SKIPPED_NAMES]
+        here = Path(top)
+        for name in sorted([*folders, *files]):
+            if name in _SKIPPED_NAMES or name.endswith(".pyc"):
+                continue
+            path = here / name
+            status = os.lstat(name, dir_fd=top_fd)
+            _refuse_odd(path, status.st_mode)
+            link = ""
+            if stat.S_ISLNK(status.st_mode):
+                link = os.readlink(name, dir_fd=top_fd)
+                inside = os.path.normpath(path.parent.relative_to(source) / link)  # as the copy will read it
+                if Path(link).is_absolute() or inside.startswith("..") or not path.resolve().is_relative_to(root):
+                    raise ConfigError(f"{path} is a link to {link}, outside the submission: copy the file itself "
+                                      "into the folder")
+            elif stat.S_ISREG(status.st_mode):
+                _refuse_linked(path, status.st_nlink)
+                size += status.st_size
+            count += 1
+            if count > SUBMISSION_FILES:
+                raise ConfigError(f"{source} holds more than {SUBMISSION_FILES} entries; a submission may hold "
+                                  f"{SUBMISSION_FILES} files and folders")
+            if size > SUBMISSION_LIMIT_MB << 20:
+                raise ConfigError(f"{source} holds more than {SUBMISSION_LIMIT_MB} MiB; a submission may hold "
+                                  f"{SUBMISSION_LIMIT_MB} MiB")
+            yield _Entry(path.relative_to(source), top_fd, status, link)
+
+
+def _raise(err: OSError) -> None:
+    """Stops a walk at a folder it cannot read (a walk would pass it by, and the copy lack it)."""
+    raise err
+
+
+def _copy_folder(source: Path, target: Path) -> None:
+    """Copies the folder ``source`` into the new folder ``target`` as :func:`_walk` takes it (checked
+    again as it goes: the folder may change after its first walk), reading at most
+    :data:`SUBMISSION_LIMIT_MB` MiB in all."""
+    target.mkdir()
+    budget = SUBMISSION_LIMIT_MB << 20
+    for entry in _walk(source):
+        path, out = source / entry.relative, target / entry.relative
+        try:
+            if stat.S_ISDIR(entry.stat.st_mode):
+                out.mkdir()
+            elif stat.S_ISLNK(entry.stat.st_mode):
+                os.symlink(entry.link, out)
+            else:
+                descriptor = os.open(entry.relative.name, _OPEN, dir_fd=entry.folder)
+                try:
+                    budget -= _copy_file(path, descriptor, out, budget)
+                finally:
+                    os.close(descriptor)
+        except OSError as err:
+            if err.errno == errno.ELOOP:  # O_NOFOLLOW met a link put in the file's place after the walk
+                raise ConfigError(f"{path} changed while it was copied: submit the folder again") from None
+            raise _copy_error(path, target, err) from None
+
+
+def _copy_file(path: Path, descriptor: int, out: Path, budget: int) -> int:
+    """Copies the open file ``descriptor`` (of ``path``) to the new file ``out``, reading at most
+    ``budget`` bytes (a file may grow after it was counted); the number of bytes copied."""
+    status = os.fstat(descriptor)
+    if not stat.S_ISREG(status.st_mode):
+        _refuse_odd(path, status.st_mode)
+    _refuse_linked(path, status.st_nlink)
+    copied = 0
+    try:
+        with out.open("xb") as sink:
+            while chunk := os.read(descriptor, min(_CHUNK, budget - copied + 1)):
+                copied += len(chunk)
+                if copied > budget:
+                    raise ConfigError(f"{path} grew past the limit while it was copied: a submission may hold "
+                                      f"{SUBMISSION_LIMIT_MB} MiB")
+                sink.write(chunk)
+        out.chmod(stat.S_IMODE(status.st_mode) & 0o755)  # its own and executable bits, nobody else's writing
+    except OSError as err:
+        raise _copy_error(path, out.parent, err) from None
+    return copied
+
+
+def _copy_error(path: Path, target: Path, err: OSError) -> OSError:
+    """The system's refusal to copy ``path`` (a full disk, a file it may not read), naming that file."""
+    return OSError(err.errno, f"cannot copy it into {target}: {err.strerror or err}", str(path))
 
 
 def read_names(path: Path) -> list[tuple[str, str]]:
     """The students of a CSV file, ``name[,display]`` per line (a first line ``name,display`` is a
-    header), checked: a :class:`ConfigError` names the line of the first problem."""
+    header), checked: a :class:`ConfigError` names the line of the first problem.
+
+    A field is one line: a quoted field that runs over two lines is refused, not joined; a line may have
+    :data:`CSV_LINE_LIMIT` characters, and the file :data:`CSV_LIMIT_MB` MiB. A name is taken as it is
+    (:func:`check_name` refuses spaces around it); a display name is trimmed."""
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a spreadsheet's UTF-8 starts with a byte-order mark
+        with path.open("rb") as f:
+            raw = f.read((CSV_LIMIT_MB << 20) + 1)
+        text = raw.decode("utf-8-sig")  # a spreadsheet's UTF-8 starts with a byte-order mark
     except OSError as err:
         raise ConfigError(f"cannot read {path}: {err.strerror}") from None
     except UnicodeDecodeError:
         raise ConfigError(f"{path} is not UTF-8 text: save it as CSV UTF-8") from None
+    if len(raw) > CSV_LIMIT_MB << 20:
+        raise ConfigError(f"{path} is over {CSV_LIMIT_MB} MiB: a list of students is a line per student")
     rows: list[tuple[str, str]] = []
-    seen: set[str] = set()
-    for number, row in enumerate(csv.reader(text.splitlines()), start=1):
-        cells = [cell.strip() for cell in row]
-        while cells and not cells[-1]:
+    seen: dict[str, tuple[str, int]] = {}
+    for number, line in enumerate(text.split("\n"), start=1):
+        cells = _csv_cells(line.removesuffix("\r"), f"{path}, line {number}")
+        while cells and not cells[-1].strip():
             cells.pop()
         if not cells:
             continue
-        if number == 1 and cells[0].lower() == "name":
+        if number == 1 and cells[0].strip().lower() == "name":
             continue
         if len(cells) > 2:
             raise ConfigError(f"{path}, line {number}: {len(cells)} columns; the columns are name and (optional) "
@@ -422,21 +645,47 @@ def read_names(path: Path) -> list[tuple[str, str]]:
             display = check_display(cells[1] if len(cells) > 1 else "")
         except ConfigError as err:
             raise ConfigError(f"{path}, line {number}: {err}") from None
-        if name in seen:
-            raise ConfigError(f"{path}, line {number}: {name!r} is named twice")
-        seen.add(name)
+        if _key(name) in seen:
+            first, line_number = seen[_key(name)]
+            why = "is named twice" if first == name else (f"is {first!r} of line {line_number}: names differing only "
+                                                          "in case are one name")
+            raise ConfigError(f"{path}, line {number}: {name!r} {why}")
+        seen[_key(name)] = (name, number)
         rows.append((name, display))
     return rows
 
 
+def _csv_cells(line: str, where: str) -> list[str]:
+    """The cells of one line of CSV; a :class:`ConfigError` beginning with ``where`` when it is not one."""
+    if len(line) > CSV_LINE_LIMIT:
+        raise ConfigError(f"{where}: {len(line)} characters; a line is a name and a display name, at most "
+                          f"{CSV_LINE_LIMIT} characters")
+    try:
+        return next(csv.reader([line], strict=True), [])
+    except csv.Error as err:
+        if line.count('"') % 2:
+            raise ConfigError(f"{where}: a quoted field runs over two lines (or its closing quote is missing): a "
+                              "display name is one line") from None
+        raise ConfigError(f"{where}: cannot be read as CSV ({err})") from None
+
+
 def write_tokens(path: Path, rows: Iterable[tuple[str, str, str]]) -> None:
-    """Writes ``name,display,token`` lines to a new file only its owner can read (mode 0600); a file
-    already there is refused (:class:`FileExistsError`), never overwritten."""
+    """Writes ``name,display,token`` lines, ending in LF, to a new file only its owner can read (mode
+    0600); a file already there is refused (:class:`FileExistsError`), never overwritten. A name or
+    display name that a spreadsheet would run as a formula is written after a single quote
+    (:func:`spreadsheet_cell`)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f)
+        writer = csv.writer(f, lineterminator="\n")
         writer.writerow(["name", "display", "token"])
-        writer.writerows(rows)
+        writer.writerows((spreadsheet_cell(name), spreadsheet_cell(display), token) for name, display, token in rows)
+
+
+def spreadsheet_cell(text: str) -> str:
+    """``text`` as a spreadsheet shows it rather than runs it: after a single quote when it begins as a
+    formula does (``=``, ``+``, ``-``, ``@``, a tab or a carriage return), as OWASP's "CSV Injection"
+    advises; a spreadsheet shows the text without the quote."""
+    return "'" + text if text.startswith(_FORMULA) else text
 
 
 def _toml_string(text: str) -> str:
