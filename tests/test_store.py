@@ -194,8 +194,11 @@ def test_records_without_their_manifest_are_refused_not_deleted(folder: Path) ->
 def test_a_run_refuses_a_folder_of_another_configuration(folder: Path) -> None:
     text = (folder.parent / "t.toml").read_text(encoding="utf-8")
     changed = write(folder.parent / "changed.toml", text.replace("seed = 11", "seed = 12"))
+    status = (folder / "status.json").read_bytes()
     with pytest.raises(RecordsError) as caught:
         run(changed, folder)
+    # A refused run writes nothing: the status is still the finished run's, not "ended without finishing".
+    assert (folder / "status.json").read_bytes() == status and json.loads(status)["state"] == "finished"
     message = str(caught.value)
     assert "holds another tournament's results" in message
     assert "seed was 11, now 12" in message

@@ -429,9 +429,6 @@ class Tournament:
         """Plays every game not yet recorded, as far as the bots and the policies allow."""
         settle()
         summary = self.summary
-        with contextlib.suppress(OSError):
-            if self.folder.is_dir():  # a status of a run before this one must not pass for this one's
-                write_status(self.folder, self.status())
         for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
             if bot.kind == "python":
                 check_bot(self.seating.factory(name), bot.seed, bot.options, name)
@@ -445,6 +442,10 @@ class Tournament:
         except BaseException:
             self._close_pool()
             raise
+        # The folder is this run's now: a status of a run before this one must not pass for this one's. A run
+        # refused before this point (another tournament's folder, a bot that cannot be loaded) changed nothing.
+        with contextlib.suppress(OSError):
+            write_status(self.folder, self.status())
         summary.skipped = len(games)
         summary.faults = sum(len(r.faults) for game in games for r in game.rounds)
         summary.disqualified = {b: s.reason for b, s in self.statuses.items() if s.status == "disqualified"}
