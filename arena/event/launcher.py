@@ -39,6 +39,7 @@ import os
 import shlex
 import shutil
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -46,8 +47,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ConfigError
+from arena.event.botlog import BotLogs, size_text
 from arena.event.config import BotConfig
-from arena.event.sandbox import INSIDE_FOLDER, INSIDE_SOCKET, UNCONFINED, SandboxSettings, own_folder, sandboxed
+from arena.event.sandbox import (
+    INSIDE_SOCKET,
+    PASSED_FD,
+    UNCONFINED,
+    SandboxSettings,
+    bot_environment,
+    own_folder,
+    sandboxed,
+)
 from arena.net.remote import Session
 from arena.net.tokens import new_token
 from arena.players import bridge
@@ -62,11 +72,13 @@ OWN_PLACEHOLDERS = "{name}, {seed} and {python}"
 """The placeholders of a ``stdio`` or ``bhoos`` command (they have no address)."""
 STDIO_EXIT_WAIT_S = 1.0
 """How long a ``stdio`` process may take to end by itself once its game is over and its input closed."""
+LOG_DRAIN_S = 2.0
+"""How long the rest of an ended process's standard error may take to reach its log."""
 
 
 _LIMITED = """\
-import ctypes, os, resource, signal, sys
-arena, memory, cpus = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+import ctypes, fcntl, os, resource, signal, sys
+arena, memory, cpus, plan = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
 if sys.platform.startswith("linux"):
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG, kept through exec
     if os.getppid() != arena:
@@ -75,20 +87,49 @@ if sys.platform.startswith("linux"):
         os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})
 if memory:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+pairs = [tuple(map(int, pair.split(":"))) for pair in plan.split(",") if pair]
+copies = [(target, fcntl.fcntl(source, fcntl.F_DUPFD_CLOEXEC, 100)) for target, source in pairs]
+null = os.open(os.devnull, os.O_RDWR)
+for _, source in pairs:
+    if source > 2:
+        os.close(source)
+    else:  # a standard stream moved elsewhere: bubblewrap's own processes must not hold it
+        os.dup2(null, source)
+for target, copy in copies:
+    os.dup2(copy, target)
+os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
 try:
-    os.execvp(sys.argv[4], sys.argv[4:])
+    os.execvp(sys.argv[5], sys.argv[6:])
 except OSError as err:
-    print(f"cannot start {sys.argv[4]}: {err.strerror}", file=sys.stderr)
+    print(f"cannot start {sys.argv[5]}: {err.strerror}", file=sys.stderr)
     os._exit(127)
 """
 
 
-def _limited(argv: list[str], memory_mb: int, cpus: Sequence[int]) -> list[str]:
-    """``argv`` started through a short step that sets its limits (address space, CPUs) and, on
-    Linux, has the kernel kill it when the arena dies. A step of its own rather than ``preexec_fn``:
-    that makes :mod:`subprocess` fork the whole arena, gRPC threads and all, where it otherwise uses vfork."""
+def _limited(program: str, argv: list[str], plan: dict[int, int], memory_mb: int, cpus: Sequence[int]) -> list[str]:
+    """``program`` started (with the command line ``argv``) through a short step that sets its limits
+    (address space, CPUs), on Linux has the kernel kill it when the arena dies, and puts descriptors in
+    place: ``plan`` maps a descriptor of the started program to the one of the step that it is (one the
+    arena passed, or 0 and 1, its pipes, then replaced by ``/dev/null``). A step of its own rather than
+    ``preexec_fn``: that makes :mod:`subprocess` fork the whole arena, gRPC threads and all, where it
+    otherwise uses vfork."""
+    moves = ",".join(f"{target}:{source}" for target, source in plan.items())
     return [sys.executable, "-I", "-S", "-c", _LIMITED, str(os.getpid()), str(memory_mb * 2**20),
-            ",".join(map(str, cpus)), *argv]
+            ",".join(map(str, cpus)), moves, program, *argv]
+
+
+def _memory_file(data: bytes) -> int:
+    """A descriptor of an anonymous file holding ``data``, read from its start (nothing on any disk)."""
+    fd = os.memfd_create("callbreak-launch", os.MFD_CLOEXEC)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view):]
+        os.lseek(fd, 0, os.SEEK_SET)
+    except OSError:
+        os.close(fd)
+        raise
+    return fd
 
 
 class LaunchFailed(Exception):
@@ -105,8 +146,10 @@ class _Process:
         """The token of a process launched for one game ("" for a long-lived bot's)."""
         self.bot = bot
         self.started = time.monotonic()
-        self.shared: Path | None = None
-        """A ``bhoos`` instance's private folder (its bridge's socket), removed when it stops."""
+        self.private: Path | None = None
+        """A ``bhoos`` instance's folder of the arena's (its bridge's socket), removed when it stops."""
+        self.copier: asyncio.Task[int] | None = None
+        """Copies its standard error into its log; the bytes it dropped (the log's limit)."""
         self.player: StdioPlayer | None = None
         """A ``stdio`` process's seat, which says whether the bot ever answered."""
         self.label = ""
@@ -138,6 +181,7 @@ class Launcher:
         """Launched bots run in the sandbox (by default, when there is a socket to reach the arena by)."""
         self._instances: Path | None = None
         """The private folder of the ``bhoos`` instances' folders (made at the first)."""
+        self._logs = BotLogs()
         self._answered: set[str] = set()
         """``stdio`` bots that wrote a line in this run (a later silent end is a crash, not a failed start)."""
         self._cpus = sorted(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else []
@@ -183,8 +227,11 @@ class Launcher:
         return self.sandbox.memory_mb, cpus
 
     async def _spawn(
-        self, bot: BotConfig, token: str, *, one_game: bool = False, label: str = "", shared: Path | None = None,
+        self, bot: BotConfig, token: str, *, one_game: bool = False, label: str = "",
+        listener: socket.socket | None = None,
     ) -> _Process:
+        """Starts a process of ``bot``: a ``command`` bot with ``token``, a ``bhoos`` bridge accepting on
+        ``listener``; its standard error goes to its log, through the log's limits."""
         argv = self._argv(bot)
         logs = self.folder / "logs"
         logs.mkdir(parents=True, exist_ok=True)
@@ -192,33 +239,53 @@ class Launcher:
         shown = shlex.join(argv)
         own = bot.kind in ("stdio", "bhoos")
         cwd = bot.folder if own and bot.folder is not None else None
-        if bot.kind == "command":
-            env = dict(os.environ, CALLBREAK_LAUNCHED="1", CALLBREAK_TOKEN=token)
-        else:
-            env = dict(os.environ)
+        variables = {"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if bot.kind == "command" else {}
+        env = bot_environment(variables, confined=self.confined)
         folder = own_folder(argv, bot.folder) if self.confined else None
+        plan: dict[int, int] = {}
+        """A descriptor of the started program -> the one of the arena's (or 0 and 1, its pipes) it is."""
         if bot.kind == "bhoos":  # the bridge starts the bot beside it, in the same sandbox
-            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()),
-                    f"{INSIDE_FOLDER}/{bridge.SOCKET_NAME}", str(bot.port), "--", *argv]
-        note = ""
+            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()), str(PASSED_FD), str(bot.port), "--",
+                    *argv]
+            assert listener is not None
+            plan[PASSED_FD] = listener.fileno()
+        program, note, files = argv[0], "", {}
         if self.confined:
-            argv, env = sandboxed(argv, folder=folder, socket=self.socket if bot.kind == "command" else None,
-                                  settings=self.sandbox, hidden=[self.folder], env=env, shared=shared, cwd=cwd)
+            confinement = sandboxed(
+                argv, folder=folder, socket=self.socket if bot.kind == "command" else None, settings=self.sandbox,
+                hidden=[self.folder], env=env, cwd=cwd, stdio=bot.kind == "stdio")
+            program, argv, env, files = confinement.program, confinement.argv, confinement.env, confinement.files
+            if bot.kind == "stdio":  # its pipes reach the bot alone, not bubblewrap's processes
+                plan[PASSED_FD], plan[PASSED_FD + 1] = 0, 1
             note = (f"--- in the sandbox: it sees {folder} read-only\n" if folder else
                     "--- in the sandbox: its command names no file of its own, so it sees no folder of its own (give "
                     "the bot folder = \"...\" in the configuration to show it one)\n")
-        with log.open("ab") as err_log:
-            what = f"launched for {label}" if label else "launched"
-            err_log.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
-            err_log.flush()
-            process = await asyncio.create_subprocess_exec(
-                *_limited(argv, *self._limits()), stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE if bot.kind == "stdio" else asyncio.subprocess.DEVNULL,
-                stderr=err_log, env=env, start_new_session=True, cwd=cwd,
-            )
+        what = f"launched for {label}" if label else "launched"
+        with log.open("ab") as out:
+            out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
+        opened: list[int] = []
+        try:
+            for target, data in files.items():
+                opened.append(_memory_file(data))
+                plan[target] = opened[-1]
+            read_end, write_end = os.pipe()
+            opened.append(write_end)
+            try:
+                process = await asyncio.create_subprocess_exec(
+                    *_limited(program, argv, plan, *self._limits()), stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE if bot.kind == "stdio" else asyncio.subprocess.DEVNULL,
+                    stderr=write_end, env=env, start_new_session=True, cwd=cwd,
+                    pass_fds=[source for source in plan.values() if source > 2],
+                )
+            except BaseException:
+                os.close(read_end)
+                raise
+        finally:
+            for fd in opened:  # the process has its own copies
+                os.close(fd)
         entry = _Process(process, log, token if one_game else "", bot)
-        entry.shared = shared
         entry.label = label
+        entry.copier = asyncio.get_running_loop().create_task(self._logs.copy(read_end, log))
         self._all.append(entry)
         return entry
 
@@ -241,7 +308,7 @@ class Launcher:
         status = await entry.process.wait()
         if entry in self._all:
             self._all.remove(entry)
-        self._note_exit(entry, status)
+        self._note_exit(entry, status, await self._log_ended(entry))
         if self._closing:
             return
         name = bot.name
@@ -260,8 +327,27 @@ class Launcher:
         if not self._closing:
             await self.start(bot)
 
-    def _note_exit(self, entry: _Process, status: int) -> None:
-        self._note(entry, f"ended with exit status {status}" + (f" ({entry.label})" if entry.label else ""))
+    @staticmethod
+    async def _log_ended(entry: _Process) -> int:
+        """Waits, briefly, for the rest of an ended process's output to reach its log; the bytes the log dropped."""
+        if entry.copier is None:
+            return 0
+        try:  # a process it left behind may hold the pipe open: its output is no longer this process's
+            return await asyncio.wait_for(entry.copier, LOG_DRAIN_S)
+        except (TimeoutError, OSError):
+            return 0
+
+    def _note_exit(self, entry: _Process, status: int, dropped: int, stopped: str = "") -> None:
+        """The line of a process's end: ``stopped`` says when the arena ended it (and it did not end first)."""
+        if stopped and status in (-signal.SIGTERM, -signal.SIGKILL):
+            text = f"stopped by the arena {stopped}"
+        else:
+            text = f"ended with exit status {status}"
+        if entry.label:
+            text += f" ({entry.label})"
+        if dropped:
+            text += f"; {size_text(dropped)} of its output dropped (the log's limit)"
+        self._note(entry, text)
 
     @staticmethod
     def _note(entry: _Process, text: str) -> None:
@@ -319,17 +405,25 @@ class Launcher:
 
     async def start_bhoos(self, bot: BotConfig, label: str) -> tuple[_Process, Endpoint]:
         """Starts a ``bhoos`` bot's instance for one seat of one game, in a sandbox of its own, and waits
-        until it answers ``GET /hi``; raises :class:`LaunchFailed` if it does not within its start-up time."""
+        until it answers ``GET /hi``; raises :class:`LaunchFailed` if it does not within its start-up time.
+
+        The arena makes the bridge's socket itself, listening, in a folder of its own that no bot sees,
+        and passes it to the bridge open: nothing in the way between them is a bot's to replace."""
         if self._instances is None:
             self._instances = Path(tempfile.mkdtemp(prefix="callbreak-http-"))  # only the arena's user enters it
-        shared = Path(tempfile.mkdtemp(dir=self._instances))
+        private = Path(tempfile.mkdtemp(dir=self._instances))
+        path = private / bridge.SOCKET_NAME
         try:
-            entry = await self._spawn(bot, "", one_game=True, label=label, shared=shared)
+            with socket.socket(socket.AF_UNIX) as listener:  # the bridge has its own copy once started
+                listener.bind(str(path))
+                listener.listen(16)
+                entry = await self._spawn(bot, "", one_game=True, label=label, listener=listener)
         except OSError as err:
-            shutil.rmtree(shared, ignore_errors=True)
+            shutil.rmtree(private, ignore_errors=True)
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             raise LaunchFailed(bot.name) from None
-        endpoint = Endpoint(unix=str(shared / bridge.SOCKET_NAME), host="localhost", port=bot.port)
+        entry.private = private
+        endpoint = Endpoint(unix=str(path), host="localhost", port=bot.port)
         why = await wait_until_ready(endpoint, bot.start_timeout, lambda: entry.process.returncode)
         if why is None:
             return entry, endpoint
@@ -348,9 +442,9 @@ class Launcher:
         self._launch_failed(bot, f"{bot.bhoos_url}: {why}")
         raise LaunchFailed(bot.name)
 
-    async def stop(self, entry: _Process) -> None:
-        """Ends one process (its whole group): terminate, then kill after 5 s. The token of a process
-        launched for one game is forgotten."""
+    async def stop(self, entry: _Process, when: str = "at the end of its game") -> None:
+        """Ends one process (its whole group): terminate, then kill after 5 s; its log says it was stopped
+        ``when``. The token of a process launched for one game is forgotten."""
         if entry in self._all:
             self._all.remove(entry)
         if entry.token:
@@ -370,13 +464,14 @@ class Launcher:
             except TimeoutError:
                 with contextlib.suppress(ProcessLookupError):
                     os.killpg(process.pid, signal.SIGKILL)
-            self._note_exit(entry, await process.wait())
+            status = await process.wait()
+            self._note_exit(entry, status, await self._log_ended(entry), stopped=when)
         elif entry.bot.kind != "command":  # a long-lived command bot's end is noted by its watcher
-            self._note_exit(entry, process.returncode)
+            self._note_exit(entry, process.returncode, await self._log_ended(entry))
         if process.stdin is not None:
             process.stdin.close()
-        if entry.shared is not None:
-            shutil.rmtree(entry.shared, ignore_errors=True)
+        if entry.private is not None:
+            shutil.rmtree(entry.private, ignore_errors=True)
 
     def _stdio_ended(self, entry: _Process, ended_early: bool) -> None:
         """A ``stdio`` process that ended before its game did without ever writing a line failed to start:
@@ -394,7 +489,8 @@ class Launcher:
         self._closing = True
         for task in list(self._watchers):
             task.cancel()
-        await asyncio.gather(*(self.stop(entry) for entry in list(self._all)), return_exceptions=True)
+        await asyncio.gather(*(self.stop(entry, "at the end of the event") for entry in list(self._all)),
+                             return_exceptions=True)
         if self._instances is not None:
             shutil.rmtree(self._instances, ignore_errors=True)
             self._instances = None

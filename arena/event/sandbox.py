@@ -11,11 +11,22 @@ process and IPC namespaces, keeps no capabilities, starts in a new session (it c
 organiser's terminal), and dies with the arena.
 
 The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
-at all (it talks over its standard streams only); a ``bhoos`` instance gets a private folder of the
-arena's, read-write at :data:`INSIDE_FOLDER`, where the arena's bridge (:mod:`arena.players.bridge`),
-running beside the bot in the sandbox, makes the Unix socket the arena sends its HTTP requests to. Its
-network namespace, private to the instance, is what lets any number of bots that all listen on port 7000
-run at once.
+at all (it talks over its standard streams only); a ``bhoos`` instance gets the listening socket the
+arena made in a folder of its own, which the sandbox never shows, as an inherited file descriptor
+(:data:`PASSED_FD`): the arena's bridge (:mod:`arena.players.bridge`), running beside the bot in the
+sandbox, accepts on it. No folder is shared with a bot read-write, so nothing a bot makes is ever
+followed by the arena. Its network namespace, private to the instance, is what lets any number of bots
+that all listen on port 7000 run at once.
+
+Nothing of a bot's launch is on a command line (which every local user reads in ``ps``): bubblewrap
+reads its arguments, the bot's environment among them (a ``command`` bot's token), from a memory file
+(``--args``), so its command line, and that of the sandbox's first process, is only
+``bwrap --args 3 /bin/sh /run/callbreak/start``; that short script, put in the sandbox from another
+memory file, starts the bot's command through a step of the arena's Python that gives a ``stdio`` bot
+its pipes as its standard input and output. Those pipes reach the bot alone: bubblewrap's own
+processes hold ``/dev/null`` in their place, so when the bot closes its output, or ends, the arena
+reads end-of-file at once. A bot's environment is made afresh (:func:`bot_environment`), never copied
+from the arena's.
 
 Limits apply to every launched bot, sandboxed or not: its address space (``memory_mb``, the
 ``RLIMIT_AS`` of each of its processes) and the CPUs it may run on (``cpus``, chosen in turn among the
@@ -32,19 +43,21 @@ import dataclasses
 import functools
 import importlib.util
 import os
+import shlex
 import shutil
 import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "MODES", "UNCONFINED", "SandboxSettings",
-           "bwrap_problem", "own_folder", "sandboxed"]
+__all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "MODES", "PASSED_FD", "START_FD",
+           "UNCONFINED", "Confinement", "SandboxSettings", "bot_environment", "bwrap_problem", "own_folder",
+           "sandboxed"]
 
 MODES = ("auto", "bwrap", "off")
 """``auto``: sandbox where bwrap runs, else warn; ``bwrap``: sandbox or refuse to run; ``off``: never."""
 INSIDE_FOLDER = "/run/callbreak"
-"""The folder of the sandbox where the arena's socket is, or (for a Bhoos bot) where its bridge makes one."""
+"""The folder of the sandbox where the arena's socket is (for a ``command`` bot), and the start script."""
 INSIDE_SOCKET = f"{INSIDE_FOLDER}/arena.sock"
 """Where a sandboxed bot finds the arena: ``{address}`` is ``unix:`` and this path."""
 _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -52,8 +65,31 @@ _SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 _ETC = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime", "nsswitch.conf", "passwd",
         "group", "hosts", "ssl", "ca-certificates", "mime.types", "os-release")
 """The files of /etc a program may need to start; the rest (shadow, ssh keys, ...) stays out."""
+START = f"{INSIDE_FOLDER}/start"
+"""The script, read-only in the sandbox, that bubblewrap runs: it names nothing of the machine's."""
+ARGS_FD = 3
+"""The descriptor bubblewrap reads its arguments from (NUL-separated)."""
+START_FD = 4
+"""The descriptor bubblewrap reads the script :data:`START` from."""
+PASSED_FD = 5
+"""The first descriptor passed through to the bot: a ``stdio`` bot's input and output (5 and 6) until the
+start step makes them its standard ones; a ``bhoos`` bridge's listening socket (5)."""
 _ENV = ("PATH", "LANG", "LC_ALL", "TZ")
-"""Environment variables a sandboxed bot keeps; every other one of the arena's is cleared."""
+"""Environment variables of the arena's a launched bot gets; no other one of the arena's (its own
+``CALLBREAK_*`` least of all: an organiser may have exported a token of theirs)."""
+_INNER = """\
+import os, sys
+if sys.argv[1] == "stdio":
+    os.dup2(5, 0); os.dup2(6, 1); os.close(5); os.close(6)
+os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
+os.environ.pop("PWD", None)  # set by the shell that runs the start script
+try:
+    os.execvp(sys.argv[2], sys.argv[2:])
+except OSError as err:
+    print(f"cannot start {sys.argv[2]}: {err.strerror}", file=sys.stderr)
+    os._exit(127)
+"""
+"""The step in the sandbox between bubblewrap and the bot: pipes into place, then the bot's command."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -142,24 +178,52 @@ def _python_paths() -> list[Path]:
     return paths
 
 
+def bot_environment(own: dict[str, str], *, confined: bool) -> dict[str, str]:
+    """The whole environment of a launched bot: ``PATH``, ``LANG``, ``LC_ALL`` and ``TZ`` from the arena's
+    (where set), ``HOME`` (``/tmp`` in the sandbox, else the arena's), and ``own``, the ``CALLBREAK_*``
+    variables the arena sets for that bot; nothing else of the arena's."""
+    env = {key: os.environ[key] for key in _ENV if key in os.environ}
+    env.setdefault("PATH", os.defpath)
+    home = "/tmp" if confined else os.environ.get("HOME")
+    if home:
+        env["HOME"] = home
+    return {**env, **own}
+
+
+@dataclasses.dataclass(frozen=True)
+class Confinement:
+    """How to start a bot in the sandbox: a command line with nothing of the bot's on it, and what the
+    started process reads at :data:`ARGS_FD` and :data:`START_FD`."""
+
+    program: str
+    """bubblewrap's path."""
+    argv: list[str]
+    """bubblewrap's command line: ``bwrap --args 3 /bin/sh /run/callbreak/start``."""
+    env: dict[str, str]
+    """bubblewrap's own environment (``PATH`` only; the bot's is among its arguments)."""
+    files: dict[int, bytes]
+    """What the started process reads at each descriptor: its arguments, the start script."""
+
+
 def sandboxed(
     argv: Sequence[str], *, folder: Path | None, socket: Path | None, settings: SandboxSettings,
-    hidden: Sequence[Path], env: dict[str, str], shared: Path | None = None, cwd: Path | None = None,
-) -> tuple[list[str], dict[str, str]]:
-    """The command and environment that run ``argv`` inside the sandbox: ``folder`` (if any) read-only,
-    ``socket`` (the arena's Unix socket, if the bot talks gRPC) at :data:`INSIDE_SOCKET`, ``shared`` (if
-    any, a private folder of the arena's) read-write at :data:`INSIDE_FOLDER`, and each of ``hidden`` (the
-    results folder) covered by an empty folder even where it lies inside something shown. The command
-    starts in ``cwd`` (default: the arena's own working folder, shown empty unless it is shown anyway).
+    hidden: Sequence[Path], env: dict[str, str], cwd: Path | None = None, stdio: bool = False,
+) -> Confinement:
+    """How to run ``argv`` with the environment ``env`` (all of it: see :func:`bot_environment`) inside
+    the sandbox: ``folder`` (if any) read-only, ``socket`` (the arena's Unix socket, if the bot talks
+    gRPC) at :data:`INSIDE_SOCKET`, and each of ``hidden`` (the results folder) covered by an empty
+    folder even where it lies inside something shown. The command starts in ``cwd`` (default: the
+    arena's own working folder, shown empty unless it is shown anyway). With ``stdio``, the started
+    process's descriptors 5 and 6 become the bot's standard input and output.
 
-    A bot given neither ``socket`` nor ``shared`` (a ``stdio`` bot) reaches nothing outside the sandbox
-    but its own standard streams."""
+    A bot given no ``socket`` (a ``stdio`` or ``bhoos`` bot) reaches nothing outside the sandbox but its
+    own standard streams and the descriptors it is passed."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     cwd = cwd or Path.cwd()
-    args = [bwrap, "--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
+    args = ["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
             "--hostname", "callbreak-bot", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-            "--dir", INSIDE_FOLDER]
+            "--dir", INSIDE_FOLDER, "--ro-bind-data", str(START_FD), START]
     for system in _SYSTEM:
         path = Path(system)
         if path.is_symlink():
@@ -180,11 +244,12 @@ def sandboxed(
             args += ["--tmpfs", str(path.resolve())]
     if socket is not None:
         args += ["--bind", str(socket), INSIDE_SOCKET]
-    if shared is not None:
-        args += ["--bind", str(shared), INSIDE_FOLDER]
-    args += ["--dir", str(cwd), "--chdir", str(cwd), "--setenv", "HOME", "/tmp"]
-    inner = {key: env[key] for key in _ENV if key in env}
-    inner.update({key: value for key, value in env.items() if key.startswith("CALLBREAK_")})
-    for key, value in sorted(inner.items()):
+    args += ["--dir", str(cwd), "--chdir", str(cwd)]
+    for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
-    return [*args, "--", *argv], {"PATH": env.get("PATH", os.defpath)}
+    start = shlex.join([sys.executable, "-I", "-S", "-c", _INNER, "stdio" if stdio else "-", *argv])
+    return Confinement(
+        program=bwrap, argv=["bwrap", "--args", str(ARGS_FD), "/bin/sh", START],
+        env={"PATH": env.get("PATH", os.defpath)},
+        files={ARGS_FD: b"".join(arg.encode() + b"\0" for arg in args), START_FD: f"exec {start}\n".encode()},
+    )

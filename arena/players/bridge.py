@@ -4,11 +4,12 @@ A bot of the Bhoos contest listens on a fixed TCP port (7000), often on 127.0.0.
 runs each instance in a network namespace of its own, where nothing outside can reach that port. This
 bridge runs inside the same sandbox, as the instance's first process:
 
-    python -I bridge.py SOCKET PORT -- COMMAND [ARGUMENT ...]
+    python -I bridge.py FD PORT -- COMMAND [ARGUMENT ...]
 
-It starts ``COMMAND`` (its standard output goes to the bridge's standard error, the bot's log), listens
-on the Unix socket ``SOCKET`` (in a folder the arena shares with the sandbox, so the arena can connect
-to it from outside), and for each connection it accepts opens one to ``127.0.0.1:PORT`` (or ``[::1]:PORT``
+It starts ``COMMAND`` (its standard output goes to the bridge's standard error, the bot's log), accepts
+connections on the listening Unix socket it inherits as descriptor ``FD`` (the arena made it, in a
+folder of its own that the sandbox does not show, and connects to it from outside; the bot's process
+does not inherit it), and for each connection it accepts opens one to ``127.0.0.1:PORT`` (or ``[::1]:PORT``
 for a bot that listens on IPv6 only) and copies bytes both ways until either side closes. When nothing
 listens on the port (the bot is still starting, or has died) it answers ``502`` with the header
 :data:`BRIDGE_HEADER`, so the arena can tell the bridge's answer from the bot's. When the bot's process
@@ -23,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import signal
+import socket
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -30,7 +32,7 @@ from collections.abc import Sequence
 __all__ = ["BRIDGE_HEADER", "SOCKET_NAME", "main"]
 
 SOCKET_NAME = "http.sock"
-"""The name of the bridge's socket in the folder the arena shares with the sandbox."""
+"""The name of the bridge's socket in the arena's own folder for the instance."""
 BRIDGE_HEADER = "X-Callbreak-Bridge"
 """The header of the bridge's own answers (nothing listens on the bot's port)."""
 _CHUNK = 64 * 1024
@@ -79,17 +81,20 @@ async def _carry(port: int, client_reader: asyncio.StreamReader, client_writer: 
         writer.close()
 
 
-async def _run(socket_path: str, port: int, command: Sequence[str]) -> int:
+async def _run(fd: int, port: int, command: Sequence[str]) -> int:
+    listener = socket.socket(fileno=fd)
+    listener.set_inheritable(False)  # the arena's to connect to, not the bot's to accept on
     try:
         bot = await asyncio.create_subprocess_exec(
             *command, stdin=subprocess.DEVNULL, stdout=sys.stderr.fileno(), stderr=sys.stderr.fileno())
     except OSError as err:
         print(f"bridge: cannot start {command[0]}: {err.strerror or err}", file=sys.stderr, flush=True)
+        listener.close()
         return 127
     loop = asyncio.get_running_loop()
     for number in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(number, bot.terminate)
-    server = await asyncio.start_unix_server(lambda r, w: _carry(port, r, w), path=socket_path)
+    server = await asyncio.start_unix_server(lambda r, w: _carry(port, r, w), sock=listener)
     status = await bot.wait()
     server.close()
     print(f"bridge: the bot's process ended with exit status {status}", file=sys.stderr, flush=True)
@@ -97,11 +102,11 @@ async def _run(socket_path: str, port: int, command: Sequence[str]) -> int:
 
 
 def main(argv: Sequence[str]) -> int:
-    """``SOCKET PORT -- COMMAND...``: runs the bot and the bridge until the bot ends; its exit status."""
-    if len(argv) < 4 or argv[2] != "--" or not argv[1].isdigit():
-        print("usage: bridge.py SOCKET PORT -- COMMAND [ARGUMENT ...]", file=sys.stderr)
+    """``FD PORT -- COMMAND...``: runs the bot and the bridge until the bot ends; its exit status."""
+    if len(argv) < 4 or argv[2] != "--" or not argv[0].isdigit() or not argv[1].isdigit():
+        print("usage: bridge.py FD PORT -- COMMAND [ARGUMENT ...]", file=sys.stderr)
         return 2
-    return asyncio.run(_run(argv[0], int(argv[1]), argv[3:]))
+    return asyncio.run(_run(int(argv[0]), int(argv[1]), argv[3:]))
 
 
 if __name__ == "__main__":
