@@ -127,6 +127,15 @@ def test_a_hard_link_to_a_file_outside_is_refused(tmp_path: Path) -> None:
     nothing_left(tmp_path)
 
 
+def test_a_link_that_leaves_the_folder_and_comes_back_is_refused(tmp_path: Path) -> None:
+    class_with(tmp_path, "alice")
+    source = bot_folder(tmp_path / "handed-in")
+    # It names a file of the folder here, but in submissions/alice/ it would name submissions/handed-in/bot.py.
+    os.symlink("../handed-in/bot.py", source / "again.py")
+    assert "outside the submission" in refusal(roster(tmp_path, "submit", "alice", str(source)))
+    nothing_left(tmp_path)
+
+
 def test_every_file_counts_toward_the_limit(tmp_path: Path) -> None:
     class_with(tmp_path, "alice")
     source = bot_folder(tmp_path / "handed-in")

@@ -537,7 +537,8 @@ def _walk(source: Path) -> Iterator[_Entry]:
             if stat.S_ISLNK(status.st_mode):
                 link = os.readlink(name, dir_fd=top_fd)
                 inside = os.path.normpath(path.parent.relative_to(source) / link)  # as the copy will read it
-                if Path(link).is_absolute() or inside.startswith("..") or not path.resolve().is_relative_to(root):
+                leaves = inside == ".." or inside.startswith("../")
+                if Path(link).is_absolute() or leaves or not path.resolve().is_relative_to(root):
                     raise ConfigError(f"{path} is a link to {link}, outside the submission: copy the file itself "
                                       "into the folder")
             elif stat.S_ISREG(status.st_mode):
