@@ -1,35 +1,34 @@
 """Bot processes the arena starts itself: ``command`` bots.
 
-Each launched bot runs in a process group of its own, with its standard error in
-``logs/<bot>.log`` and its standard input a pipe the arena holds open for as long as it runs: a bot
-learns that the arena has ended, even by ``kill -9``, when that pipe reaches end-of-file. On Linux
-the kernel also kills it when the arena dies (``PR_SET_PDEATHSIG``), so even a process that never
-reads its standard input, or dies before it begins to, does not outlive the arena. The bot
-is told that it was launched by the environment variable ``CALLBREAK_LAUNCHED=1``, and gets its
-token in ``CALLBREAK_TOKEN``, never on its command line, where every local user could read it
-(``ps``, ``/proc``). The token is fresh: made for the run of a long-lived bot (its restarts keep
-it), or for the one game of a process launched per game, and forgotten when that game ends.
+Each launched bot runs in a process group of its own, with its standard error in ``logs/<bot>.log``
+(through a pipe the arena reads, up to the limits of :mod:`arena.event.botlog`), an environment made
+afresh (:func:`~arena.event.sandbox.bot_environment`), and its standard input a pipe the arena holds
+open for as long as it runs: a bot learns that the arena has ended, even by ``kill -9``, when that pipe
+reaches end-of-file. On Linux the kernel also kills it when the arena dies (``PR_SET_PDEATHSIG``), so
+even a process that never reads its standard input, or dies before it begins to, does not outlive the
+arena. The bot is told that it was launched by the environment variable ``CALLBREAK_LAUNCHED=1``, and
+gets its token in ``CALLBREAK_TOKEN``, never on its command line, where every local user could read it
+(``ps``, ``/proc``). The token is fresh: made for the run of a long-lived bot (its restarts keep it), or
+for the one game of a process launched per game, and forgotten when that game ends.
 
-Where bubblewrap runs, each process starts in the sandbox of :mod:`arena.event.sandbox` and reaches
-the arena through a Unix socket; every launched process, sandboxed or not, runs under the limits of
-the ``[sandbox]`` table (address space, CPUs).
+Where bubblewrap runs, each process starts in the sandbox of :mod:`arena.event.sandbox` and reaches the
+arena through a Unix socket; every launched process, sandboxed or not, runs under the limits of the
+``[sandbox]`` table (address space, CPUs).
 
-A process that ends before its bot ever connected *failed to start*: the bot is broken at once
-(its games wait under the tournament's absence policy). A process that ends after its bot
-connected is started again, up to ``restarts`` times; after that the bot is broken too. With
-``fresh_process`` every game starts processes of its own, and a launch that fails counts against
-the same budget.
+A process that ends before its bot ever connected *failed to start*: the bot is broken at once (its
+games wait under the tournament's absence policy). A process that ends after its bot connected is
+started again, up to ``restarts`` times; after that the bot is broken too. With ``fresh_process`` every
+game starts processes of its own, and a launch that fails counts against the same budget.
 
 ``stdio`` and ``bhoos`` bots always run a process per seat per game (nothing they remember outlives the
 game). A ``stdio`` process talks over its standard input and output, has no token and no socket, and
 *failed to start* when it ends before it ever wrote a line. A ``bhoos`` process is the bridge of
 :mod:`arena.players.bridge`, which starts the bot's command beside it in the same sandbox (each instance
 a network namespace of its own) and carries the arena's HTTP requests to the bot's port through a Unix
-socket in a private folder of the arena's, shown to the sandbox at
-:data:`~arena.event.sandbox.INSIDE_FOLDER`; it failed to start when it does not answer ``GET /hi``
-within its ``start_timeout_s``. A ``bhoos_url`` bot is not started, only asked ``GET /hi`` before each
-of its games, under the same budget. Either kind starts in its ``folder`` when it has one.
-"""
+socket that the arena made, listening, in a folder of its own no bot sees, and passed to the bridge
+open; it failed to start when it does not answer ``GET /hi`` within its ``start_timeout_s``. A
+``bhoos_url`` bot is not started, only asked ``GET /hi`` before each of its games, under the same
+budget. Either kind starts in its ``folder`` when it has one."""
 
 from __future__ import annotations
 
