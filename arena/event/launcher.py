@@ -28,7 +28,8 @@ a network namespace of its own) and carries the arena's HTTP requests to the bot
 socket that the arena made, listening, in a folder of its own no bot sees, and passed to the bridge
 open; it failed to start when it does not answer ``GET /hi`` within its ``start_timeout_s``. A
 ``bhoos_url`` bot is not started, only asked ``GET /hi`` before each of its games, under the same
-budget. Either kind starts in its ``folder`` when it has one."""
+budget. Either kind starts in its ``folder`` when it has one.
+"""
 
 from __future__ import annotations
 
