@@ -34,6 +34,7 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/standings_memory.py --rounds 1000000
 	$(BIN)/python benchmarks/strength.py
 	$(BIN)/python benchmarks/many_tables.py
+	$(BIN)/python benchmarks/fuzz_bots.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -12,6 +12,8 @@ limit). Then whole tournaments of such bots finish, the honest bot at their tabl
 from __future__ import annotations
 
 import asyncio
+import re
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -29,6 +31,7 @@ from arena.players.base import Decision, DecisionKind
 from arena.players.bhoos import BhoosPlayer
 from arena.players.httpclient import BODY_LIMIT, Endpoint
 from arena.players.stdio import BLANK_LIMIT, LINE_LIMIT, StdioPlayer
+from tests.conftest import ROOT
 from tests.conftest import run as run_async
 from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
 
@@ -284,3 +287,16 @@ def test_a_tournament_of_hostile_bhoos_bots_finishes_and_verifies(tmp_path: Path
     for name in hostile:
         assert len(faults[name]) == 4 * 14, (name, len(faults[name]))
     _verified(results)
+
+
+def test_a_short_run_of_the_answer_fuzzer_crashes_nothing_and_verifies() -> None:
+    """``benchmarks/fuzz_bots.py`` in its short form: a few hundred hostile answers over both transports."""
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "fuzz_bots.py"), "--answers", "300"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout + done.stderr
+    printed = done.stdout
+    assert re.search(r"answers sent: [\d,]+ \([\d,]+ hostile\)", printed), printed
+    assert "arena crashes: 0 (exit status 0)" in printed
+    assert "honest bots' faults: 0" in printed
+    assert "verify: passed" in printed
+    assert "sx malformed" in printed
