@@ -9,13 +9,14 @@ The file is replaced atomically, so a reader never sees half of it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import os
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from arena.errors import RecordsError
 from arena.event.store import write_atomic
@@ -170,6 +171,13 @@ class Progress:
                 self.bar.update(step)
             waiting = f", waiting for {', '.join(f'{b} ({why})' for b, why in awaited.items())}" if awaited else ""
             self.bar.set_postfix_str(f"{note + ', ' if note else ''}faults {faults}{waiting}", refresh=step == 0)
+
+    def writing(self) -> contextlib.AbstractContextManager[object]:
+        """A context in which a line may be written to the bar's terminal: the bar is cleared first and drawn
+        again after, so neither overwrites the other."""
+        if self.bar is None:
+            return contextlib.nullcontext()
+        return cast("contextlib.AbstractContextManager[object]", self.bar.external_write_mode(file=self.bar.fp))
 
     def close(self) -> None:
         if self.bar is not None:

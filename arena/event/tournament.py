@@ -174,7 +174,7 @@ class Tournament:
         self.serve = serve
         """A long-running arena: under ``forfeit = "wait"`` it waits for absent bots as long as it takes."""
         self.judge = judge
-        self.log = log or (lambda text: None)
+        self._log = log or (lambda text: None)
         self.store = ResultsStore(self.folder)
         self.bots: dict[str, BotConfig] = {b.name: b for b in config.bots}
         self.deal_file = read_deal_file(config.deal_file) if config.deal_file else None
@@ -532,10 +532,10 @@ class Tournament:
         if mode == "bwrap":
             raise ConfigError(f"sandbox.mode is \"bwrap\" but {problem}; install it, or set sandbox.mode = \"auto\" "
                               "to run the bots unsandboxed")
-        self.log(f"warning: {problem}, so the {launched} launched bot{'s' if launched > 1 else ''} run unsandboxed, "
-                 f"with your user's rights: they can read your files, this run's records included. For bots you "
-                 f"did not write, install bubblewrap, or have them connect as remote bots from another machine "
-                 f"(docs/security.md)")
+        self.log(f"warning: the {launched} launched bot{'s' if launched > 1 else ''} run unsandboxed:")
+        self.log(f"  {problem}.")
+        self.log("  They run with your user's rights and could read your files, this run's records included.")
+        self.log("  For bots you did not write, install bubblewrap, or have them connect from another machine.")
         return False
 
     async def _start_server(self) -> None:
@@ -922,6 +922,15 @@ class Tournament:
 
     def _test_line(self) -> str:
         return (self.judge.progress_line() or "") if self.judge is not None else ""
+
+    def log(self, text: str) -> None:
+        """A line for the organiser; a progress bar on the same terminal is cleared first and drawn again after
+        (the two overwrote each other)."""
+        if self._bar is None:
+            self._log(text)
+            return
+        with self._bar.writing():
+            self._log(text)
 
     def _log_test(self, line: str) -> None:
         """The sequential test's line in the log when there is no bar to show it: when it has moved,
