@@ -341,3 +341,32 @@ def test_a_request_lists_cards_as_the_protocol_does() -> None:
     assert message["hand"] == [str(c) for c in sorted(game.view(seat).hand.cards(), key=lambda c: c.index)]
     assert (message["type"], message["id"], message["table_id"], message["game_id"]) == ("call", 1, "t1", "g1")
     assert message["legal_calls"] == list(range(1, 14)) and message["calls"] == []
+
+
+def test_a_bot_that_writes_only_blank_lines_is_not_said_to_write_nothing() -> None:
+    """Blank lines are no answer, but a bot that wrote some is told so, not that it wrote no line."""
+
+    async def scenario() -> list[PlayerFault]:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", "import sys\nfor line in sys.stdin:\n    print('\\n\\n', flush=True)\n",
+            stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        player = StdioPlayer("blank", process, unresponsive_after=2)
+        game = Game(Rules.profile("nepali"), seeded_deals(1, 1))
+        decision = Decision(DecisionKind.CALL, "t1", "g1", game.current_seat, game.view(game.current_seat),
+                            ("blank", "b", "c", "d"), 300, 0)
+        seen = []
+        try:
+            for _ in range(2):
+                try:
+                    await player.decide(decision)
+                except PlayerFault as fault:
+                    seen.append(fault)
+        finally:
+            process.kill()
+            await process.wait()
+            await player.close()
+        return seen
+
+    faults = run_async(scenario(), timeout=20)
+    assert [f.kind for f in faults] == [FaultKind.LATE, FaultKind.STALLED]
+    assert faults[1].detail == "the bot left 2 requests in a row unanswered writing only 6 blank lines"
