@@ -53,6 +53,8 @@ EXIT_OK = 0
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
 EXIT_OUTSTANDING = 3
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2."""
 
 
 class UsageError(Exception):
@@ -760,6 +762,16 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     page = _live_page(args, config, tournament.folder)
     try:
         summary = asyncio.run(tournament.run())
+    except KeyboardInterrupt:
+        if page is not None:
+            page.close()
+        played = tournament.summary.played
+        command = "serve" if serve else "run"
+        print(f"\ncallbreak-arena: stopped by Ctrl-C. {played} game{'s' if played != 1 else ''} played in this run "
+              f"{'are' if played != 1 else 'is'} recorded in {tournament.folder}; the games in play were dropped "
+              "and the launched bots stopped. To resume, run the same command again "
+              f"(callbreak-arena {command} ...).", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except BaseException:
         if page is not None:
             page.close()
@@ -933,7 +945,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _error(err, EXIT_USAGE)
     except KeyboardInterrupt:
         print("callbreak-arena: interrupted", file=sys.stderr)
-        return EXIT_FAILURE
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader (e.g. `head`) went away: not an error of ours
         sys.stderr.close()
         return EXIT_OK

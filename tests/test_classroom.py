@@ -82,12 +82,12 @@ def test_a_class_of_thirty_plays_a_league_from_its_roster(tmp_path: Path, capsys
     assert set(displays) <= set(rows) and len(rows) == 32
     for name, display in displays.items():
         row = rows[name]
-        assert (row.display, row.games, row.faults, row.status) == (display, 4, 0, "playing"), name
+        assert (row.display, row.games, row.faults, row.status) == (display, 4, 0, "finished"), name
         assert row.rank is not None
     assert sorted(row.rank for row in rows.values() if row.rank is not None) == list(range(1, 32))
     status = read_status(folder)
     assert status is not None and status.state == "finished"
-    assert all(bot.state == "playing" and bot.faults == 0 for bot in status.bots)
+    assert all(bot.state == "finished" and bot.faults == 0 for bot in status.bots)
     if sandbox == "bwrap":
         for name in displays:
             assert "in the sandbox: it sees" in (folder / "logs" / f"{name}.log").read_text(encoding="utf-8")

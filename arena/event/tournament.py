@@ -76,7 +76,7 @@ from arena.players.fast import play_fast
 from arena.players.pauses import settle
 from arena.players.table import GameRecord, play_game
 
-__all__ = ["Judge", "RunSummary", "Tournament", "check_address"]
+__all__ = ["Judge", "RunSummary", "Tournament", "check_address", "woken"]
 
 STATUS_EVERY_S = 1.0
 TEST_LOG_EVERY_S = 10.0
@@ -160,12 +160,22 @@ class RunSummary:
     """The absent bots those games wait for, and why, in words."""
 
 
+async def woken(event: asyncio.Event, timeout: float | None) -> None:
+    """Waits until ``event`` is set or ``timeout`` passes. A cancel (the first Ctrl-C) always ends it: Python
+    3.11's ``asyncio.wait_for`` drops a cancel that arrives as the event is set, and a busy event then played on
+    to its end after a Ctrl-C."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout):
+            await event.wait()
+
+
 class Tournament:
     """One tournament run over a results folder."""
 
     def __init__(
         self, config: TournamentConfig, folder: Path | None = None, *, fresh: bool = False, progress: bool = False,
         serve: bool = False, judge: Judge | None = None, log: Callable[[str], None] | None = None,
+        continued: bool = False,
     ) -> None:
         self.config = config
         self.folder = folder or config.results or Path("results") / config.name
@@ -173,6 +183,9 @@ class Tournament:
         self.progress = progress
         self.serve = serve
         """A long-running arena: under ``forfeit = "wait"`` it waits for absent bots as long as it takes."""
+        self.continued = continued
+        """Another run follows at the same address (check-bot's next rules profile): at the end, connected
+        bots are told to reconnect, not that the tournament is over."""
         self.judge = judge
         self._log = log or (lambda text: None)
         self.store = ResultsStore(self.folder)
@@ -666,8 +679,7 @@ class Tournament:
                 continue
             if self.summary.outstanding:
                 return
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout)
+            await woken(self._wake, timeout)
             yielded = time.monotonic()
 
     def _room(self, pool_slots: int) -> bool:
@@ -1004,7 +1016,7 @@ class Tournament:
             await seating.launcher.close()
             seating.launcher = None
         if seating.server is not None:
-            await seating.server.stop(0.5, over=self._state == "finished")
+            await seating.server.stop(0.5, over=self._state == "finished" and not self.continued)
         if self._socket_folder is not None:
             shutil.rmtree(self._socket_folder, ignore_errors=True)
             self._socket_folder = None
