@@ -289,7 +289,7 @@ def test_describe_restates_the_hypotheses_and_the_errors() -> None:
     h1 = sprt([14.0, 6.0] * 106, 0.0, 10.0, burn_in=10, per_point=10)
     assert h1.verdict == "H1" and h1.n == 10
     assert describe(h1) == ("H1 accepted after 10 blocks: A scores more than B; measured: A - B +1.00 points per "
-                            "game (95% CI +0.70 to +1.30): A scores more than B "
+                            "game (95% CI +0.70 to +1.30) "
                             "(H0: A - B = +0.00 points per game; H1: A - B = +1.00; alpha 0.05, beta 0.05)")
     h0 = sprt([-4.0, 4.0] * 20, 0.0, 25.0, burn_in=10, per_point=10, a="new", b="old")
     assert h0.verdict == "H0"

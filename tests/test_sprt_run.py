@@ -200,8 +200,9 @@ def test_the_default_method_is_el_and_decides(tmp_path: Path) -> None:
                           per_point=10, a="heur", b="rand")
     assert describe(result).startswith("H1 accepted after 10 blocks: heur scores more than rand; measured: "
                                        "heur - rand +")
-    assert describe(result).endswith(": heur scores more than rand (H0: heur - rand = +0.00 points per game; "
+    assert describe(result).endswith(") (H0: heur - rand = +0.00 points per game; "
                                      "H1: heur - rand = +20.00; alpha 0.05, beta 0.05)")
+    assert describe(result).count("heur scores more than rand") == 1
     line = judge.progress_line()
     assert line == fishtest_line(result) and line is not None
     assert line.startswith(f"LLR {result.llr:.2f} (-2.94, 2.94) [0.00, 20.00] 10 blocks, heur - rand +")

@@ -93,13 +93,13 @@ def measures(comparison: Comparison | None) -> str:
               "miss often)")
     if comparison is None:
         points += ", and between two bots the head-to-head difference per game with its LOS"
-        ahead += " and OpenSkill (mu, sigma, ordinal)"
+        ahead += " and OpenSkill (skill mu, sigma, ordinal)"
         ending += "."
     else:
         tested = comparison.sprt is not None
         points += (f", and between {comparison.a} and {comparison.b} the duplicate difference per game with its LOS"
                    + (", which the SPRT tests" if tested else ""))
-        ahead += ", OpenSkill (mu, sigma, ordinal) and the head-to-head Elo (game pairs)"
+        ahead += ", OpenSkill (skill mu, sigma, ordinal) and the head-to-head Elo (game pairs)"
         ending += (", so the SPRT can accept a version that the Elo sees as even." if tested
                    else ", so the difference and the Elo can disagree.")
     return (f"Which number answers which question. Who scores more points: {points}. Who finishes ahead at the "

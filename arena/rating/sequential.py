@@ -313,10 +313,13 @@ def describe(result: SprtResult) -> str:
     blocks = _blocks(result.n)
     llr = f"LLR {result.llr:.2f}, bounds ({result.lower:.2f}, {result.upper:.2f})"
     hypotheses = _hypotheses(result)
-    if result.verdict == "H1":
-        return f"H1 accepted after {blocks}: {_side(result, result.delta0, up)}{_measured(result)} ({hypotheses})"
-    if result.verdict == "H0":
-        return f"H0 accepted after {blocks}: {_side(result, result.delta1, not up)}{_measured(result)} ({hypotheses})"
+    if result.verdict in ("H1", "H0"):
+        side = (_side(result, result.delta0, up) if result.verdict == "H1"
+                else _side(result, result.delta1, not up))
+        measured = _measured(result)
+        if measured.endswith(side):  # "A scores more than B" once is enough
+            measured = measured[: measured.rindex(":")]
+        return f"{result.verdict} accepted after {blocks}: {side}{measured} ({hypotheses})"
     if result.verdict == "no decision":
         return (f"no decision: the cap of {blocks} was reached with the {llr}, between the bounds; "
                 f"the blocks cannot tell H0 from H1 ({hypotheses})")
