@@ -69,20 +69,23 @@ def test_a_person_plays_a_whole_game_and_a_refused_card_is_explained() -> None:
                 continue
             hand_line = re.findall(r"Your hand: (.*)\n", terminal.screen)[-1]
             assert re.fullmatch(r"♠ [^♥]*   ♥ [^♦]*   ♦ [^♣]*   ♣ .*", hand_line), hand_line
+            # Every card as it is typed (no symbol for one, a code for another), and the tricks against the calls.
+            assert all(re.fullmatch(r"[2-9TJQKA][SHDC]|-", word) for group in hand_line.split("   ")
+                       for word in group.split()[1:]), hand_line
+            assert re.search(r"Tricks won of the calls: you \d+ of \d+, ", terminal.screen[-600:])
             legal = re.findall(r"You may play: (.*)\n", terminal.screen)[-1].split()
             if not refused:
                 terminal.type("ZZ")
                 terminal.read_until("Your card: ")
                 assert "Not allowed: 'ZZ' is not a card: write rank then suit" in terminal.screen[terminal.mark:]
                 refused = True
-            hand = [f"{rank}{suit}" for suit, ranks in zip("SHDC", re.split(r"   ", hand_line), strict=True)
-                    for rank in ranks[2:].split() if rank != "-"]
+            hand = [card for group in hand_line.split("   ") for card in group.split()[1:] if card != "-"]
             illegal = [card for card in hand if card not in legal]
             if not explained and illegal:
                 terminal.type(illegal[0])
                 terminal.read_until("Your card: ")
                 said = terminal.screen[terminal.mark:]
-                assert f"Not allowed: {illegal[0]} is not allowed: " in said, said
+                assert f"{illegal[0]} is not allowed: " in said and "Not allowed: " not in said, said
                 assert "was led and " in said  # the words of `callbreak-arena rules legal`
                 explained = True
             terminal.type(legal[0].lower())

@@ -2,7 +2,8 @@
 
 The person sees what their seat may know and nothing more, as a bot does: their hand sorted by
 suit, the calls, the trick on the table, and the cards they may play. A refused answer is
-explained in the words the rules tool uses (``6D is not allowed: 3C was led and you hold AC ...``)
+explained in the words the rules tool uses (``6D is not allowed: 3C was led and you hold AC ...``); cards are
+shown as they are typed (``AS``), grouped by suit, with the tricks won so far against each call
 and asked again; the arena never plays for a person (no deadline, no fallback). Everything the
 other seats do is told as it happens. The end of the input (Ctrl-D) leaves the game.
 """
@@ -40,11 +41,11 @@ class LeftTheGame(Exception):
 
 
 def show_hand(hand: Hand) -> str:
-    """A hand by suit, high to low: ``♠ A K 7   ♥ Q 3   ♦ -   ♣ T 9 2``."""
+    """A hand by suit, high to low, each card as it is typed: ``♠ AS KS 7S   ♥ QH 3H   ♦ -   ♣ TC 9C 2C``."""
     groups = []
     for suit in (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS):
-        ranks = [str(card.rank) for card in hand.cards() if card.suit is suit]
-        groups.append(f"{SYMBOLS[suit]} {' '.join(ranks) or '-'}")
+        cards = [str(card) for card in hand.cards() if card.suit is suit]
+        groups.append(f"{SYMBOLS[suit]} {' '.join(cards) or '-'}")
     return "   ".join(groups)
 
 
@@ -79,6 +80,8 @@ class HumanPlayer:
             self._say(f"\nYour hand: {show_hand(view.hand)}")
             table = " ".join(f"{self._who((view.leader + k) % 4)}:{card}" for k, card in enumerate(view.trick))
             self._say(f"On the table: {table or 'nothing, you lead'}")
+            won = ", ".join(f"{self._who(s)} {view.tricks_won[s]} of {view.calls[s]}" for s in range(4))
+            self._say(f"Tricks won of the calls: {won}")
             self._say(f"You may play: {' '.join(str(c) for c in view.legal.cards())}")
             prompt = "Your card: "
         line = await asyncio.to_thread(self._ask, prompt)
@@ -90,7 +93,8 @@ class HumanPlayer:
         return answer.upper(), 0.0
 
     async def refused(self, decision: Decision, reason: str) -> None:
-        self._say(f"Not allowed: {reason}")
+        # The rules' words already say "... is not allowed" of a held card: said once, not twice.
+        self._say(reason[:1].upper() + reason[1:] if " is not allowed" in reason else f"Not allowed: {reason}")
 
     async def fallback(self, decision: Decision, detail: str) -> None:
         self._say(f"The arena played for you: {detail}")
@@ -105,7 +109,7 @@ class HumanPlayer:
                       f"{event.seat + 1}; playing clockwise: {others}.")
         elif isinstance(body, RoundStart):
             self._say(f"\n=== Round {body.round_number}: {self._who(body.dealer)} dealt; trump "
-                      f"{SYMBOLS[body.trump]} ===")
+                      f"{SYMBOLS[body.trump]} {body.trump.noun} ({body.trump.letter}) ===")
         elif isinstance(body, CallMade) and body.seat != event.seat:
             self._say(f"{self._who(body.seat)} calls {body.call}")
         elif isinstance(body, CardPlayed) and body.seat != event.seat:
