@@ -152,3 +152,13 @@ def _state(pid: int) -> str:
         return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
     except OSError:
         return "Z"
+
+
+def test_a_key_in_the_wrong_table_is_pointed_to_its_own(tmp_path: Path) -> None:
+    text = tournament_text(tournament="absent_after_s = 60\n")
+    result = cli("run", write(tmp_path / "t.toml", text), "--results", tmp_path / "out")
+    assert result.returncode == 2
+    assert "unknown key tournament.'absent_after_s'; absent_after_s belongs in the [time] table, not here" in (
+        result.stderr)
+    typo = cli("run", write(tmp_path / "u.toml", tournament_text(tournament="deal_set = 3\n")))
+    assert "did you mean 'deal_sets'?" in typo.stderr

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.core.dealing import DealFile
-from arena.core.rules import Rules
+from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, DealFileError, RulesError
 from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.net.tokens import is_sha256, token_sha256
@@ -278,6 +278,9 @@ _SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_n
 _SANDBOX = {"mode", "cpus", "memory_mb", "read_only"}
 _PAGE = {"host", "port"}
 _BOT = {"name", *BOT_KINDS, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s"}
+_TABLES = {"tournament": _TOURNAMENT, "time": _TIME, "faults": _FAULTS, "server": _SERVER, "sandbox": _SANDBOX,
+           "rules": set(SWITCHES) | {"profile"}, "bots": _BOT}
+"""Where each key belongs, to point a key written in the wrong table to its own."""
 _FORMAT_KEYS = {"gauntlet": {"champion"}, "head-to-head": {"a", "b", "opponents"},
                 "sprt": {"a", "b", "opponents", "delta0", "delta1", "alpha", "beta", "burn_in", "method"},
                 "swiss": {"opening_rounds"}}
@@ -294,8 +297,13 @@ class _Reader:
             if f"{where}{key}" in _RENAMED:
                 raise ConfigError(f"{where}{key} is now {_RENAMED[where + key]}: rename the key")
         if unknown:
+            key = unknown[0]
+            home = [table for table, keys in _TABLES.items() if key in keys and f"{table}." != where]
+            close = difflib.get_close_matches(key, allowed, n=1)
+            hint = (f"{key} belongs in the [{home[0]}] table, not here; " if home
+                    else f"did you mean {close[0]!r}? " if close else "")
             raise ConfigError(
-                f"unknown key {where}{unknown[0]!r}; the keys allowed there are: {', '.join(sorted(allowed))}"
+                f"unknown key {where}{key!r}; {hint}the keys allowed there are: {', '.join(sorted(allowed))}"
             )
         self.data = data
         self.where = where
