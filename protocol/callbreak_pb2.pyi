@@ -99,14 +99,16 @@ TRUMP_MODE_FIXED: TrumpMode
 TRUMP_MODE_LAST_CARD: TrumpMode
 
 class ConnectRequest(_message.Message):
-    __slots__ = ("hello", "call", "play")
+    __slots__ = ("hello", "call", "play", "error")
     HELLO_FIELD_NUMBER: _ClassVar[int]
     CALL_FIELD_NUMBER: _ClassVar[int]
     PLAY_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
     hello: Hello
     call: CallAnswer
     play: PlayAnswer
-    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., call: _Optional[_Union[CallAnswer, _Mapping]] = ..., play: _Optional[_Union[PlayAnswer, _Mapping]] = ...) -> None: ...
+    error: BotError
+    def __init__(self, hello: _Optional[_Union[Hello, _Mapping]] = ..., call: _Optional[_Union[CallAnswer, _Mapping]] = ..., play: _Optional[_Union[PlayAnswer, _Mapping]] = ..., error: _Optional[_Union[BotError, _Mapping]] = ...) -> None: ...
 
 class ConnectResponse(_message.Message):
     __slots__ = ("welcome", "refusal", "call_request", "play_request", "event", "notice")
@@ -139,7 +141,7 @@ class Hello(_message.Message):
     def __init__(self, bot_name: _Optional[str] = ..., bot_version: _Optional[str] = ..., token: _Optional[str] = ..., protocol_version: _Optional[int] = ..., events: _Optional[bool] = ...) -> None: ...
 
 class Welcome(_message.Message):
-    __slots__ = ("session_id", "arena_version", "protocol_version", "rules", "max_tables", "max_retries", "deadline_ms", "reconnect_grace_ms")
+    __slots__ = ("session_id", "arena_version", "protocol_version", "rules", "max_tables", "max_retries", "deadline_ms", "reconnect_grace_ms", "takes_bot_errors")
     SESSION_ID_FIELD_NUMBER: _ClassVar[int]
     ARENA_VERSION_FIELD_NUMBER: _ClassVar[int]
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -148,6 +150,7 @@ class Welcome(_message.Message):
     MAX_RETRIES_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_MS_FIELD_NUMBER: _ClassVar[int]
     RECONNECT_GRACE_MS_FIELD_NUMBER: _ClassVar[int]
+    TAKES_BOT_ERRORS_FIELD_NUMBER: _ClassVar[int]
     session_id: str
     arena_version: str
     protocol_version: int
@@ -156,7 +159,8 @@ class Welcome(_message.Message):
     max_retries: int
     deadline_ms: int
     reconnect_grace_ms: int
-    def __init__(self, session_id: _Optional[str] = ..., arena_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., max_tables: _Optional[int] = ..., max_retries: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ...) -> None: ...
+    takes_bot_errors: bool
+    def __init__(self, session_id: _Optional[str] = ..., arena_version: _Optional[str] = ..., protocol_version: _Optional[int] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., max_tables: _Optional[int] = ..., max_retries: _Optional[int] = ..., deadline_ms: _Optional[int] = ..., reconnect_grace_ms: _Optional[int] = ..., takes_bot_errors: _Optional[bool] = ...) -> None: ...
 
 class Refusal(_message.Message):
     __slots__ = ("reason", "detail")
@@ -221,6 +225,20 @@ class PlayAnswer(_message.Message):
     request_id: int
     card: str
     def __init__(self, request_id: _Optional[int] = ..., card: _Optional[str] = ...) -> None: ...
+
+class BotError(_message.Message):
+    __slots__ = ("request_id", "error_type", "message", "file", "line")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    ERROR_TYPE_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    FILE_FIELD_NUMBER: _ClassVar[int]
+    LINE_FIELD_NUMBER: _ClassVar[int]
+    request_id: int
+    error_type: str
+    message: str
+    file: str
+    line: int
+    def __init__(self, request_id: _Optional[int] = ..., error_type: _Optional[str] = ..., message: _Optional[str] = ..., file: _Optional[str] = ..., line: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
     __slots__ = ("game_id", "game_number", "round_number", "rounds_in_game", "seat", "dealer", "trump", "hand", "calls", "current_trick", "finished_tricks", "tricks_won", "total_tenths", "past_rounds", "player_names", "rules")

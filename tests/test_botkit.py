@@ -396,7 +396,34 @@ def test_by_default_a_notice_is_printed(kit: KitBots) -> None:
     assert "[sleepy] arena notice NOTICE_KIND_LATE_ANSWER: too late" in run(scenario(), timeout=30).kit_lines()
 
 
-def test_a_decision_that_raises_is_left_unanswered_and_the_bot_plays_on(kit: KitBots) -> None:
+def test_a_decision_that_raises_is_told_to_the_arena_at_once_with_its_file_and_line(kit: KitBots) -> None:
+    async def scenario() -> tuple[list[pb.ConnectRequest], KitBot]:
+        async with scripted_arena() as (arena, port):
+            bot = kit.start("Crashy", port)
+            conn = await arena.accept()
+            hello = welcome()
+            hello.welcome.takes_bot_errors = True
+            await conn.send(hello)
+            await conn.send(call_request(1, "bad", "g1"))
+            await conn.send(call_request(2, "good", "g2"))
+            answered = [(await conn.answer())[1], (await conn.answer())[1]]
+            conn.end()
+            assert await bot.wait() == 0, bot.stderr()
+            return answered, bot
+
+    answered, bot = run(scenario(), timeout=30)
+    errors = [a.error for a in answered if a.WhichOneof("kind") == "error"]
+    line = 1 + KIT_BOTS.read_text(encoding="utf-8").splitlines().index(
+        '            raise RuntimeError("crashy crashes at table bad")')
+    assert [(e.request_id, e.error_type, e.message, e.file, e.line) for e in errors] == [
+        (1, "RuntimeError", "crashy crashes at table bad", "tests/data/kit_bots.py", line)]
+    assert [a.call.request_id for a in answered if a.WhichOneof("kind") == "call"] == [2]  # it plays on
+    assert "Traceback" in bot.stderr()  # its author still has the whole traceback
+
+
+def test_a_decision_that_raises_is_left_unanswered_at_an_arena_that_takes_no_bot_errors(kit: KitBots) -> None:
+    """An older arena (Welcome.takes_bot_errors unset) would take a BotError for a malformed message."""
+
     async def scenario() -> tuple[list[int], KitBot]:
         async with scripted_arena() as (arena, port):
             bot = kit.start("Crashy", port)

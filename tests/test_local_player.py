@@ -15,6 +15,7 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 from arena.core.cards import Card
 from arena.core.dealing import seeded_deals
@@ -37,6 +38,7 @@ from tests.data.arena_bots import (
 )
 
 NEPALI = Rules.profile("nepali")
+BOTS_FILE = ROOT / "tests" / "data" / "arena_bots.py"
 ONE_ROUND = Rules.profile("nepali", rounds=1)
 
 
@@ -162,10 +164,20 @@ def test_no_deadline_means_no_limit() -> None:
 # --- crashes ------------------------------------------------------------------------------------
 
 
+def shown_path(path: Path) -> str:
+    """How a crash's detail names a file: relative to the working folder when inside it (the tests run
+    from the repository's root), else by its name alone."""
+    return path.relative_to(Path.cwd()).as_posix() if path.is_relative_to(Path.cwd()) else path.name
+
+
 def test_sys_exit_in_a_bot_is_a_crash_fault_not_the_arenas_exit() -> None:
     record = run(game(seats(Exiter(1), seat=1), TableSettings(deadline_ms=0)), 20)
     assert len(record.faults) == 13 * NEPALI.rounds  # every card of seat 1; its calls are fine
-    assert {(f.seat, f.kind, f.detail) for f in record.faults} == {(1, FaultKind.CRASH, "the bot raised SystemExit: 3")}
+    # The detail names the line of the bot that exited (sys.exit raised it, a function without a file).
+    line = 1 + next(n for n, text in enumerate(BOTS_FILE.read_text(encoding="utf-8").splitlines())
+                    if text.strip() == "sys.exit(3)")
+    assert {(f.seat, f.kind, f.detail) for f in record.faults} == {
+        (1, FaultKind.CRASH, f"the bot raised SystemExit: 3, at {shown_path(BOTS_FILE)}:{line}")}
     assert all(f.fallback for f in record.faults)
     assert threading.main_thread().is_alive()  # and this process goes on
 
@@ -174,7 +186,8 @@ def test_keyboard_interrupt_raised_by_a_bot_is_a_crash_fault() -> None:
     record = run(game(seats(Interrupter(3), seat=3), TableSettings(deadline_ms=0), ONE_ROUND), 10)
     assert len(record.faults) == 13
     assert {(f.seat, f.kind) for f in record.faults} == {(3, FaultKind.CRASH)}
-    assert record.faults[0].detail == "the bot raised KeyboardInterrupt: the bot interrupted itself"
+    assert record.faults[0].detail.startswith("the bot raised KeyboardInterrupt: the bot interrupted itself, at "
+                                              f"{shown_path(BOTS_FILE)}:")
 
 
 def test_an_error_in_on_event_is_not_a_fault() -> None:

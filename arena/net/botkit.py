@@ -22,7 +22,8 @@ ways; ``view.deadline_ms`` is the time the arena gives the decision (0: no limit
 budgets its thinking. ``run(factory)`` reads the command line (``--help`` lists it all; the token comes from
 ``$CALLBREAK_TOKEN`` unless ``--token`` is given), then keeps the bot connected until the tournament
 is over. The hello names the bot only when ``--name`` says how the organiser calls it: the arena
-refuses a token that belongs to a bot of another name.
+refuses a token that belongs to a bot of another name. Spaces and line ends around the token are
+dropped (a token read from a file often ends with a newline); no token holds them.
 
 Instances and threads. ``factory`` (usually the class) is called with ``seed=`` (when it takes a
 seed) and the ``--option`` values. It is called once at start-up, to check the options and to
@@ -42,8 +43,13 @@ at that table; the others to the start-up instance, in a worker thread of their 
 instance instead, it makes all the calls to it from one worker thread, one at a time (safe for an
 instance with state, but then a slow decision delays every other table).
 
-A ``call``, ``play`` or ``on_event`` that raises has its traceback printed to stderr; that decision
-is left unanswered, the arena's deadline takes its course, and the bot plays on.
+A ``call``, ``play`` or ``on_event`` that raises has its traceback printed to stderr, and the bot
+plays on. When ``call`` or ``play`` raised (or the instance for the game could not be made), the kit
+tells the arena at once with a ``BotError`` (the exception's type and message, and the file and line
+of the bot's own code where it was raised: :func:`~arena.players.local.raised_at`); the arena
+records a ``crash`` fault with them, plays its fallback for that decision and asks the bot again at
+its next one. An arena that does not read ``BotError`` (``Welcome.takes_bot_errors`` unset: an older
+one) is sent none; that decision is then left unanswered and the arena's deadline takes its course.
 
 Connecting and stopping. Every connection and every failure prints one line to stderr, starting
 with ``[name]``. ``run()`` returns the exit status:
@@ -100,12 +106,17 @@ import grpc
 from arena.core.cards import Card
 from arena.core.views import View
 from arena.net.wire import view_from_proto
+from arena.players.local import raised_at
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
 __all__ = ["Bot", "Refused", "parse_args", "play_session", "run"]
 
 PROTOCOL_VERSION = 1
+
+ERROR_TEXT_LIMIT = 1000
+"""Characters of an exception's message a ``BotError`` carries (the arena keeps fewer): a message of
+megabytes would make the whole message too large for the stream."""
 
 KEEPALIVE_MS = 30_000
 """How often the channel pings an idle connection; arenas refuse pings more often than every 10 s."""
@@ -207,9 +218,49 @@ class _Lane:
                     assert self._make is not None
                     self._bot = self._make()
                 job(self._bot)
-            except BaseException:  # a bug in the bot, SystemExit included: say so, let the deadline take its course
+            except BaseException as err:  # a bug in the bot, SystemExit included: say so, and play on
                 traceback.print_exc()
                 sys.stderr.flush()
+                if isinstance(job, _Decision):  # a decision the arena waits for: tell it at once
+                    job.failed(err)
+
+
+class _Decision:
+    """A job that answers one request: the bot's call or card, or, when it raises, a ``BotError``."""
+
+    def __init__(self, session: _Session, request: pb.CallRequest | pb.PlayRequest, *, calling: bool) -> None:
+        self.session = session
+        self.request = request
+        self.calling = calling
+
+    def __call__(self, bot: Bot) -> None:
+        session, request = self.session, self.request
+        if session.closed:
+            return
+        if self.calling:
+            view = view_from_proto(request.view, request.table_id, legal_calls=request.legal_calls,
+                                   retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
+            answer = pb.ConnectRequest(call=pb.CallAnswer(request_id=request.request_id, call=int(bot.call(view))))
+        else:
+            view = view_from_proto(request.view, request.table_id, legal_cards=request.legal_cards,
+                                   retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
+            answer = pb.ConnectRequest(play=pb.PlayAnswer(request_id=request.request_id, card=str(bot.play(view))))
+        session.post(answer)
+
+    def failed(self, error: BaseException) -> None:
+        """The bot raised ``error`` on this request: a ``BotError``, to an arena that reads it."""
+        welcome = self.session.welcome
+        if welcome is None or not welcome.takes_bot_errors:
+            return  # an older arena would take it for a malformed message: its deadline takes its course
+        try:
+            message = str(error)
+        except Exception:  # an exception whose str() fails still has a type
+            message = ""
+        file, line = raised_at(error) or ("", 0)
+        self.session.post(pb.ConnectRequest(error=pb.BotError(
+            request_id=self.request.request_id, error_type=type(error).__name__[:ERROR_TEXT_LIMIT],
+            message=message[:ERROR_TEXT_LIMIT], file=file[-ERROR_TEXT_LIMIT:], line=line,
+        )))
 
 
 def _event_job(event: pb.Event) -> Callable[[Bot], None]:
@@ -238,7 +289,8 @@ class _Session:
         self._current: dict[tuple[str, int], _Key] = {}
         self._latest_at_table: dict[str, _Key] = {}
         self._own: _Lane | None = None
-        self._closed = False
+        self.closed = False
+        """True once the stream has ended: answers still being computed are dropped."""
         self._loop: asyncio.AbstractEventLoop | None = None
         self._outbox: asyncio.Queue[pb.ConnectRequest] = asyncio.Queue()
 
@@ -261,7 +313,9 @@ class _Session:
             async with channel:
                 stream = pb_grpc.ArenaStub(channel).Connect()
                 await stream.write(pb.ConnectRequest(hello=pb.Hello(
-                    bot_name=self.name, bot_version=str(bot.version), token=token,
+                    # A token copied from a file or a message often brings its newline along; no token
+                    # holds spaces or line ends, so they are dropped rather than refused as a bad token.
+                    bot_name=self.name, bot_version=str(bot.version), token=token.strip(),
                     protocol_version=PROTOCOL_VERSION, events=bot.wants_events,
                 )))
                 writer = asyncio.create_task(self._write(stream))
@@ -284,7 +338,7 @@ class _Session:
             if kind == "call_request" or kind == "play_request":
                 request = getattr(msg, kind)
                 key = (request.table_id, request.seat, request.view.game_id)
-                self._lane(key).submit(self._decision(request, calling=kind == "call_request"))
+                self._lane(key).submit(_Decision(self, request, calling=kind == "call_request"))
             elif kind == "event":
                 event = msg.event
                 key = (event.table_id, event.seat, event.game_id)
@@ -314,27 +368,9 @@ class _Session:
             except (grpc.aio.AioRpcError, grpc.aio.UsageError, asyncio.InvalidStateError):
                 return  # the stream is over; the reader reports why
 
-    def _decision(self, request: pb.CallRequest | pb.PlayRequest, *, calling: bool) -> Callable[[Bot], None]:
-        def decide(bot: Bot) -> None:
-            if self._closed:
-                return
-            if calling:
-                view = view_from_proto(request.view, request.table_id, legal_calls=request.legal_calls,
-                                       retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
-                answer = pb.ConnectRequest(call=pb.CallAnswer(request_id=request.request_id,
-                                                              call=int(bot.call(view))))
-            else:
-                view = view_from_proto(request.view, request.table_id, legal_cards=request.legal_cards,
-                                       retry_reason=request.retry_reason, deadline_ms=request.deadline_ms)
-                answer = pb.ConnectRequest(play=pb.PlayAnswer(request_id=request.request_id,
-                                                              card=str(bot.play(view))))
-            self._post(answer)
-
-        return decide
-
-    def _post(self, answer: pb.ConnectRequest) -> None:
+    def post(self, answer: pb.ConnectRequest) -> None:
         """Hands an answer from a worker thread to the event loop, which writes it."""
-        if self._closed or self._loop is None:
+        if self.closed or self._loop is None:
             return
         with contextlib.suppress(RuntimeError):  # a closed loop: the session is over, nobody waits
             self._loop.call_soon_threadsafe(self._outbox.put_nowait, answer)
@@ -371,7 +407,7 @@ class _Session:
             del self._current[key[:2]]
 
     def _close(self) -> None:
-        self._closed = True
+        self.closed = True
         for lane in self._games.values():
             lane.close()
         self._games.clear()

@@ -3,7 +3,11 @@
 A :class:`Session` is one ``Connect`` stream after a welcomed ``Hello``. It numbers the requests
 it sends, matches answers to them by ``request_id`` (so a bot can act only for the seats its
 session holds), enforces each request's deadline, and turns whatever goes wrong into faults:
-late answers, answers to unknown requests, answers of the wrong kind, malformed messages.
+late answers, answers to unknown requests, answers of the wrong kind, malformed messages. A
+``BotError`` in place of an answer (the bot's code raised: the arena says it reads them in its
+Welcome) settles the open request at once as a ``crash`` fault, whose detail names the exception,
+its message and the file and line the bot gave (:func:`~arena.players.local.crash_detail`); the
+table plays the fallback for that decision only.
 
 A message the arena cannot use (an answer to a request that is not open, a duplicate answer, an
 answer of the wrong kind, an empty message, a second Hello) is a *stray*. Each one is a fault of the
@@ -54,6 +58,7 @@ import grpc
 from arena.core.faults import FaultKind, PlayerFault
 from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
+from arena.players.local import crash_detail
 from arena.players.pauses import paused_s
 from protocol import callbreak_pb2 as pb
 
@@ -416,12 +421,17 @@ class Session:
             return
         self._silent_lates = 0
         kind = msg.WhichOneof("kind")
-        if kind == "play" or kind == "call":
-            answer = msg.play if kind == "play" else msg.call
+        if kind == "play" or kind == "call" or kind == "error":
+            answer = msg.play if kind == "play" else msg.call if kind == "call" else msg.error
             request_id = answer.request_id
             pending = self._pending.get(request_id)
-            if pending is not None and pending.kind is _ANSWERS[kind] and not pending.future.done():  # the usual
+            if pending is not None and pending.kind is _ANSWERS.get(kind) and not pending.future.done():  # the usual
                 pending.future.set_result(answer.card if kind == "play" else answer.call)
+                return
+            if kind == "error" and pending is not None and not pending.future.done():  # for a call or a play
+                error = msg.error
+                pending.future.set_exception(PlayerFault(FaultKind.CRASH, crash_detail(
+                    error.error_type, error.message, error.file, error.line)))
                 return
             if pending is None and request_id in self._expired:
                 # Already recorded as late when the deadline passed; just tell the bot (once: a second
@@ -443,7 +453,7 @@ class Session:
                 return
             pending.future.set_result(answer.call if kind == "call" else answer.card)
             return
-        what = "a second Hello" if kind == "hello" else "an empty message (no hello, call or play set)"
+        what = "a second Hello" if kind == "hello" else "an empty message (no hello, call, play or error set)"
         self.stray(FaultKind.MALFORMED, pb.NOTICE_KIND_MALFORMED_MESSAGE, 0, "", f"the bot sent {what}",
                    f"ignored {what}")
 

@@ -22,7 +22,10 @@ How an in-process bot plays at a table:
   long as the seat's last decision could have (1 s before its first decision), and not at all
   while the bot is stuck.
 - **Crashes are faults.** Whatever a bot raises, ``SystemExit`` and ``KeyboardInterrupt``
-  included, is a ``crash`` fault of that seat, never the arena's exit. What ``on_event`` raises is
+  included, is a ``crash`` fault of that seat, never the arena's exit: the fallback plays that
+  decision and the seat is asked as usual at its next one. Its detail names the exception, its
+  message and where the bot's own code raised it (:func:`crash_detail`, :func:`raised_at`), e.g.
+  ``the bot raised ZeroDivisionError: division by zero, at bot.py:12``. What ``on_event`` raises is
   ignored.
 - **Nothing is left behind.** :meth:`LocalPlayer.close`, called when the game ends, lets the thread
   end once it has nothing left to run; the thread also ends by itself when the player is
@@ -34,11 +37,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import queue
+import sysconfig
 import threading
 import time
+import traceback
 import weakref
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 from arena.core.cards import Card
@@ -48,12 +55,55 @@ from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 from arena.players.pauses import paused_s
 
-__all__ = ["InProcessBot", "LocalPlayer", "play_out"]
+__all__ = ["InProcessBot", "LocalPlayer", "crash_detail", "play_out", "raised_at"]
 
 _IDLE_S = 60.0
 """A worker thread with nothing to run for this long ends (a new one starts if work comes)."""
 _FIRST_EVENT_WAIT_S = 1.0
 """How long an event waits for the bot's handler before the seat's first decision sets the limit."""
+
+
+# Where code that is not the bot's own lives: the arena (and its bot kit), the standard library and the
+# installed packages. The place a bot's error is told is the last place of its traceback outside them.
+_NOT_THE_BOTS = tuple(
+    str(Path(folder).resolve()) + os.sep
+    for folder in {str(Path(__file__).resolve().parents[1]), *(
+        sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib"))}
+    if folder
+)
+
+
+def raised_at(error: BaseException) -> tuple[str, int] | None:
+    """Where the bot's own code raised ``error``: the file and line of the last place of its traceback
+    that is not the arena's, the standard library's or an installed package's (the bot's line that
+    called the library that raised), else its last place of all; ``None`` when it has no traceback.
+
+    The file is shown relative to the working folder when it lies inside it, else by its name alone:
+    never a whole path, which would show the author's folders in the records.
+    """
+    places = traceback.extract_tb(error.__traceback__)
+    if not places:
+        return None
+    own = [place for place in places if not place.filename.startswith("<") and
+           not os.path.realpath(place.filename).startswith(_NOT_THE_BOTS)]
+    place = (own or places)[-1]
+    path = Path(os.path.realpath(place.filename))
+    try:
+        shown_path = path.relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        shown_path = path.name
+    return shown_path, place.lineno or 0
+
+
+def crash_detail(error_type: str, message: str, file: str = "", line: int = 0) -> str:
+    """The detail of a ``crash`` fault for an error a bot raised, each part of the bot's text cut short
+    (:func:`~arena.core.faults.bounded`): ``the bot raised ZeroDivisionError: division by zero, at bot.py:12``."""
+    detail = f"the bot raised {bounded(error_type) or 'an error'}"
+    if message:
+        detail += f": {bounded(message)}"
+    if file:
+        detail += f", at {bounded(file)}" + (f":{line}" if line else "")
+    return detail
 
 
 class InProcessBot(Protocol):
@@ -200,8 +250,8 @@ class LocalPlayer(QuietPlayer):
                 said = str(error)
             except Exception:
                 said = ""
-            raised = f"the bot raised {bounded(type(error).__name__)}"
-            raise PlayerFault(FaultKind.CRASH, raised + (f": {bounded(said)}" if said else "")) from error
+            file, line = raised_at(error) or ("", 0)
+            raise PlayerFault(FaultKind.CRASH, crash_detail(type(error).__name__, said, file, line)) from error
         if isinstance(answer, Card):
             answer = str(answer)
         return answer, elapsed
