@@ -42,7 +42,7 @@ from arena.core.faults import FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.net.remote import END_WAIT_S, HeldFaults, RemotePlayer, Session, StrayLog
-from arena.net.tokens import find_bot, token_sha256
+from arena.net.tokens import find_bot, new_token, token_sha256
 from arena.net.wire import rules_to_proto
 from arena.players.pauses import settle
 from arena.players.table import GameRecord, TableSettings, play_game
@@ -65,6 +65,9 @@ HELLO_TIMEOUT_S = 10.0
 """Seconds a new stream has to send its Hello; a stream that stays silent longer is ended with
 DEADLINE_EXCEEDED, so idle connections cannot pile up in the arena."""
 """The largest message a bot may send; a bot's messages are a few dozen bytes."""
+
+TOKEN_LENGTH = len(new_token())
+"""Characters in a token the arena makes; an organiser may choose tokens of another length."""
 
 _LOG = logging.getLogger("arena.net")
 
@@ -259,7 +262,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
             session_id=session.session_id, arena_version=__version__, protocol_version=PROTOCOL_VERSION,
             rules=self.server.rules_msg, max_tables=settings.max_tables,
             max_retries=settings.table.max_retries, deadline_ms=settings.table.deadline_ms,
-            reconnect_grace_ms=int(settings.reconnect_grace_s * 1000),
+            reconnect_grace_ms=int(settings.reconnect_grace_s * 1000), takes_bot_errors=True,
         )))
         session.start()
         lobby.add(session)
@@ -309,6 +312,27 @@ def _certificate_names(context: grpc.aio.ServicerContext) -> set[str] | None:
     names = [*auth.get("x509_common_name", []), *auth.get("x509_subject_alternative_name", [])]
     found = {name.decode(errors="replace") for name in names if name}
     return found or None
+
+
+_SPACES = {"\n": "a newline", "\r": "a carriage return", " ": "a space", "\t": "a tab"}
+"""The characters a token is most often copied with, as a student calls them."""
+
+
+def token_hint(token: str) -> str:
+    """Why an unknown token may be the right one copied badly, or "": what surrounds it (a newline from
+    the file it was read from, a space), or a length other than that of the tokens the arena makes
+    (:func:`~arena.net.tokens.new_token`). It tells nothing of the tokens the arena knows."""
+    stripped = token.strip()
+    if stripped != token and stripped:
+        where, extra = ("ends", token[len(token.rstrip()):]) if token.rstrip() != token else (
+            "begins", token[:len(token) - len(token.lstrip())])
+        names = [_SPACES.get(char, f"the character {char!r}") for char in dict.fromkeys(extra)]
+        said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+        return f"this one {where} with {said}: it was copied with the token; send the token alone"
+    if len(token) != TOKEN_LENGTH and token.isprintable() and len(token) <= 4 * TOKEN_LENGTH:
+        return (f"a token made by callbreak-arena is {TOKEN_LENGTH} characters; this one has {len(token)}: is it the "
+                "whole token, and only the token?")
+    return ""
 
 
 def not_a_message(err: DecodeError) -> str:
@@ -386,8 +410,10 @@ class ArenaServer:
                         "it from CALLBREAK_TOKEN or --token)")
         bot = find_bot(self._tokens, hello.token)
         if bot is None:
+            hint = token_hint(hello.token)
             return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
-                        "this token is not known to the arena: check the token the organiser gave your bot")
+                        "this token is not known to the arena: check the token the organiser gave your bot"
+                        + (f" ({hint})" if hint else ""))
         name = bot.split("@", 1)[0]  # a process launched for one game holds the key bot@game
         if hello.bot_name and hello.bot_name != name:
             return "", (pb.REFUSAL_REASON_BAD_TOKEN, grpc.StatusCode.UNAUTHENTICATED,
