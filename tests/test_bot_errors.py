@@ -22,6 +22,7 @@ from arena.core.rules import Rules
 from arena.net.server import ArenaServer, ServerSettings
 from arena.net.tokens import new_token, token_sha256
 from protocol import callbreak_pb2 as pb
+from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import ROOT, handshake, hello
 from tests.data.runs import NO_FAST, RANDOM, cli, faults_of, kinds_text, records, write
 
@@ -132,6 +133,31 @@ def test_an_error_raised_inside_the_arenas_code_names_the_bots_line_that_called_
     assert len(details) == 1
     detail = details.pop()
     assert detail.startswith("the bot raised CardError: ") and detail.endswith(f", at divider_bot.py:{RAISING_LINE}")
+
+
+def test_a_bot_error_for_a_request_that_is_not_open_is_a_stray_like_any_answer() -> None:
+    token = new_token()
+
+    async def scenario() -> tuple[pb.ConnectResponse, pb.ConnectResponse]:
+        server = ArenaServer(ServerSettings(rules=Rules(), tokens={token_sha256(token): "student"}))
+        port = await server.start("127.0.0.1:0")
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                stream = pb_grpc.ArenaStub(channel).Connect(timeout=5)
+                await stream.write(hello(token))
+                welcome = await stream.read()
+                await stream.write(pb.ConnectRequest(error=pb.BotError(
+                    request_id=99, error_type="TypeError", message="x is undefined", file="bot.js", line=7)))
+                notice = await stream.read()
+                await stream.done_writing()
+                return welcome, notice
+        finally:
+            await server.stop(0.5)
+
+    welcome, notice = asyncio.run(scenario())
+    assert welcome.welcome.takes_bot_errors
+    assert (notice.notice.kind, notice.notice.request_id) == (pb.NOTICE_KIND_UNKNOWN_REQUEST_ID, 99)
+    assert notice.notice.detail == "request 99 is not open: this session holds no seat"
 
 
 # --- tokens copied with a newline ----------------------------------------------------------------------
