@@ -30,7 +30,16 @@ from arena.core.scoring import format_score, round_score
 from arena.errors import ArenaError, RecordsError
 from arena.event.audit import audit
 from arena.event.bots import load_bot_class, make_bot
-from arena.event.check import CHECK_DEADLINE_MS, NAME, OPPONENTS, BotUnderTest, check_bot, play_one_deal_set, report
+from arena.event.check import (
+    CHECK_DEADLINE_MS,
+    LOGS,
+    NAME,
+    OPPONENTS,
+    BotUnderTest,
+    check_bot,
+    play_one_deal_set,
+    report,
+)
 from arena.event.config import PAGE_PORT, TournamentConfig, load_config, parse_config
 from arena.event.roster import ROSTER_FILE, Roster, read_names, read_roster, submitted_text, write_tokens
 from arena.event.status import Status, read_status
@@ -259,18 +268,35 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser(
         "check-bot", help="check that a bot plays by the rules, in time, at several tables at once",
         description="Check a bot before a tournament: it plays at least --games games against three sample "
-        "bots, a deal set under every rules profile, four tables at once, with the tournament's deadline and "
-        "fault rules. The report says, for each check, PASS or FAIL, and for each failure what was asked, "
-        "what came back and what the rule says. Give the bot as one of --bot, --command, --stdio, --bhoos, "
-        "--bhoos-url or --remote. Exit status: 0 every check passed, 1 a check failed, 2 bad arguments.",
+        "bots, a deal set under each rules profile it is checked under, four tables at once, with the "
+        "tournament's deadline and fault rules. Every profile is played at one address, printed once: a bot "
+        "that connects by itself (--remote) connects once. The report says, for each check, PASS, FAIL or "
+        "INCOMPLETE (part of it was not played: it says which profiles, and why), and for each failure what "
+        "was asked, what came back and what the rule says. When a check does not pass, the records and your "
+        "bot's log are kept in --logs and the report names the log. Give the bot as one of --bot, --command, "
+        "--stdio, --bhoos, --bhoos-url or --remote. Exit status: 0 every check passed, 1 a check did not "
+        "pass, 2 bad arguments.",
     )
     _add_bot_options(check)
+    check.add_argument("--profile", action="append", default=[], metavar="NAME",
+                       help="check under this rules profile only (repeat it, or give a comma list, for more; one "
+                       f"of {', '.join(PROFILES)}); default: every profile, but only bhoos for --bhoos and "
+                       "--bhoos-url, as a contest bot calls 1 to 8")
     check.add_argument("--games", type=int, default=20, help="games to play at least (default: 20)")
     check.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
     check.add_argument("--deadline-ms", type=int, default=CHECK_DEADLINE_MS,
                        help=f"the time to answer each request (default: {CHECK_DEADLINE_MS})")
     check.add_argument("--opponents", choices=tuple(OPPONENTS), default="random",
                        help="the sample bots it plays against (default: random)")
+    check.add_argument("--folder", type=Path, default=None, metavar="DIR",
+                       help="a launched bot's own folder, the one its sandbox shows it, as folder = \"DIR\" of a "
+                       "bot in a configuration (default: the folder of the first file its command names)")
+    check.add_argument("--read-only", type=Path, action="append", default=[], metavar="DIR",
+                       help="one more folder a launched bot's sandbox shows it read-only, as [sandbox] read_only "
+                       "in a configuration (repeat it for more)")
+    check.add_argument("--logs", type=Path, default=LOGS, metavar="DIR",
+                       help=f"where a check that does not pass keeps its records and your bot's log, one folder "
+                       f"per profile, replacing an earlier check's (default: {LOGS}, in the current folder)")
     check.set_defaults(func=_cmd_check_bot)
 
     rules = sub.add_parser(
@@ -726,10 +752,21 @@ def _cmd_check_bot(args: argparse.Namespace) -> int:
         raise UsageError(f"--games must be 1 or more, not {args.games}")
     if args.deadline_ms < 1:
         raise UsageError(f"--deadline-ms must be 1 or more, not {args.deadline_ms}")
+    profiles = [name.strip() for given in args.profile for name in given.split(",") if name.strip()]
+    unknown = [name for name in profiles if name not in PROFILES]
+    if unknown:
+        raise UsageError(f"--profile {unknown[0]!r} is not a rules profile; the profiles are: {', '.join(PROFILES)}")
+    if (args.folder is not None or args.read_only) and bot.kind not in ("command", "stdio", "bhoos"):
+        raise UsageError("--folder and --read-only are for a bot the arena launches (--command, --stdio or --bhoos)")
+    for folder in [*([args.folder] if args.folder is not None else []), *args.read_only]:
+        if not folder.is_dir():
+            raise UsageError(f"{folder} is not a folder")
+    bot = dataclasses.replace(bot, folder=args.folder.resolve() if args.folder is not None else None,
+                              read_only=tuple(path.resolve() for path in args.read_only))
     checks = check_bot(bot, opponent=args.opponents, games=args.games, seed=args.seed,
-                       deadline_ms=args.deadline_ms, log=_say)
+                       deadline_ms=args.deadline_ms, profiles=profiles, logs=args.logs, log=_say)
     sys.stdout.write(report(checks))
-    return EXIT_OK if all(c.passed for c in checks) else EXIT_FAILURE
+    return EXIT_OK if all(c.ok for c in checks) else EXIT_FAILURE
 
 
 # -- tournaments ---------------------------------------------------------------------------

@@ -1,11 +1,21 @@
 """``check-bot`` passes the sample bots and fails careless ones with lines that name the broken rule;
-``game --bot`` plays a bot of the user's against sample bots. Real processes, real gRPC."""
+``game --bot`` plays a bot of the user's against sample bots. Real processes, real gRPC, real files."""
 
 from __future__ import annotations
 
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
 import pytest
 
-from tests.data.runs import ROOT, cli
+from arena.event.sandbox import bwrap_problem
+from tests.data.runs import ROOT, cli, write
+from tests.test_bhoos_bots import BOT as BHOOS_BOT
 
 CARELESS = ROOT / "tests" / "data" / "careless_bots.py"
 
@@ -23,7 +33,9 @@ def test_the_sample_bots_pass_every_check_in_process_and_launched() -> None:
         assert out[-1] == "7 of 7 checks passed"
         assert all(line.startswith(("PASS", "      ")) for line in out[:-2])
         assert "PASS  20 full games without a fault" in out
-        assert any(line.startswith("      24 games, up to 4 tables at once") for line in out)
+        assert any(line.startswith("      24 games under every rules profile, up to 4 tables at once")
+                   for line in out)
+        assert result.stderr.count("arena listening on") <= 1
 
 
 @pytest.mark.parametrize(("bot", "failed", "words"), [
@@ -31,8 +43,10 @@ def test_the_sample_bots_pass_every_check_in_process_and_launched() -> None:
                  "13 is not a legal call: call a whole number from 1 to 8 under the bhoos rules", id="calls"),
     pytest.param(f"{CARELESS}:FirstCard", "only legal cards", "was led and you hold", id="cards"),
 ])
-def test_a_careless_bot_fails_the_check_of_the_rule_it_breaks(bot: str, failed: str, words: str) -> None:
-    result = cli("check-bot", "--bot", bot, "--games", "4", timeout=300)
+def test_a_careless_bot_fails_the_check_of_the_rule_it_breaks(
+    bot: str, failed: str, words: str, tmp_path: Path,
+) -> None:
+    result = cli("check-bot", "--bot", bot, "--games", "4", "--logs", tmp_path / "logs", timeout=300)
     assert result.returncode == 1
     out = lines(result.stdout)
     assert f"FAIL  {failed}" in out
@@ -44,23 +58,157 @@ def test_a_careless_bot_fails_the_check_of_the_rule_it_breaks(bot: str, failed: 
     assert "PASS  loads and plays" in out
 
 
-def test_a_late_launched_bot_fails_the_deadline_check() -> None:
+def test_a_late_launched_bot_fails_the_deadline_check(tmp_path: Path) -> None:
     command = f"{{python}} {CARELESS} Dawdler --arena {{address}}"
-    result = cli("check-bot", "--command", command, "--deadline-ms", "100", "--games", "4", timeout=300)
+    result = cli("check-bot", "--command", command, "--deadline-ms", "100", "--games", "4",
+                 "--logs", tmp_path / "logs", timeout=300)
     assert result.returncode == 1
     out = lines(result.stdout)
     assert "FAIL  answers within the deadline (100 ms)" in out
     assert "the deadline passed" in out[out.index("FAIL  answers within the deadline (100 ms)") + 1]
 
 
-def test_a_bot_that_cannot_start_fails_with_its_reason_and_its_log() -> None:
-    result = cli("check-bot", "--command", "{python} -c raise.SystemExit(4)", "--games", "4", timeout=300)
+def test_a_bot_that_cannot_start_fails_with_its_reason_and_the_path_of_its_kept_log(tmp_path: Path) -> None:
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    result = cli("check-bot", "--command", "{python} -c raise.SystemExit(4)", "--games", "4", "--logs", "kept",
+                 timeout=300, cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(ROOT)})
     assert result.returncode == 1
     out = lines(result.stdout)
     assert out[0] == "FAIL  starts and connects"
-    assert "before it connected" in out[1]
+    assert "before it connected" in out[1] and out[1].startswith("      under the nepali rules: ")
     assert any("SyntaxError" in line for line in out)
+    kept = tmp_path / "kept" / "nepali" / "logs" / "yours.log"
+    assert f"      your bot's log (nepali rules): {kept}" in out
+    assert "SyntaxError" in kept.read_text()
+    # The checks of the records played nothing: not a PASS, and they say which profiles and why.
+    assert "INCOMPLETE  calls in the legal range under every rules profile" in out
+    assert ("      not played under the nepali, master, bhoos, pagat, strict and dy rules: the bot did not play to "
+            "the end under the nepali rules (see the first check)") in out
     assert "FAIL  4 full games without a fault" in out
+    assert out[-1] == "0 of 7 checks passed"
+    assert list(temp.iterdir()) == []  # the games' temporary folder is gone
+
+
+def _waited_for(path: Path, pattern: str, timeout: float = 60) -> str:
+    """The first match of ``pattern`` in the file ``path`` (a process's stderr), once it is written."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        found = re.search(pattern, path.read_text())
+        if found:
+            return found[1]
+        time.sleep(0.1)
+    raise AssertionError(f"no {pattern!r} in:\n{path.read_text()}")
+
+
+def test_a_kit_bot_connected_once_passes_every_profile_at_one_address(tmp_path: Path) -> None:
+    temp, errors, bot_errors = tmp_path / "tmp", tmp_path / "check.err", tmp_path / "bot.err"
+    temp.mkdir()
+    with errors.open("w") as err, bot_errors.open("w") as bot_err:
+        check = subprocess.Popen([sys.executable, "-m", "arena", "check-bot", "--remote", "--games", "4"], cwd=ROOT,
+                                 env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            token = _waited_for(errors, r"CALLBREAK_TOKEN=(\S+)")
+            address = _waited_for(errors, r"arena listening on (\S+)")
+            # As writing-a-bot.md tells a student to start it.
+            bot = subprocess.Popen([sys.executable, "-m", "sample_bots.random_bot", "--arena", address], cwd=ROOT,
+                                   env={**os.environ, "CALLBREAK_TOKEN": token}, stdout=bot_err, stderr=bot_err)
+            try:
+                out, _ = check.communicate(timeout=400)
+                assert bot.wait(timeout=30) == 0  # told that the tournament is over, once, at the very end
+            finally:
+                bot.kill()
+                bot.wait()
+        finally:
+            check.kill()
+            check.wait()
+    said = errors.read_text()
+    assert check.returncode == 0, out + said
+    report = lines(out)
+    assert report[-1] == "7 of 7 checks passed"
+    assert "PASS  calls in the legal range under every rules profile" in report
+    assert any(line.startswith("      24 games under every rules profile, up to 4 tables at once") for line in report)
+    assert said.count("arena listening on") == 1
+    for profile in ("nepali", "master", "bhoos", "pagat", "strict", "dy"):
+        assert f"checking under the {profile} rules" in said
+    bot_said = bot_errors.read_text()  # between two profiles the kit is told to reconnect, and does at once
+    assert bot_said.count("connected to the arena at") == 6, bot_said
+    assert bot_said.count("the tournament is over; stopping") == 1, bot_said
+    assert list(temp.iterdir()) == []
+
+
+def test_an_interrupted_check_leaves_no_temporary_folder(tmp_path: Path) -> None:
+    temp, errors = tmp_path / "tmp", tmp_path / "check.err"
+    temp.mkdir()
+    with errors.open("w") as err:
+        check = subprocess.Popen(
+            [sys.executable, "-m", "arena", "check-bot", "--remote", "--logs", str(tmp_path / "kept")], cwd=ROOT,
+            env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            _waited_for(errors, r"(arena listening on)")
+            assert [p for p in temp.iterdir() if p.name.startswith("callbreak-check-")]  # it plays there
+            check.send_signal(signal.SIGINT)
+            check.communicate(timeout=60)
+        finally:
+            check.kill()
+            check.wait()
+    assert check.returncode == 130, errors.read_text()
+    assert list(temp.iterdir()) == []
+    assert f"are in {tmp_path / 'kept'}" in errors.read_text()
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"bhoos bots need the sandbox: {bwrap_problem()}")
+def test_a_contest_bot_calling_1_to_8_passes_under_the_bhoos_profile_by_default(tmp_path: Path) -> None:
+    bot = write(tmp_path / "bot.py", BHOOS_BOT)
+    result = cli("check-bot", "--bhoos", f"{{python}} {bot} modern", "--games", "4", "--logs", tmp_path / "logs",
+                 timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = lines(result.stdout)
+    assert "PASS  calls in the legal range under the bhoos rules" in out
+    assert any(line.startswith("      4 games under the bhoos rules") for line in out)
+    assert re.findall(r"checking under the (\w+) rules", result.stderr) == ["bhoos"]
+
+
+def test_profile_names_exactly_the_profiles_checked(tmp_path: Path) -> None:
+    for given in (["--profile", "nepali", "--profile", "master"], ["--profile", "nepali,master"]):
+        result = cli("check-bot", "--bot", "sample_bots/random_bot.py:RandomBot", *given, "--games", "4",
+                     "--logs", tmp_path / "logs", timeout=300)
+        assert result.returncode == 0, result.stdout + result.stderr
+        out = lines(result.stdout)
+        assert re.findall(r"checking under the (\w+) rules", result.stderr) == ["nepali", "master"]
+        assert "PASS  calls in the legal range under the nepali and master rules" in out
+        assert any(line.startswith("      8 games under the nepali and master rules") for line in out)
+    result = cli("check-bot", "--bot", "sample_bots/random_bot.py:RandomBot", "--profile", "nepal")
+    assert result.returncode == 2 and "'nepal' is not a rules profile" in result.stderr
+
+
+STDIO_BOT = """\
+import json, sys
+print(open(sys.argv[1]).read().strip(), file=sys.stderr)  # a file outside its own folder, or a crash
+for line in sys.stdin:
+    request = json.loads(line)
+    answer = {"call": request["legal_calls"][0]} if request["type"] == "call" else {"card": request["legal_cards"][0]}
+    print(json.dumps(answer), flush=True)
+"""
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"the sandbox cannot run: {bwrap_problem()}")
+def test_folder_and_read_only_give_a_launched_bot_its_sandbox_as_in_a_tournament(tmp_path: Path) -> None:
+    code, data = tmp_path / "code", tmp_path / "data"
+    code.mkdir()
+    data.mkdir()
+    write(code / "bot.py", STDIO_BOT)
+    table = write(data / "table.txt", "an opening book")
+    # "bot.py" names no file from where check-bot runs: only --folder shows the bot its folder, and starts it there.
+    args = ("check-bot", "--stdio", f"{{python}} bot.py {table}", "--profile", "nepali", "--games", "4")
+    result = cli(*args, "--folder", code, "--read-only", data, "--logs", tmp_path / "logs", timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert lines(result.stdout)[-1] == "7 of 7 checks passed"
+    result = cli(*args, "--folder", code, "--logs", tmp_path / "logs", timeout=300)  # the data is not shown
+    assert result.returncode == 1
+    assert "No such file or directory" in (tmp_path / "logs" / "nepali" / "logs" / "yours.log").read_text()
+    result = cli("check-bot", "--bot", "sample_bots/random_bot.py:RandomBot", "--folder", code)
+    assert result.returncode == 2 and "for a bot the arena launches" in result.stderr
 
 
 def test_check_bot_needs_exactly_one_bot() -> None:
