@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.event.check import Check, report
 from arena.event.sandbox import bwrap_problem
 from tests.data.runs import ROOT, cli, write
 from tests.test_bhoos_bots import BOT as BHOOS_BOT
@@ -69,16 +70,19 @@ def test_a_late_launched_bot_fails_the_deadline_check(tmp_path: Path) -> None:
 
 
 def test_a_bot_that_cannot_start_fails_with_its_reason_and_the_path_of_its_kept_log(tmp_path: Path) -> None:
-    temp = tmp_path / "tmp"
+    temp, earlier = tmp_path / "tmp", tmp_path / "callbreak-check-logs" / "master"
     temp.mkdir()
-    result = cli("check-bot", "--command", "{python} -c raise.SystemExit(4)", "--games", "4", "--logs", "kept",
+    earlier.mkdir(parents=True)
+    write(earlier / "manifest.json", "{}")  # an earlier check's, replaced by this one's
+    result = cli("check-bot", "--command", "{python} -c raise.SystemExit(4)", "--games", "4",
                  timeout=300, cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(ROOT)})
     assert result.returncode == 1
     out = lines(result.stdout)
     assert out[0] == "FAIL  starts and connects"
     assert "before it connected" in out[1] and out[1].startswith("      under the nepali rules: ")
     assert any("SyntaxError" in line for line in out)
-    kept = tmp_path / "kept" / "nepali" / "logs" / "yours.log"
+    assert not earlier.exists()
+    kept = tmp_path / "callbreak-check-logs" / "nepali" / "logs" / "yours.log"
     assert f"      your bot's log (nepali rules): {kept}" in out
     assert "SyntaxError" in kept.read_text()
     # The checks of the records played nothing: not a PASS, and they say which profiles and why.
@@ -155,6 +159,7 @@ def test_an_interrupted_check_leaves_no_temporary_folder(tmp_path: Path) -> None
     assert check.returncode == 130, errors.read_text()
     assert list(temp.iterdir()) == []
     assert f"are in {tmp_path / 'kept'}" in errors.read_text()
+    assert (tmp_path / "kept" / "nepali" / "manifest.json").is_file()
 
 
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"bhoos bots need the sandbox: {bwrap_problem()}")
@@ -209,6 +214,62 @@ def test_folder_and_read_only_give_a_launched_bot_its_sandbox_as_in_a_tournament
     assert "No such file or directory" in (tmp_path / "logs" / "nepali" / "logs" / "yours.log").read_text()
     result = cli("check-bot", "--bot", "sample_bots/random_bot.py:RandomBot", "--folder", code)
     assert result.returncode == 2 and "for a bot the arena launches" in result.stderr
+
+
+DIVIDER = """\
+from arena.botkit import Bot, run
+
+
+class Divider(Bot):
+    def __init__(self, seed=0):
+        self.cards = 0
+
+    def call(self, view):
+        return view.legal_calls[0]
+
+    def play(self, view):
+        self.cards += 1
+        if self.cards == 3:
+            return self.cards // 0
+        return view.legal.cards()[0]
+
+
+raise SystemExit(run(Divider))
+"""
+RAISING_LINE = DIVIDER.splitlines().index("            return self.cards // 0") + 1
+
+
+def test_an_exception_in_a_kit_bot_is_shown_whole_with_the_path_of_its_log(tmp_path: Path) -> None:
+    bot = write(tmp_path / "divider.py", DIVIDER)
+    result = cli("check-bot", "--command", f"{{python}} {bot} --arena {{address}}", "--profile", "nepali",
+                 "--games", "4", "--logs", tmp_path / "logs", timeout=300)
+    assert result.returncode == 1
+    out = lines(result.stdout)
+    failed = out[out.index("FAIL  stays up to the end of every game") + 1:]
+    crash = failed[0]
+    assert crash.startswith("      nepali rules, game r1-g1-d1-p") and ", round 1, trick 3: asked for a card" in crash
+    assert f"ZeroDivisionError: integer division or modulo by zero, at divider.py:{RAISING_LINE}" in crash
+    kept = tmp_path / "logs" / "nepali"
+    assert f"      your bot's log (nepali rules): {kept / 'logs' / 'yours.log'}" in failed
+    assert "ZeroDivisionError" in (kept / "logs" / "yours.log").read_text()
+    assert f"      the games are kept in {kept}: `callbreak-arena replay {kept} GAME` shows one, trick by trick" in out
+    game = re.findall(r"game (r1-g1-d1-p\d)", crash)[0]
+    assert "rules nepali" in cli("replay", kept, game).stdout
+
+
+def test_a_detail_of_many_lines_is_reported_whole_and_indented() -> None:
+    check = Check("stays up to the end of every game")
+    check.fail("nepali rules, game r1-g1-d1-p0, round 1, trick 3: the bot raised\nTraceback (most recent call last):"
+               "\n  File \"bot.py\", line 15, in play\nZeroDivisionError: division by zero")
+    assert report([check]).splitlines() == [
+        "FAIL  stays up to the end of every game",
+        "      nepali rules, game r1-g1-d1-p0, round 1, trick 3: the bot raised",
+        "        Traceback (most recent call last):",
+        "          File \"bot.py\", line 15, in play",
+        "        ZeroDivisionError: division by zero",
+        "",
+        "0 of 1 checks passed",
+    ]
 
 
 def test_check_bot_needs_exactly_one_bot() -> None:

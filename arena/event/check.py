@@ -389,8 +389,9 @@ def _name_logs(battery: _Battery, checks: Sequence[Check], kept: Path, games: in
                 check.lines.append(f"your bot's log ({profile} rules): {path}")
     whole = checks[-1]
     if battery.played:
-        whole.lines.append(f"the games are kept in {kept}/PROFILE: `callbreak-arena replay {kept}/PROFILE GAME` "
-                           "shows one, trick by trick")
+        folder = kept / battery.attempted[0] if len(battery.attempted) == 1 else kept / "PROFILE"
+        whole.lines.append(f"the games are kept in {folder}: `callbreak-arena replay {folder} GAME` shows one, "
+                           "trick by trick")
 
 
 def _check_logs(logs: Path) -> None:
