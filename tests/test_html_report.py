@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from collections.abc import Iterator
 from html.parser import HTMLParser
 from pathlib import Path
@@ -112,6 +113,50 @@ def records(folder: Path) -> list[dict[str, Any]]:
 
 
 # -- the event -----------------------------------------------------------------------------------
+
+CLASS = (("alice", "Alice Adhikari"), ("bob", "Bob Basnet"), ("carol", "Carol Chhetri"), ("dave", "Dave Dahal"),
+         ("erin", "Erin Eklund"), ("frank", "Frank Fong"), ("gita", "Gita Gurung"))
+SUBMITTED = {"alice": "random_bot.py", "bob": "random_bot.py", "carol": "random_bot.py", "dave": "heuristic_bot.py"}
+"""Four students hand in a bot; erin, frank and gita never connect theirs."""
+ARENA = ROOT / ".venv" / "bin" / "callbreak-arena"
+
+
+def class_event(base: Path) -> Path:
+    """A class folder as docs/classroom.md lays it out, with a finished event played through the command line:
+    seven students on the roster (four submitted a bot, three never connect, so the fallback plays their seats),
+    two bots of the teacher's, and three house bots that fill the tables of the nine. Returns its results folder."""
+    names = base / "students.csv"
+    names.write_text("name,display\n" + "".join(f"{n},{d}\n" for n, d in CLASS), encoding="utf-8")
+
+    def arena(*args: str) -> subprocess.CompletedProcess[str]:
+        done = subprocess.run([str(ARENA), *args], cwd=base, capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    arena("roster", "import", "students.csv", "--tokens-out", "tokens.csv")
+    for name, bot in SUBMITTED.items():
+        arena("roster", "submit", name, str(ROOT / "sample_bots" / bot))
+    (base / "week-1.toml").write_text(
+        '[tournament]\nname = "week-1"\nseed = 7\ndeal_sets = 2\nconcurrency = 4\nroster = "roster.toml"\n'
+        'forfeit = "fallback"\n\n[time]\ndeadline_ms = 5000\nabsent_after_s = 10\n\n[sandbox]\nmode = "off"\n\n'
+        '[[bots]]\nname = "teacher"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n\n'
+        '[[bots]]\nname = "teacher-2"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n', encoding="utf-8")
+    arena("run", "week-1.toml", "--results", "results/week-1", "--no-progress")
+    return base / "results" / "week-1"
+
+
+def podium_names(folder: Path) -> tuple[str, str]:
+    """The winner and the runner-up of a finished event, as the standings files name them."""
+    data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))
+    assert data["ended"], data
+    return data["winner"], data["runner_up"]
+
+
+def shown_as(bot: str) -> str:
+    """How a page names a bot of the class: its display name, then its bot name."""
+    return f"{dict(CLASS)[bot]} ({bot})" if bot in dict(CLASS) else bot
+
+
 
 
 @pytest.fixture(scope="module")
@@ -373,3 +418,72 @@ def test_the_page_renders_in_chromium(event: Path, tmp_path: Path) -> None:
         finally:
             browser.close()
     assert set(requests) == {address} and errors == []
+
+
+# -- report.html as the audience reads it --------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def week(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return class_event(tmp_path_factory.mktemp("class"))
+
+
+@pytest.fixture(scope="module")
+def week_doc(week: Path) -> Node:
+    return parse((week / REPORT_FILE).read_text(encoding="utf-8"))
+
+
+def words(node: Node) -> str:
+    return " ".join(node.text().split())
+
+
+def test_the_report_names_the_winner_the_runner_up_and_the_day(week: Path, week_doc: Node) -> None:
+    winner, runner_up = podium_names(week)
+    header = words(week_doc.all("header")[0])
+    assert f"Winner: {shown_as(winner)}" in header and f"runner-up: {shown_as(runner_up)}" in header
+    status = json.loads((week / "status.json").read_text(encoding="utf-8"))
+    day = __import__("time").strftime("%Y-%m-%d", __import__("time").localtime(status["updated"]))
+    assert f"ended {day}" in header, header
+
+
+def test_the_columns_are_explained_on_the_page(week_doc: Node) -> None:
+    text = words(week_doc.by_id("standings"))
+    assert "docs/standings.md" not in text and "docs/statistics.md" not in text
+    glossary = week_doc.by_id("standings").all("dl", "glossary")[0]
+    terms = [words(dt) for dt in glossary.all("dt")]
+    headers = cells(week_doc.all("table", "standings")[0].all("thead")[0].all("tr")[0])
+    assert terms == headers
+    assert all(words(dd) for dd in glossary.all("dd"))
+
+
+def test_the_report_shows_the_display_names_of_the_roster(week_doc: Node) -> None:
+    bots = {row.attrs["data-bot"]: cells(row)[1] for table in week_doc.all("table", "standings")
+            for row in body_rows(table)}
+    assert bots["alice"] == "Alice Adhikari (alice)" and bots["teacher"] == "teacher"
+    assert bots["house-1"] == "house-1 (house)"
+    sections = {words(s.all("h3")[0]): s for s in week_doc.by_id("bots").all("section", "bot")}
+    assert "Dave Dahal (dave)" in sections
+
+
+def test_a_version_says_what_it_is(week_doc: Node) -> None:
+    sections = {s.all("h3")[0].text(): words(s) for s in week_doc.by_id("bots").all("section", "bot")}
+    # The sample random bot's class says version "3", the heuristic bot's "1": what the bot states, unchecked.
+    assert 'version "3" (the version the bot states about itself' in sections["Alice Adhikari (alice)"]
+    assert 'version "1" (the version the bot states about itself' in sections["Dave Dahal (dave)"]
+
+
+def test_each_replay_says_who_sat_who_won_and_its_faults(week: Path, week_doc: Node) -> None:
+    games: dict[str, list[dict[str, Any]]] = {}
+    for record in records(week):
+        games.setdefault(record["game"], []).append(record)
+    entries = week_doc.by_id("replays").all("ul")[0].all("li")
+    texts = [words(li) for li in entries]
+    assert len(texts) == len(set(texts)) > 1
+    for text in texts:
+        game = text.split(":")[0]
+        last = games[game][-1]
+        assert all(shown_as(bot) in text for bot in last["seats"]), text
+        first = last["places"].index(1)
+        assert f"won by {shown_as(last['seats'][first])}" in text, text
+        faults = sum(len(r["faults"]) for r in games[game])
+        assert (f"{faults} fault" in text) if faults else "no faults" in text, text

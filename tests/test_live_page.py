@@ -26,8 +26,10 @@ import pytest
 from arena.cli import main
 from arena.event.roster import ROSTER_FILE, Roster
 from arena.rating.leaderboard import POLICY, Board, LivePage, PageLimits, render_page
+from arena.rating.ratings import NOT_RANKED_TITLE
 from tests.data.hostile_bots import SCRIPT_DETAIL
 from tests.data.runs import ROOT, SLOW, run, tournament_text, write
+from tests.test_html_report import ARENA, Node, body_rows, cells, class_event, parse, podium_names, shown_as
 
 CHROMIUM = Path("/usr/bin/chromium")
 HOSTILE = ROOT / "tests" / "data" / "hostile_bots.py"
@@ -333,3 +335,134 @@ def test_the_page_refuses_connections_beyond_its_limit_and_ends_requests_that_ne
             client.close()
         page.close()
     assert threading.active_count() <= before  # the page's threads end with it
+
+
+# -- a class event as the class and the audience read it -------------------------------------------------
+
+@pytest.fixture(scope="module")
+def week(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return class_event(tmp_path_factory.mktemp("class"))
+
+
+def class_board(week: Path) -> tuple[str, Node]:
+    text = render_page(Board(week, week.parents[1] / ROSTER_FILE).snapshot())
+    return text, parse(text)
+
+
+def words(node: Node) -> str:
+    return " ".join(node.text().split())
+
+
+def test_only_bots_that_played_are_ranked_on_the_live_page(week: Path) -> None:
+    """A student who never connected is not ranked on the fallback player's results, and the house bots that
+    fill tables are not ranked at all: both are listed apart, each with why."""
+    _, doc = class_board(week)
+    section = doc.by_id("standings")
+    [ranked] = [t for t in section.all("table", "standings") if "apart" not in t.classes]
+    [apart] = section.all("table", "apart")
+    standings = json.loads((week / "standings.json").read_text(encoding="utf-8"))["standings"]
+    assert [row.attrs["data-bot"] for row in body_rows(ranked)] == [r["bot"] for r in standings if r["rank"]]
+    assert {"teacher", "teacher-2", "dave"} <= {row.attrs["data-bot"] for row in body_rows(ranked)}
+    rows = {row.attrs["data-bot"]: words(row) for row in body_rows(apart)}
+    assert set(rows) == {r["bot"] for r in standings if not r["rank"]}
+    assert {"house-1", "house-2", "house-3", "erin", "frank", "gita"} <= set(rows)
+    assert all("house bot (fills tables)" in rows[f"house-{n}"] for n in (1, 2, 3))
+    assert all("the fallback played 100% for it" in rows[bot] for bot in ("erin", "frank", "gita"))
+    assert NOT_RANKED_TITLE in words(section)
+
+
+def test_names_read_apart_and_a_submission_is_not_said_to_connect(week: Path) -> None:
+    _, doc = class_board(week)
+    text = words(doc.by_id("board"))
+    assert "Alice Adhikari (alice)" in text and "Adhikarialice" not in text
+    items = {words(li).split(" · ")[0]: words(li) for li in doc.all("ul", "bots")[0].all("li")}
+    alice = items["Alice Adhikari (alice)"]
+    assert "launched by the arena" in alice and "network" not in alice
+    assert "not connected" in items["Erin Eklund (erin)"]
+    assert "in the arena" in items["teacher"]
+    assert "●" not in text
+
+
+def test_absence_is_one_line_per_bot_not_a_fault_per_game(week: Path) -> None:
+    _, doc = class_board(week)
+    faults = doc.by_id("faults")
+    assert all("absent" not in cells(row)[1] for table in faults.all("table") for row in body_rows(table))
+    lines = [words(li) for li in faults.all("ul", "absent")[0].all("li")]
+    absent: dict[str, set[str]] = {}
+    for line in (week / "records.jsonl").read_text(encoding="utf-8").splitlines():
+        record = json.loads(line)
+        for fault in record["faults"]:
+            if fault["kind"] == "absent":
+                absent.setdefault(record["seats"][fault["seat"]], set()).add(record["game"])
+    assert {"erin", "frank", "gita"} <= set(absent) and all(len(absent[bot]) == 8 for bot in ("erin", "frank", "gita"))
+    assert lines == [f"{shown_as(bot)}: not there for {len(games)} games; the fallback player took its seats"
+                     for bot, games in sorted(absent.items())]
+
+
+def test_after_the_end_the_page_says_so_and_names_the_winner(week: Path) -> None:
+    _, doc = class_board(week)
+    winner, runner_up = podium_names(week)
+    header = words(doc.all("header")[0])
+    assert "The event has ended" in header
+    assert f"Winner: {shown_as(winner)}" in header and f"runner-up: {shown_as(runner_up)}" in header
+    assert "present" not in words(doc.by_id("board")) and "connected," not in words(doc.by_id("board"))
+
+
+def test_at_zero_games_the_page_says_whom_it_waits_for(tmp_path: Path) -> None:
+    roster = Roster(tmp_path / ROSTER_FILE)
+    roster.add("zoe", "Zoë Ortiz")
+    roster.save()
+    (tmp_path / "w.toml").write_text(
+        '[tournament]\nname = "wait"\nseed = 3\ndeal_sets = 1\nroster = "roster.toml"\n\n'
+        "[time]\ndeadline_ms = 5000\nabsent_after_s = 1\n"
+        + "".join(f'\n[[bots]]\nname = "r{n}"\npython = "sample_bots.random_bot:RandomBot"\n' for n in (1, 2, 3)),
+        encoding="utf-8")
+    err = tmp_path / "serve.err"
+    with err.open("wb") as stderr:
+        arena = subprocess.Popen([str(ARENA), "serve", "w.toml", "--results", "res", "--page", "0", "--no-progress"],
+                                 cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=stderr)
+    try:
+        url = _wait_for_line(err, "live page at", arena).rpartition(" ")[2]
+        deadline = time.monotonic() + 30
+        text = ""
+        while time.monotonic() < deadline and "never connected" not in text:
+            text = words(parse(get(url + "board")[2].decode()).by_id("standings"))
+            time.sleep(0.2)
+        assert "No complete game yet" in text
+        assert "Waiting for Zoë Ortiz (zoe): never connected in" in text, text
+    finally:
+        arena.kill()
+        arena.wait(10)
+
+
+def test_the_winner_is_on_screen_at_the_end_in_chromium(week: Path, tmp_path: Path) -> None:
+    """The live page and report.html of the finished event at 1024x768, as a projector shows them: the winner's
+    name is in the first screen of each. The screenshots are kept, and their paths printed."""
+    sync_api = pytest.importorskip("playwright.sync_api",
+                                   reason="Playwright is not installed (pip install playwright; the dev extra has it)")
+    if not CHROMIUM.exists():
+        pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
+    winner, _ = podium_names(week)
+    page = LivePage(week, roster=week.parents[1] / ROSTER_FILE, port=0)
+    url = page.start()
+    try:
+        with sync_api.sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=str(CHROMIUM))
+            try:
+                for name, address in (("live-page", url), ("report", (week / "report.html").as_uri())):
+                    tab = browser.new_page(viewport={"width": 1024, "height": 768})
+                    tab.goto(address)
+                    shot = tmp_path / f"{name}-1024x768.png"
+                    tab.screenshot(path=str(shot))
+                    tab.screenshot(path=str(tmp_path / f"{name}-whole.png"), full_page=True)
+                    print(f"screenshot of the {name}: {shot}")
+                    found = tab.get_by_text(f"Winner: {shown_as(winner)}").first
+                    box = found.bounding_box()
+                    assert found.is_visible() and box is not None and box["y"] + box["height"] <= 768, (name, box)
+                    width = tab.evaluate("document.documentElement.scrollWidth")
+                    assert width <= 1024, (name, width)  # nothing runs off the side of the screen
+                    tab.close()
+            finally:
+                browser.close()
+    finally:
+        page.close()

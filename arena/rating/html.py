@@ -30,6 +30,7 @@ import hashlib
 import html
 import math
 import shlex
+import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,9 +38,11 @@ from typing import Any
 from arena.core.cards import Card, Hand, Suit
 from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
-from arena.errors import CardError
+from arena.errors import ArenaError, CardError, RecordsError
 from arena.event.plan import Manifest
 from arena.event.records import GameRecords, RoundRecord
+from arena.event.roster import read_roster
+from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.rating.plots import Interval, Series, color, dash, interval_plot, line_chart
 from arena.rating.ratings import NOT_RANKED_TITLE, Comparison, RoundMark, Standing, listed_apart
@@ -50,6 +53,7 @@ from arena.rating.report import (
     FolderReport,
     matrix_cell,
     measures,
+    podium,
     read_folder,
     render_comparison,
     seat_cells,
@@ -103,6 +107,33 @@ ADVICE = {
 }
 """What a fault kind means for the bot's author (``docs/bots.md`` has the rules)."""
 
+GLOSSARY = {
+    "rank": "the place in the ranking, by points per game; bots listed apart have none",
+    "bot": "the bot, under its student's display name when the class roster gives one",
+    "points per game": "the duplicate score: what the bot scored per game beyond the other bots that played the "
+                       "very same cards in the same seat (0 is the field's average); the ranking's number",
+    "95% interval": "how sure the points per game are: if two bots' intervals do not overlap, their order is very "
+                    "unlikely to be luck (wide with few deal sets; none with one)",
+    "mean round": "the plain mean score per round",
+    "mean total": "the plain mean game total; it breaks ties in points per game",
+    "place points": "3, 2, 1 or 0 points for finishing 1st to 4th at the table, per game",
+    "matchpoints %": "the share of the other bots' results on the same hands that it beat (50 is average), with "
+                     "the half-width of its 95% interval",
+    "skill mu": "an OpenSkill rating from the places at the table: the estimated skill",
+    "skill sigma": "the OpenSkill rating's uncertainty",
+    "skill ordinal": "mu − 3 sigma: a cautious OpenSkill rating, a second opinion on who finishes ahead",
+    "calls made %": "rounds in which it took at least the tricks it called",
+    "call error": "the mean distance between the tricks it took and its call",
+    "overtricks": "tricks taken beyond the call, per round",
+    "over/under %": "rounds it called too high (missed the call) / too low (took more)",
+    "games": "complete games it played",
+    "fallback %": "the share of its calls and cards the arena made for it (late, illegal, or it was not there)",
+    "faults": "its faults by kind (each is explained in its own section below)",
+    "status": "finished, playing, absent, withdrawn or disqualified, and why a bot is not ranked",
+}
+"""What each column of the standings means, in a line: the glossary under the table (the page must explain
+itself: its readers have the page, not the project's documentation)."""
+
 _SCRIPT = ("function openTarget(){var id=decodeURIComponent(location.hash.slice(1));"
            "var t=id&&document.getElementById(id);if(!t)return;var d=t.closest('details');"
            "if(d){d.open=true;t.scrollIntoView();}}"
@@ -132,6 +163,11 @@ td.text,th.text{text-align:left}tbody tr:nth-child(even) td{background:#fafafa}
 table.standings{font-size:.8rem}table.standings th,table.standings td{padding:.2rem .3rem}
 table.standings th{white-space:normal;vertical-align:bottom}
 table.standings td{white-space:nowrap}table.standings td.wrap{white-space:normal;min-width:4.5rem}
+table.standings td.wrap:nth-child(2){min-width:7.5rem}
+@media (max-width:1200px){table.standings{font-size:.66rem}table.standings th,table.standings td{padding:.15rem .18rem}}
+.podium{font-size:1.4rem;font-weight:700;margin:.4rem 0 .1rem}
+dl.glossary{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;font-size:.9em;margin:.4rem 0 1rem}
+dl.glossary dt{font-weight:600}dl.glossary dd{margin:0;color:var(--muted)}
 td.detail{text-align:left;max-width:40rem;overflow-wrap:anywhere}table.faults td:first-child{white-space:nowrap}
 figure{margin:.6rem 0 1.2rem}figcaption{color:var(--muted);font-size:.9em;max-width:60rem}
 svg.chart{width:100%;max-width:960px;height:auto;display:block;background:#fff}
@@ -290,7 +326,7 @@ class _Gathered:
             if game.game not in games and len(games) >= FAULT_REPLAYS:
                 continue
             games[game.game] = (key, game)
-            why.setdefault(game.game, []).append(f"faults of {bot}")
+            why.setdefault(game.game, []).append(f"the faults of {bot}")
         for block in sorted(self._samples)[:SAMPLE_BLOCKS]:
             rotation, game = self._samples[block]
             games.setdefault(game.game, ((*block, rotation), game))
@@ -307,7 +343,8 @@ class _Gathered:
 class _Page:
     """The page under construction, with what every part needs."""
 
-    def __init__(self, folder: Path, report: FolderReport, gathered: _Gathered, manifest: Manifest | None) -> None:
+    def __init__(self, folder: Path, report: FolderReport, gathered: _Gathered, manifest: Manifest | None,
+                 displays: Mapping[str, str] | None = None) -> None:
         self.folder = folder
         self.report = report
         self.gathered = gathered
@@ -319,10 +356,16 @@ class _Page:
         self.colors = {row.bot: index for index, row in enumerate(report.standings)}
         self.replays = gathered.replays()
         self.replayed = {game.game for game, _ in self.replays}
+        self.displays: Mapping[str, str] = displays or {}
+
+    def name(self, bot: str) -> str:
+        """How the page names a bot: ``Alice Adhikari (alice)`` when the roster gives a display name, else its name."""
+        display = self.displays.get(bot, "")
+        return f"{display} ({bot})" if display and display != bot else bot
 
     def bot_link(self, bot: str) -> str:
         anchor = self.anchors.get(bot)
-        return f'<a href="#{anchor}">{_esc(bot)}</a>' if anchor else _esc(bot)
+        return f'<a href="#{anchor}">{_esc(self.name(bot))}</a>' if anchor else _esc(self.name(bot))
 
     def game_link(self, game: str) -> str:
         if game in self.replayed:
@@ -352,6 +395,11 @@ def _head(headers: Iterable[str], text_columns: Iterable[int] = ()) -> str:
         for i, h in enumerate(headers)) + "</tr></thead>"
 
 
+_BREAKABLE = {"matchpoints": "match<wbr>points", "overtricks": "over<wbr>tricks", "over/under": "over/<wbr>under",
+              "fallback": "fall<wbr>back"}
+"""Where the standings' longest column names may break."""
+
+
 def _standings_section(page: _Page) -> str:
     rules, rows = page.rules, page.report.standings
     text_columns = (1, len(STANDINGS_HEADERS) - 2, len(STANDINGS_HEADERS) - 1)
@@ -364,7 +412,10 @@ def _standings_section(page: _Page) -> str:
             cells = [_esc(cell) for cell in standings_cells(row, rules)]
             cells[1] = page.bot_link(row.bot) + (" (house)" if row.house else "")
             body.append(f'<tr data-bot="{_esc(row.bot)}">{_cells(cells, classes)}</tr>')
-        return (f'<div class="wide"><table class="standings">{_head(STANDINGS_HEADERS, text_columns)}'
+        head = _head(STANDINGS_HEADERS, text_columns)
+        for word, broken in _BREAKABLE.items():  # long words that may break: the table fits a 1024-pixel screen
+            head = head.replace(f">{word}", f">{broken}")
+        return (f'<div class="wide"><table class="standings">{head}'
                 f"<tbody>{''.join(body)}</tbody></table></div>")
 
     ranked = [row for row in rows if not listed_apart(row)]
@@ -378,8 +429,9 @@ def _standings_section(page: _Page) -> str:
         out.append(f"<h3>{_esc(NOT_RANKED_TITLE)}</h3>" + table(apart))
     if rows:
         out.append("".join(f'<p class="note">{_esc(line)}</p>' for line in standings_notes(rows, rules)))
-        out.append('<p class="note">Every column is explained in docs/standings.md; the formulas are in '
-                   "docs/statistics.md.</p>")
+        out.append('<h3>What the columns mean</h3><dl class="glossary">'
+                   + "".join(f"<dt>{_esc(h)}</dt><dd>{_esc(GLOSSARY[h])}</dd>" for h in STANDINGS_HEADERS)
+                   + "</dl>")
     comparison = page.report.comparison
     if comparison is not None:
         out.append(f"<h3>{_esc(comparison.a)} against {_esc(comparison.b)}</h3>"
@@ -429,7 +481,7 @@ def _legend(page: _Page, bots: Sequence[str]) -> str:
         index = page.colors[bot]
         style = f"background:{color(index)}" + (";background:repeating-linear-gradient(90deg,"
                                                 f"{color(index)} 0 6px,transparent 6px 9px)" if dash(index) else "")
-        items.append(f'<li><span class="swatch" style="{style}"></span>{_esc(bot)}</li>')
+        items.append(f'<li><span class="swatch" style="{style}"></span>{_esc(page.name(bot))}</li>')
     return f'<ul class="legend">{"".join(items)}</ul>'
 
 
@@ -561,9 +613,12 @@ def _bot_section(page: _Page, row: Standing) -> str:
     rank = f"rank {row.rank}" if row.rank is not None else "not ranked" if not row.house else "house bot"
     status = f"{row.status}: {row.reason}" if row.reason else row.status
     versions = page.gathered.versions.get(row.bot, [])
-    out = [f'<section class="bot" id="{page.anchors[row.bot]}"><h3>{_esc(row.bot)}</h3>',
+    stated = ", ".join(f'"{version}"' for version in versions)
+    out = [f'<section class="bot" id="{page.anchors[row.bot]}"><h3>{_esc(page.name(row.bot))}</h3>',
            f"<p>{_esc(rank)}; status {_esc(status)}; {row.games} games"
-           + (f"; version {_esc(', '.join(versions))}" if versions else "") + "</p>"]
+           + (f"; version{'s' if len(versions) > 1 else ''} {_esc(stated)} (the version the bot states about "
+              "itself when it joins: its bot class's <code>version</code>; the arena does not check it)"
+              if versions else "") + "</p>"]
     if row.games:
         out.append(f"<p>Duplicate score {_esc(cells['points per game'])} {_esc(page.unit)} per game, 95% interval "
                    f"{_esc(cells['95% interval'])}; matchpoints {_esc(cells['matchpoints %'])}%; calls: exactly made "
@@ -672,8 +727,8 @@ def _replay_round(page: _Page, game: GameRecords, record: RoundRecord) -> str:
                 cells.append(f"<td>{by_seat.get(seat, '')}</td>")
         winner = seats[trick.winner] if 0 <= trick.winner < 4 else "?"
         rows.append(f"<tr><td>{number + 1}</td>{''.join(cells)}<td class=\"text\">seat {trick.winner} "
-                    f"{_esc(winner)}</td></tr>")
-    seat_heads = "".join(f'<th scope="col">seat {s}<br>{_esc(seats[s])}</th>' for s in range(4))
+                    f"{_esc(page.name(winner))}</td></tr>")
+    seat_heads = "".join(f'<th scope="col">seat {s}<br>{_esc(page.name(seats[s]))}</th>' for s in range(4))
     redeals = "".join(f'<p class="note">Redealt before this deal: attempt {r.attempt}, {_esc(r.reason)}.</p>'
                       for r in record.redeals)
     faults = "".join(
@@ -691,6 +746,26 @@ def _replay_round(page: _Page, game: GameRecords, record: RoundRecord) -> str:
             + (f'<ul class="round-faults">{faults}</ul>' if faults else "") + "</div>")
 
 
+def _replay_line(page: _Page, game: GameRecords, why: Sequence[str]) -> str:
+    """What sets a replayed game apart in the list: who sat where, who won, its faults, and why it is shown."""
+    final = game.final
+    rules = game.first.rules
+    first = [seat for seat in range(4) if len(final.places) == 4 and final.places[seat] == 1]
+    won = " and ".join(f"{page.name(game.seats[seat])}" for seat in first)
+    total = format_score(rules, final.totals[first[0]]) if first else ""
+    faults: dict[str, int] = {}
+    for record in game.rounds:
+        for fault in record.faults:
+            bot = game.seats[fault.seat] if 0 <= fault.seat < 4 else "?"
+            faults[bot] = faults.get(bot, 0) + 1
+    count = sum(faults.values())
+    fault_text = (f"{count} fault{'s' if count != 1 else ''} ("
+                  + ", ".join(f"{page.name(bot)} {n}" for bot, n in faults.items()) + ")") if count else "no faults"
+    seats = ", ".join(f"seat {seat} {page.name(bot)}" for seat, bot in enumerate(game.seats))
+    winner = f"won by {won} ({total})" + (" tied" if len(first) > 1 else "") if first else "no winner recorded"
+    return f"{seats}; {winner}; {fault_text}; shown for {' and '.join(why)}"
+
+
 def _replays_section(page: _Page) -> str:
     out = ['<section id="replays"><h2>Replays</h2>']
     replays = page.replays
@@ -705,16 +780,17 @@ def _replays_section(page: _Page) -> str:
                "tricks, a column per seat: the card underlined was led, the card framed in green won, and a "
                "shaded cell is where a fault happened (the card shown is the one the arena played).</p><ul>")
     out.extend(f'<li><a href="#{_game_anchor(game.game)}"><code>{_esc(game.game)}</code></a>: '
-               f"{_esc('; '.join(why))}</li>" for game, why in replays)
+               f"{_esc(_replay_line(page, game, why))}</li>" for game, why in replays)
     out.append("</ul>")
     for game, why in replays:
         rules = game.first.rules
         final = game.final
-        totals = ", ".join(f"{_esc(bot)} {_esc(format_score(rules, final.totals[s]))}"
+        totals = ", ".join(f"{_esc(page.name(bot))} {_esc(format_score(rules, final.totals[s]))}"
                            + (f" (place {final.places[s]})" if len(final.places) == 4 else "")
                            for s, bot in enumerate(game.seats))
         out.append(f'<details class="replay" id="{_game_anchor(game.game)}"><summary>Game '
-                   f"<code>{_esc(game.game)}</code>: {_esc(' · '.join(game.seats))} ({_esc('; '.join(why))})"
+                   f"<code>{_esc(game.game)}</code>: {_esc(' · '.join(map(page.name, game.seats)))} "
+                   f"({_esc('; '.join(why))})"
                    f"</summary><p>Deal set {game.first.deal_set}, rotation {game.first.rotation}, rules "
                    f"{_esc(rules.profile_name)}. Final totals: {totals}.</p>"
                    + "".join(_replay_round(page, game, record) for record in game.rounds) + "</details>")
@@ -734,10 +810,32 @@ def _header(page: _Page) -> str:
     links = [("standings", "Standings"), ("scores", "Duplicate scores"), ("course", "Round by round"),
              ("head-to-head", "Head to head"), ("calling", "Calling and faults"), ("bots", "Bot by bot"),
              ("replays", "Replays")]
-    return (f"<header><h1>{_esc(name)}</h1><p class=\"meta\">{_esc(' · '.join(facts))}</p>"
+    top = podium([dataclasses.replace(row, bot=page.name(row.bot)) for row in page.report.standings], page.rules)
+    when = _when(page.folder)
+    result = (f'<p class="podium">{_esc(top)}</p>' if top else "") + (
+        f'<p class="meta">{_esc(when)}</p>' if when else "")
+    return (f"<header><h1>{_esc(name)}</h1>{result}<p class=\"meta\">{_esc(' · '.join(facts))}</p>"
             f"<p class=\"meta\">Recomputed from the records of <code>{_esc(page.folder)}</code>; "
             "<code>callbreak-arena standings DIR</code> prints the same numbers.</p>"
             "<nav>" + "".join(f'<a href="#{a}">{t}</a>' for a, t in links) + "</nav></header>")
+
+
+def _when(folder: Path) -> str:
+    """``ended 2026-03-01 17:42``, when the last run of the event finished it; ``as of ...`` when it has not ended
+    (the time of its status, or of its records); empty without either."""
+    try:
+        status = read_status(folder)
+    except RecordsError:
+        status = None
+    if status is not None:
+        moment = status.updated
+    else:
+        try:
+            moment = ResultsStore(folder).records_path.stat().st_mtime
+        except OSError:
+            return ""
+    day = time.strftime("%Y-%m-%d %H:%M", time.localtime(moment))
+    return f"ended {day}" if status is not None and status.state == "finished" else f"as of {day}"
 
 
 def _page(page: _Page) -> str:
@@ -755,29 +853,42 @@ def _page(page: _Page) -> str:
 # -- the page ------------------------------------------------------------------------------------
 
 
-def _read(folder: Path) -> _Page:
-    """The standings' one pass over the folder's records, with what the page needs besides."""
+def _read(folder: Path, roster: Path | None = None) -> _Page:
+    """The standings' one pass over the folder's records, with what the page needs besides (and the display names
+    of ``roster``'s students)."""
     store = ResultsStore(folder)
     raw = store.manifest()
     manifest = Manifest.from_dict(raw, str(store.manifest_path)) if raw is not None else None
     gathered = _Gathered()
     report = read_folder(folder, on_game=gathered.add_game, on_round=gathered.add_round)
-    return _Page(folder, report, gathered, manifest)
+    return _Page(folder, report, gathered, manifest, _displays(roster))
 
 
-def html_report(folder: Path) -> str:
-    """The report of ``folder`` as one self-contained HTML page."""
-    return _page(_read(folder))
+def _displays(roster: Path | None) -> dict[str, str]:
+    """The display names of the roster's students; none without a roster, or when it cannot be read (the page
+    still names every bot)."""
+    if roster is None:
+        return {}
+    try:
+        return read_roster(roster).display_names()
+    except (ArenaError, OSError):
+        return {}
 
 
-def write_html_report(folder: Path, out: Path | None = None) -> None:
+def html_report(folder: Path, roster: Path | None = None) -> str:
+    """The report of ``folder`` as one self-contained HTML page; the bots of ``roster``'s students under their
+    display names."""
+    return _page(_read(folder, roster))
+
+
+def write_html_report(folder: Path, out: Path | None = None, roster: Path | None = None) -> None:
     """Writes the page to ``out`` (default ``folder/report.html``), atomically."""
-    write_atomic(out if out is not None else folder / REPORT_FILE, html_report(folder))
+    write_atomic(out if out is not None else folder / REPORT_FILE, html_report(folder, roster))
 
 
-def write_report_files(folder: Path) -> None:
+def write_report_files(folder: Path, roster: Path | None = None) -> None:
     """The standings files and ``report.html`` of ``folder`` from one pass over its records (the
-    standings first: they never wait on the page)."""
-    page = _read(folder)
+    standings first: they never wait on the page); ``roster``: as :func:`html_report`."""
+    page = _read(folder, roster)
     write_standings(folder, page.report)
     write_atomic(folder / REPORT_FILE, _page(page))

@@ -44,6 +44,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from arena.core.faults import FaultKind
+from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import ArenaError, ConfigError
 from arena.event.records import parse_record
@@ -52,8 +54,8 @@ from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import check_address
 from arena.rating.html import ADVICE
-from arena.rating.ratings import Standing
-from arena.rating.report import read_folder, unit_name
+from arena.rating.ratings import NOT_RANKED_TITLE, Standing, not_ranked_because
+from arena.rating.report import podium, read_folder, unit_name
 
 __all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "LivePage", "PageLimits", "Snapshot",
            "render_board", "render_page"]
@@ -85,6 +87,10 @@ class BoardRow:
     mean_total: float | None
     made_pct: float
     faults: int
+    apart: str = ""
+    """Why the bot is not ranked (:func:`~arena.rating.ratings.not_ranked_because`); empty for a ranked bot."""
+    absent_games: int = 0
+    """Games whose seat the fallback player took for it because it was not there."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -114,11 +120,15 @@ class Snapshot:
     unit: str
     standings: Sequence[BoardRow]
     faults: Sequence[FaultLine]
-    """The latest faults, newest first."""
+    """The latest faults, newest first (a bot's absence is not among them: it is one line per bot, from the
+    standings' ``absent_games``)."""
+    podium: str = ""
+    """The winner and the runner-up once the event has ended (:func:`~arena.rating.report.podium`, with display
+    names), else empty."""
 
     def shown(self, bot: str) -> str:
-        """The name the board shows for a bot."""
-        return self.displays.get(bot) or bot
+        """The name the board shows for a bot: its display name and, in brackets, its bot name."""
+        return _named(bot, self.displays)
 
     def to_dict(self) -> dict[str, Any]:
         """The snapshot as JSON-ready data (``/live.json``)."""
@@ -127,7 +137,7 @@ class Snapshot:
             "title": self.title, "live": self.live, "unit": self.unit,
             "status": None if status is None else status.to_dict(), "displays": dict(self.displays),
             "standings": [dataclasses.asdict(row) for row in self.standings],
-            "faults": [dataclasses.asdict(fault) for fault in self.faults],
+            "faults": [dataclasses.asdict(fault) for fault in self.faults], "podium": self.podium,
         }
 
 
@@ -141,8 +151,8 @@ class Board:
         self._lock = threading.Lock()
         self._store = ResultsStore(folder)
         self._displays: tuple[object, dict[str, str]] = (None, {})
-        self._standings: tuple[object, str, list[Standing], int] = (None, "points", [], 1)
-        """What the standings were computed from, their unit, the rows and the tenths in a point."""
+        self._standings: tuple[object, Rules, list[Standing]] = (None, Rules.profile(), [])
+        """What the standings were computed from, the rules their scores are counted under, and the rows."""
         self._computed = -math.inf
         self._cost = 0.0
         self._faults: tuple[object, list[FaultLine]] = (None, [])
@@ -155,12 +165,16 @@ class Board:
             except ArenaError:  # a status being replaced, or damaged: shown as unknown, never an error page
                 status = None
             displays = self._read_displays()
-            unit, rows, per_point = self._read_standings()
+            rules, rows = self._read_standings()
             faults = self._read_faults()
+        per_point = tenths_per_point(rules)
         standings = [_row(row, per_point, displays) for row in rows]
         faults = [dataclasses.replace(f, display=displays.get(f.bot, "")) for f in faults]
         title = status.tournament if status is not None else self.title
-        return Snapshot(title, status, status is not None and status.live, displays, unit, standings, faults)
+        # The rule of who won is the standings' own; only the names are the ones the class knows.
+        top = podium([dataclasses.replace(row, bot=_named(row.bot, displays)) for row in rows], rules)
+        return Snapshot(title, status, status is not None and status.live, displays, unit_name(rules), standings,
+                        faults, top)
 
     def _read_displays(self) -> dict[str, str]:
         if self.roster is None:
@@ -174,7 +188,7 @@ class Board:
             self._displays = (stamp, names)
         return self._displays[1]
 
-    def _read_standings(self) -> tuple[str, list[Standing], int]:
+    def _read_standings(self) -> tuple[Rules, list[Standing]]:
         stamp = (_stamp(self._store.records_path), _stamp(self._store.manifest_path))
         now = time.monotonic()
         if stamp != self._standings[0] and now - self._computed >= max(STANDINGS_EVERY_S, 10 * self._cost):
@@ -183,7 +197,7 @@ class Board:
             except (ArenaError, OSError):  # a folder being replaced (--fresh): the standings shown stay
                 pass
             else:
-                self._standings = (stamp, unit_name(report.rules), report.standings, tenths_per_point(report.rules))
+                self._standings = (stamp, report.rules, report.standings)
             self._computed = time.monotonic()
             self._cost = self._computed - now
         return self._standings[1:]
@@ -215,7 +229,14 @@ def _row(row: Standing, per_point: int, displays: Mapping[str, str]) -> BoardRow
         reason=row.reason, games=row.games, dup_per_game=_points(row.dup_per_game, per_point),
         dup_low=_points(row.dup_low, per_point), dup_high=_points(row.dup_high, per_point),
         mean_total=_points(row.mean_total, per_point), made_pct=row.made_pct, faults=row.faults,
+        apart=not_ranked_because(row), absent_games=row.faults_by_kind.get(FaultKind.ABSENT.value, 0),
     )
+
+
+def _named(bot: str, displays: Mapping[str, str]) -> str:
+    """``Alice Adhikari (alice)`` for a student with a display name, else the bot's name."""
+    display = displays.get(bot, "")
+    return f"{display} ({bot})" if display and display != bot else bot
 
 
 def _latest_faults(path: Path) -> list[FaultLine]:
@@ -237,6 +258,8 @@ def _latest_faults(path: Path) -> list[FaultLine]:
         except (ArenaError, ValueError, TypeError, KeyError):
             continue
         for fault in record.faults:
+            if fault.kind is FaultKind.ABSENT:  # a fault per game of an absent bot: the board says it once
+                continue
             entry = FaultLine(record.seats[fault.seat] if 0 <= fault.seat < 4 else "?", "", record.game,
                               fault.round_number, None if fault.trick is None else fault.trick + 1, fault.kind.value)
             if found and dataclasses.replace(found[-1], count=1) == entry:
@@ -280,14 +303,17 @@ h1{font-size:2.1rem;margin:.2rem 0}h2{font-size:1.3rem;margin:.8rem 0 .3rem;colo
 .state.finished{background:var(--accent)}.state.stopped,.state.interrupted,.state.ended{background:var(--bad)}
 progress{width:14rem;height:1rem;vertical-align:middle}
 .grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.4rem;align-items:start}
-@media (max-width:1000px){.grid{grid-template-columns:1fr}}
+@media (max-width:1280px){.grid{grid-template-columns:1fr}}
+.podium{font-size:1.25rem;margin:.3rem 0 .2rem}.waiting{color:var(--warn);font-weight:600}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid var(--line);padding:.15rem .4rem;text-align:right;vertical-align:top}
 th{background:var(--band);font-size:.85rem}td.text,th.text{text-align:left}
-table.standings td{font-size:1.05rem}table.standings td.rank{font-weight:700}
+table.standings td{font-size:1.05rem;white-space:nowrap}table.standings td.rank{font-weight:700}
+table.standings td.why{white-space:normal;font-size:.85rem}table.standings td.who{white-space:normal}
 .who small{color:var(--muted);font-size:.75em;margin-left:.3rem}
 tr.apart td{color:var(--muted)}
 ul.bots{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.3rem}
+ul.absent{margin:.2rem 0 .4rem;padding-left:1.2rem;font-size:.9rem}
 ul.bots li{padding:.05rem .5rem;border-radius:.3rem;border:1px solid var(--line);font-size:.85rem}
 ul.bots li.playing{border-color:var(--ok);color:var(--ok)}ul.bots li.absent{border-color:var(--warn);color:var(--warn)}
 ul.bots li.broken,ul.bots li.withdrawn,ul.bots li.disqualified{border-color:var(--bad);color:var(--bad)}
@@ -310,7 +336,8 @@ def _signed(value: float | None) -> str:
 
 
 def _who(bot: str, display: str) -> str:
-    return f"{_esc(display)}<small>{_esc(bot)}</small>" if display and display != bot else _esc(bot)
+    """A student's display name and, smaller and in brackets, the bot's name (words apart in any copy of the text)."""
+    return f"{_esc(display)} <small>({_esc(bot)})</small>" if display and display != bot else _esc(bot)
 
 
 def render_board(snapshot: Snapshot) -> str:
@@ -322,7 +349,7 @@ def render_board(snapshot: Snapshot) -> str:
         planned = max(status.games_planned, status.games_done)
         head.append(f' games <strong id="games-done">{status.games_done}</strong> of {planned} '
                     f'<progress value="{status.games_done}" max="{max(planned, 1)}"></progress>')
-        if status.address:
+        if status.address and snapshot.live:
             head.append(f" · arena at <code>{_esc(status.address)}</code>")
         head.append(f" · updated {_esc(time.strftime('%H:%M:%S', time.localtime(status.updated)))}")
         if status.message and snapshot.live:
@@ -330,9 +357,57 @@ def render_board(snapshot: Snapshot) -> str:
         if status.test:
             head.append(f"<br>sequential test: {_esc(status.test)}")
     head.append("</p>")
+    if _ended(snapshot):
+        top = snapshot.podium or "no bot is ranked."
+        head.append(f'<p class="podium"><strong>The event has ended.</strong> {_esc(top)}</p>')
+    elif snapshot.standings and _waiting(snapshot):
+        head.append(f'<p class="waiting">{_esc(_waiting(snapshot))}</p>')
     return ("<header>" + "".join(head) + "</header>" + '<div class="grid"><section id="standings">'
             + _standings(snapshot) + "</section><aside>" + _tables(snapshot) + _bots(snapshot) + _faults(snapshot)
             + "</aside></div>")
+
+
+def _ended(snapshot: Snapshot) -> bool:
+    """True once the event has ended: every game played (or a sequential test decided)."""
+    return snapshot.status is not None and snapshot.status.state == "finished"
+
+
+def _waiting(snapshot: Snapshot) -> str:
+    """``Waiting for Zoë Ortiz (zoe): never connected in 5 s.`` while the running arena waits for bots, else empty."""
+    status = snapshot.status
+    if status is None or not snapshot.live or not status.awaited:
+        return ""
+    reasons = {bot.bot: bot.reason for bot in status.bots}
+    return "Waiting for " + "; ".join(snapshot.shown(bot) + (f": {reasons[bot]}" if reasons.get(bot) else "")
+                                      for bot in status.awaited) + "."
+
+
+def _status_cell(row: BoardRow) -> str:
+    """Why a bot is listed apart, and its status when it is news (a bot playing, or finished, says nothing)."""
+    news = "" if row.status in ("playing", "finished") else row.status + (f": {row.reason}" if row.reason else "")
+    if row.apart and news and news != row.apart:
+        return f"{row.apart} ({news})"
+    return row.apart or news
+
+
+def _standings_table(snapshot: Snapshot, rows: Sequence[BoardRow], apart: bool) -> str:
+    said = any(_status_cell(row) for row in rows)  # after the end every ranked bot is simply finished: no column
+    last = f'<th class="text">{"why not ranked" if apart else "status"}</th>' if said else ""
+    out = [f'<table class="standings{" apart" if apart else ""}"><thead><tr><th>#</th><th class="text">bot</th>'
+           "<th>games</th><th>dup/game</th><th>95% CI</th><th>mean total</th><th>made %</th><th>faults</th>"
+           f"{last}</tr></thead><tbody>"]
+    for row in rows:
+        interval = (f"[{_signed(row.dup_low)}, {_signed(row.dup_high)}]"
+                    if row.dup_low is not None or row.dup_high is not None else "-")
+        out.append(
+            f'<tr data-bot="{_esc(row.bot)}">'
+            f'<td class="rank">{row.rank if row.rank is not None else "-"}</td>'
+            f'<td class="text who">{_who(row.bot, row.display)}{" (house)" if row.house else ""}</td>'
+            f'<td class="games">{row.games}</td><td>{_signed(row.dup_per_game)}</td><td>{interval}</td>'
+            f"<td>{_signed(row.mean_total)}</td><td>{row.made_pct:.0f}</td><td>{row.faults}</td>"
+            + (f'<td class="text why">{_esc(_status_cell(row))}</td>' if said else "") + "</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
 
 
 def _standings(snapshot: Snapshot) -> str:
@@ -340,32 +415,28 @@ def _standings(snapshot: Snapshot) -> str:
     out = ["<h2>Standings</h2>"]
     if not rows:
         soon = snapshot.status is not None and snapshot.status.games_done > 0
+        waiting = _waiting(snapshot)
         return out[0] + ("<p>The standings are on their way.</p>" if soon else
-                         "<p>No complete game yet: the standings appear after the first games.</p>")
-    out.append('<table class="standings"><thead><tr><th>#</th><th class="text">bot</th><th>games</th>'
-               "<th>dup/game</th><th>95% CI</th><th>mean total</th><th>made %</th><th>faults</th>"
-               '<th class="text">status</th></tr></thead><tbody>')
-    for row in rows:
-        apart = ' class="apart"' if row.rank is None else ""
-        status = row.status + (f": {row.reason}" if row.reason else "") if row.status != "playing" else ""
-        interval = (f"[{_signed(row.dup_low)}, {_signed(row.dup_high)}]"
-                    if row.dup_low is not None or row.dup_high is not None else "-")
-        out.append(
-            f'<tr{apart} data-bot="{_esc(row.bot)}">'
-            f'<td class="rank">{row.rank if row.rank is not None else "-"}</td>'
-            f'<td class="text who">{_who(row.bot, row.display)}{" (house)" if row.house else ""}</td>'
-            f'<td class="games">{row.games}</td><td>{_signed(row.dup_per_game)}</td><td>{interval}</td>'
-            f"<td>{_signed(row.mean_total)}</td><td>{row.made_pct:.0f}</td><td>{row.faults}</td>"
-            f'<td class="text">{_esc(status)}</td></tr>')
-    out.append(f"</tbody></table><p class=\"note\">Scores in {_esc(snapshot.unit)}: dup/game is the duplicate "
-               "score per game (how much better than the others who held the same cards), with its 95% interval; "
-               "made % the rounds whose call was made. From the complete games.</p>")
+                         "<p>No complete game yet: the standings appear after the first games.</p>") + (
+            f'<p class="waiting">{_esc(waiting)}</p>' if waiting else "")
+    ranked = [row for row in rows if not row.apart]
+    apart = [row for row in rows if row.apart]
+    if ranked:
+        out.append(_standings_table(snapshot, ranked, apart=False))
+    if apart:
+        out.append(f"<h3>{_esc(NOT_RANKED_TITLE)}</h3>" + _standings_table(snapshot, apart, apart=True))
+    out.append(f"<p class=\"note\">Scores in {_esc(snapshot.unit)}: dup/game is the duplicate score per game (how much "
+               "better than the others who held the same cards), with its 95% interval; made % the rounds whose call "
+               "was made. From the complete games. Ranked means played: a bot the fallback player played for "
+               "(it was not there) is listed apart, and so are the house bots that fill the tables.</p>")
     return "".join(out)
 
 
 def _tables(snapshot: Snapshot) -> str:
     status = snapshot.status
     tables = status.tables if status is not None and snapshot.live else []
+    if not tables and (_ended(snapshot) or not snapshot.live):
+        return ""  # nothing is played any more: no empty section on the projector
     out = [f"<h2>Tables in play ({len(tables)})</h2>"]
     if not tables:
         return out[0] + "<p class=\"note\">None right now.</p>"
@@ -380,29 +451,56 @@ def _tables(snapshot: Snapshot) -> str:
     return "".join(out)
 
 
+_HOW = {"remote": "connects over the network", "command": "launched by the arena", "stdio": "launched by the arena",
+        "bhoos": "launched by the arena", "bhoos_url": "over HTTP", "python": "in the arena"}
+"""How a bot of each kind plays, in words (a roster student's submission is launched by the arena)."""
+
+
+def _how(kind: str, connected: bool) -> str:
+    if kind == "remote":
+        return "connected" if connected else "not connected"
+    return _HOW.get(kind, kind)
+
+
 def _bots(snapshot: Snapshot) -> str:
     status = snapshot.status
     if status is None:
         return ""
     connected = {session.bot for session in status.sessions}
-    present = sum(1 for bot in status.bots if bot.state == "playing")
-    networked = any(bot.kind in ("remote", "command") for bot in status.bots)
-    count = f", {len(connected)} connected" if networked else ""
-    out = [f"<h2>Bots ({present} of {len(status.bots)} present{count})</h2><ul class=\"bots\">"]
+    if _ended(snapshot) or not snapshot.live:
+        count = f"{len(status.bots)} bots"
+    else:
+        present = sum(1 for bot in status.bots if bot.state == "playing")
+        remote = [bot for bot in status.bots if bot.kind == "remote"]
+        online = sum(1 for bot in remote if bot.bot in connected)
+        count = f"{present} of {len(status.bots)} present" + (
+            f"; {online} of {len(remote)} connected over the network" if remote else "")
+    out = [f"<h2>Bots ({count})</h2><ul class=\"bots\">"]
     for bot in status.bots:
         why = bot.state + (f": {bot.reason}" if bot.reason else "")
-        mark = " ●" if bot.bot in connected else ""
-        out.append(f'<li class="{_esc(bot.state)}" title="{_esc(why)}">{_esc(snapshot.shown(bot.bot))}{mark}</li>')
-    legend = "● connected over the network. " if networked else ""
-    out.append(f"</ul><p class=\"note\">{legend}Green: present; amber: absent; red: broken, withdrawn or "
-               "disqualified.</p>")
+        who = _who(bot.bot, snapshot.displays.get(bot.bot, ""))
+        out.append(f'<li class="{_esc(bot.state)}" title="{_esc(why)}">{who}'
+                   f' · <small>{_esc(_how(bot.kind, bot.bot in connected))}</small></li>')
+    colours = "" if _ended(snapshot) else (" Green: present; amber: absent; red: broken, withdrawn or "
+                                           "disqualified.")
+    out.append("</ul><p class=\"note\">Launched by the arena: a submitted bot (or a command of the configuration) "
+               "that the arena starts itself; connected / not connected: a bot that connects over the network with "
+               f"its token; in the arena: a bot inside the arena's own process.{colours}</p>")
     return "".join(out)
 
 
 def _faults(snapshot: Snapshot) -> str:
-    out = ["<h2>Latest faults</h2>"]
+    out = ['<section id="faults"><h2>Latest faults</h2>']
+    absent = sorted((row for row in snapshot.standings if row.absent_games), key=lambda row: row.bot)
+    if absent:
+        out.append('<ul class="absent">' + "".join(
+            f"<li>{_who(row.bot, row.display)}: not there for {row.absent_games} game"
+            f"{'s' if row.absent_games != 1 else ''}; the fallback player took its seats</li>" for row in absent)
+            + "</ul>")
     if not snapshot.faults:
-        return out[0] + "<p class=\"note\">None in the latest games.</p>"
+        out.append("<p class=\"note\">No other fault in the latest games.</p>" if absent else
+                   "<p class=\"note\">None in the latest games.</p>")
+        return "".join(out) + "</section>"
     out.append('<table class="small"><thead><tr><th class="text">bot</th><th class="text">kind</th>'
                '<th class="text">where</th><th class="text">what</th></tr></thead><tbody>')
     for fault in snapshot.faults:
@@ -412,7 +510,7 @@ def _faults(snapshot: Snapshot) -> str:
                    f'{times}</td><td class="text">{_esc(where)}</td>'
                    f'<td class="detail">{_esc(ADVICE.get(fault.kind, ""))}</td></tr>')
     out.append("</tbody></table><p class=\"note\">What each fault was in detail (it may name cards of a deal still "
-               "being played) is in report.html when the event ends.</p>")
+               "being played) is in report.html when the event ends.</p></section>")
     return "".join(out)
 
 

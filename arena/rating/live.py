@@ -93,7 +93,7 @@ class LiveJudge:
             if not force and now - self._refreshed < max(REFRESH_EVERY_S, 10 * self._refresh_cost):
                 return
             if force:
-                write_report_files(self.folder)
+                write_report_files(self.folder, self.config.roster)
             else:
                 write_standings(self.folder)
             self._refreshed = time.monotonic()
