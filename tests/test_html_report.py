@@ -380,10 +380,13 @@ def test_a_folder_without_games(tmp_path: Path) -> None:
                                   plan=Plan("cyclic", 0, False, False, [], []), house=[]).to_dict())
     store.open()
     store.close()
+    store.records_path.touch()  # an event begun, no game complete yet
     doc = parse(html_report(tmp_path / "empty"))
     for ident in SECTIONS:
         assert doc.by_id(ident).all("h2")
     assert not doc.all("svg") and "No complete game yet." in doc.by_id("replays").text()
+    header = doc.all("header")[0].text()
+    assert "as of " in header and "Winner" not in header  # not over: the day of its records, and no winner
 
 
 def test_the_page_renders_in_chromium(event: Path, tmp_path: Path) -> None:

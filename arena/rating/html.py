@@ -753,14 +753,15 @@ def _replay_line(page: _Page, game: GameRecords, why: Sequence[str]) -> str:
     first = [seat for seat in range(4) if len(final.places) == 4 and final.places[seat] == 1]
     won = " and ".join(f"{page.name(game.seats[seat])}" for seat in first)
     total = format_score(rules, final.totals[first[0]]) if first else ""
-    faults: dict[str, int] = {}
+    faults: dict[tuple[str, str], int] = {}
     for record in game.rounds:
         for fault in record.faults:
-            bot = game.seats[fault.seat] if 0 <= fault.seat < 4 else "?"
-            faults[bot] = faults.get(bot, 0) + 1
+            key = (game.seats[fault.seat] if 0 <= fault.seat < 4 else "?", fault.kind.value)
+            faults[key] = faults.get(key, 0) + 1
     count = sum(faults.values())
     fault_text = (f"{count} fault{'s' if count != 1 else ''} ("
-                  + ", ".join(f"{page.name(bot)} {n}" for bot, n in faults.items()) + ")") if count else "no faults"
+                  + ", ".join(f"{page.name(bot)} {kind}" + (f" ×{n}" if n > 1 else "") for (bot, kind), n in
+                              faults.items()) + ")") if count else "no faults"
     seats = ", ".join(f"seat {seat} {page.name(bot)}" for seat, bot in enumerate(game.seats))
     winner = f"won by {won} ({total})" + (" tied" if len(first) > 1 else "") if first else "no winner recorded"
     return f"{seats}; {winner}; {fault_text}; shown for {' and '.join(why)}"
