@@ -162,3 +162,22 @@ def test_a_key_in_the_wrong_table_is_pointed_to_its_own(tmp_path: Path) -> None:
         result.stderr)
     typo = cli("run", write(tmp_path / "u.toml", tournament_text(tournament="deal_set = 3\n")))
     assert "did you mean 'deal_sets'?" in typo.stderr
+
+
+def test_waiting_on_an_event_already_set_still_lets_the_loop_run() -> None:
+    # The dispatcher sets its own event; a wait that returned without yielding spun and starved the bots.
+    async def order() -> list[str]:
+        seen: list[str] = []
+
+        async def other() -> None:
+            seen.append("other task")
+
+        event = asyncio.Event()
+        event.set()
+        task = asyncio.create_task(other())
+        await woken(event, 10.0)
+        seen.append("woken")
+        await task
+        return seen
+
+    assert asyncio.run(order()) == ["other task", "woken"]

@@ -161,12 +161,15 @@ class RunSummary:
 
 
 async def woken(event: asyncio.Event, timeout: float | None) -> None:
-    """Waits until ``event`` is set or ``timeout`` passes. A cancel (the first Ctrl-C) always ends it: Python
-    3.11's ``asyncio.wait_for`` drops a cancel that arrives as the event is set, and a busy event then played on
-    to its end after a Ctrl-C."""
-    with contextlib.suppress(TimeoutError):
-        async with asyncio.timeout(timeout):
-            await event.wait()
+    """Waits until ``event`` is set or ``timeout`` passes, and always lets the loop run once (the dispatcher sets
+    its own event; a wait that did not yield would starve every bot). A cancel (the first Ctrl-C) always ends
+    it: Python 3.11's ``asyncio.wait_for`` drops a cancel that arrives as the event is set, and a busy event
+    then played on to its end after a Ctrl-C."""
+    waiter = asyncio.ensure_future(event.wait())
+    try:
+        await asyncio.wait((waiter,), timeout=timeout)
+    finally:
+        waiter.cancel()
 
 
 class Tournament:
