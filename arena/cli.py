@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import csv
 import dataclasses
 import json
 import sys
@@ -41,7 +40,15 @@ from arena.event.check import (
     report,
 )
 from arena.event.config import PAGE_PORT, TournamentConfig, load_config, parse_config
-from arena.event.roster import ROSTER_FILE, Roster, read_names, read_roster, submitted_text, write_tokens
+from arena.event.roster import (
+    ROSTER_FILE,
+    Roster,
+    read_names,
+    read_roster,
+    submitted_text,
+    tokens_csv,
+    write_tokens,
+)
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
@@ -597,9 +604,7 @@ def _cmd_roster_import(args: argparse.Namespace) -> int:
                              "written over)") from None
     roster.save()
     if args.tokens_out is None:
-        writer = csv.writer(sys.stdout, lineterminator="\n")
-        writer.writerow(["name", "display", "token"])
-        writer.writerows(issued)
+        sys.stdout.write(tokens_csv(issued))
     elif issued:
         _say(f"wrote {len(issued)} tokens to {args.tokens_out} (readable by you alone): hand each student their "
              "own, then delete the file")

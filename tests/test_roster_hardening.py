@@ -324,3 +324,13 @@ def test_tokens_csv_cannot_run_as_a_formula_and_ends_lines_with_lf(tmp_path: Pat
     assert cells == ['"\'' + formula.replace('"', '""') + '"', "'+1 Bob", "'@carol", "'-dan"]
     kept = {s.name: s.display for s in read_roster(tmp_path / ROSTER_FILE).students}
     assert kept["ada"] == formula  # the roster keeps the name as given; only the spreadsheet's copy is escaped
+
+
+def test_tokens_printed_instead_of_written_are_escaped_the_same_way(tmp_path: Path) -> None:
+    students = tmp_path / "students.csv"
+    students.write_text("bob,+1 Bob\ncarol,@carol\n", encoding="utf-8")
+    done = roster(tmp_path, "import", str(students))
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "name,display,token"
+    assert [line.rsplit(",", 1)[0] for line in lines[1:]] == ["bob,'+1 Bob", "carol,'@carol"]

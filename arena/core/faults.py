@@ -60,7 +60,8 @@ class FaultKind(enum.Enum):
     """The bot's connection ended mid-game and it did not come back within the reconnect grace:
     fallback play until the game ends."""
     CRASH = "crash"
-    """The bot raised an error (in-process) or its process died."""
+    """The bot raised an error (in-process, or a kit bot that told the arena so at once), or its process
+    died."""
     STALLED = "stalled"
     """The bot's connection stopped taking messages, or the bot left several requests in a row
     unanswered without sending anything: the arena dropped the connection."""

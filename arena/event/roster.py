@@ -29,6 +29,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import errno
+import io
 import json
 import os
 import re
@@ -67,6 +68,7 @@ __all__ = [
     "read_roster",
     "read_submission",
     "spreadsheet_cell",
+    "tokens_csv",
     "submitted_text",
     "write_tokens",
 ]
@@ -677,9 +679,16 @@ def write_tokens(path: Path, rows: Iterable[tuple[str, str, str]]) -> None:
     (:func:`spreadsheet_cell`)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(descriptor, "w", encoding="utf-8", newline="") as f:
-        writer = csv.writer(f, lineterminator="\n")
-        writer.writerow(["name", "display", "token"])
-        writer.writerows((spreadsheet_cell(name), spreadsheet_cell(display), token) for name, display, token in rows)
+        f.write(tokens_csv(rows))
+
+
+def tokens_csv(rows: Iterable[tuple[str, str, str]]) -> str:
+    """The ``name,display,token`` lines of :func:`write_tokens` (LF, formulas escaped), as text."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["name", "display", "token"])
+    writer.writerows((spreadsheet_cell(name), spreadsheet_cell(display), token) for name, display, token in rows)
+    return out.getvalue()
 
 
 def spreadsheet_cell(text: str) -> str:
