@@ -220,6 +220,9 @@ def build_parser() -> argparse.ArgumentParser:
     page.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
     page.add_argument("--out", type=Path, default=None, metavar="FILE",
                       help="where to write the page (default: DIR/report.html)")
+    page.add_argument("--roster", type=Path, default=None, metavar="FILE",
+                      help="a class roster (roster.toml): the page shows each student's display name beside the "
+                      "bot's name")
     page.set_defaults(func=_cmd_report)
 
     verify = sub.add_parser(
@@ -904,7 +907,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
     _results(args.folder)
     out = args.out if args.out is not None else args.folder / REPORT_FILE
-    write_html_report(args.folder, out)
+    if args.roster is not None and not args.roster.is_file():
+        raise UsageError(f"--roster {args.roster}: no such file (a class roster is the roster.toml of `roster add`)")
+    write_html_report(args.folder, out, args.roster)
     print(f"wrote {out}")
     return EXIT_OK
 

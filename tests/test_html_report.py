@@ -490,3 +490,13 @@ def test_each_replay_says_who_sat_who_won_and_its_faults(week: Path, week_doc: N
         assert f"won by {shown_as(last['seats'][first])}" in text, text
         faults = sum(len(r["faults"]) for r in games[game])
         assert (f"{faults} fault" in text) if faults else "no faults" in text, text
+
+
+def test_the_report_command_takes_the_roster_for_display_names(week: Path, tmp_path: Path) -> None:
+    roster = week.parent.parent / "roster.toml"
+    plain, named = tmp_path / "plain.html", tmp_path / "named.html"
+    assert main(["report", str(week), "--out", str(plain)]) == 0
+    assert main(["report", str(week), "--out", str(named), "--roster", str(roster)]) == 0
+    assert "Alice Adhikari (alice)" in named.read_text(encoding="utf-8")
+    assert "Alice Adhikari" not in plain.read_text(encoding="utf-8")
+    assert main(["report", str(week), "--out", str(plain), "--roster", str(tmp_path / "none.toml")]) == 2
