@@ -138,6 +138,8 @@ def test_a_kit_bot_connected_once_passes_every_profile_at_one_address(tmp_path: 
     bot_said = bot_errors.read_text()  # between two profiles the kit is told to reconnect, and does at once
     assert bot_said.count("connected to the arena at") == 6, bot_said
     assert bot_said.count("the tournament is over; stopping") == 1, bot_said
+    assert bot_said.count("this part is over and the next follows at the same address") == 5, bot_said
+    assert "the arena stopped before the tournament is over" not in bot_said
     assert list(temp.iterdir()) == []
 
 

@@ -1019,7 +1019,9 @@ class Tournament:
             await seating.launcher.close()
             seating.launcher = None
         if seating.server is not None:
-            await seating.server.stop(0.5, over=self._state == "finished" and not self.continued)
+            await seating.server.stop(0.5, over=self._state == "finished" and not self.continued, why=(
+                "this part is over and the next follows at the same address: reconnect"
+                if self._state == "finished" and self.continued else ""))
         if self._socket_folder is not None:
             shutil.rmtree(self._socket_folder, ignore_errors=True)
             self._socket_folder = None

@@ -504,18 +504,19 @@ class ArenaServer:
             for session in self.lobby.all_live():
                 session.check_stall(now)
 
-    async def stop(self, grace: float | None = 1.0, *, over: bool = True) -> None:
+    async def stop(self, grace: float | None = 1.0, *, over: bool = True, why: str = "") -> None:
         """Stops serving. Open streams end with status OK when the tournament is ``over``; otherwise
-        (a run that stopped with games left, or was interrupted) with UNAVAILABLE, so bots keep
-        trying to reconnect for when it resumes."""
+        (a run that stopped with games left, or was interrupted, or a next part follows at the same address)
+        with UNAVAILABLE, so bots keep trying to reconnect for when it resumes; ``why`` replaces the usual
+        words of that status."""
         if self._ticker is not None:
             self._ticker.cancel()
             self._ticker = None
         if self._server is not None:
             await self._health.enter_graceful_shutdown()
             self.ending = (grpc.StatusCode.OK, "the tournament is over") if over else (
-                grpc.StatusCode.UNAVAILABLE, "the arena stopped before the tournament is over: reconnect, it will "
-                "resume")
+                grpc.StatusCode.UNAVAILABLE, why or "the arena stopped before the tournament is over: reconnect, it "
+                "will resume")
             for session in self.lobby.all_live():
                 session.kick(*self.ending)
             if self.streams:  # each stream, and any the arena was already ending, gets its own status; the
