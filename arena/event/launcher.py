@@ -470,8 +470,25 @@ class Launcher:
             self._note_exit(entry, process.returncode, await self._log_ended(entry))
         if process.stdin is not None:
             process.stdin.close()
+        if process.stdout is not None:
+            await self._drained(process)
         if entry.private is not None:
             shutil.rmtree(entry.private, ignore_errors=True)
+
+    @staticmethod
+    async def _drained(process: asyncio.subprocess.Process) -> None:
+        """Reads what is left of an ended ``stdio`` process's output to its end, and drops it, so that its pipe
+        closes: a bot that flooded its output left its reader paused on a full buffer, where it would never
+        see the end of the stream, and the pipe would stay open as long as the arena runs."""
+        assert process.stdout is not None
+        deadline = time.monotonic() + LOG_DRAIN_S
+        with contextlib.suppress(TimeoutError, OSError):
+            while await asyncio.wait_for(process.stdout.read(2**16), max(0.0, deadline - time.monotonic())):
+                pass
+        if not process.stdout.at_eof():  # a process it left behind holds the pipe open: close the arena's end
+            transport = getattr(process, "_transport", None)  # asyncio has no public way to close one pipe
+            if transport is not None:
+                transport.close()
 
     def _stdio_ended(self, entry: _Process, ended_early: bool) -> None:
         """A ``stdio`` process that ended before its game did without ever writing a line failed to start:

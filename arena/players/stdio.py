@@ -12,15 +12,19 @@ request line for each decision and reads one answer line:
 
 Faults are those of any seat: no answer within the deadline (and time bank) is ``late``, and the answer,
 when it comes, is read and dropped (matched by its ``id`` if it has one, else by counting lines, one per
-request); a line that is not JSON, not an object, longer than :data:`LINE_LIMIT`, or without the key or
-with a value of the wrong type is ``malformed``, and so is one that :func:`arena.players.answers.read_json`
+request); a line that is not JSON, not an object, longer than :data:`LINE_LIMIT`, or without the key or with
+a value of the wrong type is ``malformed``, and so is one that :func:`arena.players.answers.read_json`
 refuses (nested too deep, a number too long, not UTF-8, a NUL byte, a key twice): nothing a bot writes
-raises out of this module. Blank lines are skipped, but more than :data:`BLANK_LIMIT` in a row are a
-``malformed`` fault after which the fallback plays the seat to the end of the game. An answer that is
-not legal is refused and asked again by the table, as for any bot. A process that ends or closes its
-standard output is a ``crash`` (the fallback plays its seat to the end of the game); one that stops
-reading its requests, or leaves ``unresponsive_after`` requests in a row unanswered without writing a
-line (or writing only blank lines), is ``stalled`` (the same).
+raises out of this module. A line already waiting when a request is due, past the answers owed to late
+requests, is one no request asked for: it is read and dropped as a ``malformed`` fault before the request is
+written, so that the bot's answers are never taken one request behind (the classic cause: debug output
+printed on standard output). The details of these faults name the classic mistakes of a first stdio bot
+(:data:`STDOUT_HINT`, and :data:`FLUSH_HINT` while it has written nothing at all). Blank lines are skipped,
+but more than :data:`BLANK_LIMIT` in a row are a ``malformed`` fault after which the fallback plays the seat
+to the end of the game. An answer that is not legal is refused and asked again by the table, as for any bot.
+A process that ends or closes its standard output is a ``crash`` (the fallback plays its seat to the end of
+the game); one that stops reading its requests, or leaves ``unresponsive_after`` requests in a row
+unanswered without writing a line (or writing only blank lines), is ``stalled`` (the same).
 The arena never blocks on such a process: every read and write has a deadline, and lines are read in
 bounded chunks.
 """
@@ -41,7 +45,8 @@ from arena.players.answers import Unreadable, read_json
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 from arena.players.pauses import wait_for
 
-__all__ = ["BLANK_LIMIT", "LINE_LIMIT", "StdioPlayer", "game_over_message", "request_message"]
+__all__ = ["BLANK_LIMIT", "FLUSH_HINT", "LINE_LIMIT", "STDOUT_HINT", "StdioPlayer", "game_over_message",
+           "request_message"]
 
 LINE_LIMIT = 64 * 1024
 """The longest line, in bytes, the arena reads from a bot (its newline excluded)."""
@@ -53,6 +58,11 @@ GAME_OVER_WRITE_S = 1.0
 """How long the arena tries to write the ``game_over`` line to a bot that does not read it."""
 _GONE_WAIT_S = 1.0
 """How long the arena waits for a process that closed its output to end, to report its exit status."""
+STDOUT_HINT = ("a stdio bot's standard output is for its answers only, one line per request: write debug output "
+               "to standard error (Python: print(..., file=sys.stderr))")
+"""Said of a line that is no answer: most often a debug print that went to standard output."""
+FLUSH_HINT = "did it flush its output? (Python: print(..., flush=True), or run python with -u)"
+"""Said of a bot late without having written a byte: most often an answer held in its output buffer."""
 
 
 def _cards(mask: int) -> list[str]:
@@ -134,6 +144,23 @@ class _Lines:
         self.ended = False
         self.blank = 0
         """Blank lines read since the last line that was not blank."""
+
+    @property
+    def pending(self) -> bool:
+        """Bytes of a line whose newline has not come yet are held (the bot wrote something)."""
+        return not self._skipping and len(self._buffer) > self._start
+
+    async def waiting(self) -> bytes | None:
+        """The next line if the bot has written it already (read without waiting for more), else ``None``;
+        raises as :meth:`next` does."""
+        task = asyncio.ensure_future(self.next())
+        await asyncio.sleep(0)  # one step: it ends there unless it has to wait for the pipe
+        if not task.done():
+            task.cancel()  # a cancelled read loses nothing
+            await asyncio.wait({task})
+            if task.cancelled():
+                return None
+        return task.result()
 
     async def next(self) -> bytes | None:
         """The next line that is not blank, without its newline, or ``None`` at end of stream; raises
@@ -229,6 +256,7 @@ class StdioPlayer(QuietPlayer):
     async def decide(self, decision: Decision) -> tuple[object, float]:
         if self._gone:
             raise PlayerFault(FaultKind.CRASH, self._gone, gone=True)
+        await self._unasked(self._next_id + 1)
         self._next_id += 1
         request_id = self._next_id
         line = json.dumps(request_message(decision, request_id), separators=(",", ":")).encode() + b"\n"
@@ -263,13 +291,50 @@ class StdioPlayer(QuietPlayer):
                 wrote = f"writing only {blank:,} blank line{'s' if blank != 1 else ''}" if blank else "without " \
                     "writing a line"
                 raise self._fault(FaultKind.STALLED, f"the bot left {self._silent} requests in a row unanswered "
-                                  f"{wrote}") from None
-            raise PlayerFault(FaultKind.LATE, f"no answer within {limit_ms} ms: the deadline passed") from None
+                                  f"{wrote}{self._mute()}") from None
+            raise PlayerFault(FaultKind.LATE, f"no answer within {limit_ms} ms: the deadline passed"
+                              f"{self._mute()}") from None
         if answer is _CLOSED_INPUT:
             raise await self._ended("closed its standard input")
         if answer is _CLOSED_OUTPUT:
             raise await self._ended("closed its standard output")
         return answer, (time.perf_counter() - sent) * 1000.0
+
+    def _mute(self) -> str:
+        """What a late bot is told when it has written nothing at all yet (its answers may sit in its buffer)."""
+        if self.answers or self._lines.blank:
+            return ""
+        if self._lines.pending:
+            return "; the bot wrote part of a line: end each answer with a newline, and flush it"
+        return f"; the bot has written nothing at all yet: {FLUSH_HINT}"
+
+    async def _unasked(self, request_id: int) -> None:
+        """Reads the lines the bot has written already, before request ``request_id`` is: late answers to
+        earlier requests are dropped; any other is a ``malformed`` fault, as no request asked for it (an
+        answer taken for the next request's would leave every later answer one request behind)."""
+        while True:
+            too_long = False
+            try:
+                raw = await self._lines.waiting()
+            except _LineTooLong:
+                raw, too_long = b"", True
+            except _BlankFlood:
+                self.answers += 1
+                raise self._fault(FaultKind.MALFORMED, f"the bot wrote {self._lines.blank:,} blank lines in a "
+                                  f"row, and the arena skips no more than {BLANK_LIMIT:,}: write one JSON object "
+                                  "per line, and no blank lines") from None
+            if raw is None:
+                return
+            self.answers += 1
+            self._silent = 0
+            if self._owed:
+                self._owed -= 1  # the late answer to an earlier request
+                continue
+            text = f"a line longer than {LINE_LIMIT} bytes" if too_long else shown(
+                raw.decode("utf-8", errors="replace").strip())
+            raise PlayerFault(FaultKind.MALFORMED, f"the bot wrote {text} before it was sent request "
+                              f"{request_id}, with no request left to answer: every answer after such a line would "
+                              f"be taken for the answer to the request after its own; {STDOUT_HINT}")
 
     async def _answer(self, kind: DecisionKind, request_id: int) -> object:
         """Reads lines until the answer to request ``request_id``; returns its raw value for the table."""
@@ -339,14 +404,16 @@ def _value(kind: DecisionKind, raw: bytes, message: object) -> object:
     text = raw.decode("utf-8", errors="replace").strip()  # as the detail quotes it
     if isinstance(message, Unreadable):
         raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} {message.reason}: write one JSON "
-                          f"object per line, like {example}")
+                          f"object per line, like {example}; {STDOUT_HINT}")
     if not isinstance(message, dict):
-        raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} is not a JSON object: write {example}")
+        raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} is not a JSON object: write {example}; "
+                          f"{STDOUT_HINT}")
     if key not in message:
         other = _KEYS[DecisionKind.PLAY if kind is DecisionKind.CALL else DecisionKind.CALL]
         hint = f" (a {other!r} answers a {'play' if other == 'card' else 'call'} request)" if other in message else ""
+        stray = "" if other in message else f"; {STDOUT_HINT}"  # no answer at all: a line of some other output?
         raise PlayerFault(FaultKind.MALFORMED, f"the answer {shown(text)} has no {key!r}{hint}: this request "
-                          f"is a {kind.value} request; write {example}")
+                          f"is a {kind.value} request; write {example}{stray}")
     value = message[key]
     if kind is DecisionKind.CALL:
         if isinstance(value, float) and value.is_integer():

@@ -1,0 +1,140 @@
+"""A launched bot's first hour, tried from the organiser's side: real ``callbreak-arena`` processes and
+real bot processes (stdio, Bhoos contest, gRPC command), sandboxed where bubblewrap runs.
+
+The classic mistakes of a first stdio bot (debug prints on standard output, output never flushed) are
+named in the fault details; a program the sandbox hides is named with the ``[sandbox]`` line that shows
+it; a bot's own environment (``env``) reaches it and never a log; the arena's temporary folders do not
+outlive it.
+"""
+
+from __future__ import annotations
+
+import gc
+import warnings
+from pathlib import Path
+
+from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
+
+
+def _bot(folder: Path, name: str, text: str) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    return write(folder / name, text)
+
+
+def _run(config: Path, results: Path, *more: str, timeout: float = 240) -> str:
+    """``callbreak-arena run`` as the organiser types it; its standard error."""
+    done = cli("run", config, "--results", results, "--no-progress", *more, timeout=timeout)
+    assert done.returncode in (0, 3), done.stdout + done.stderr
+    return done.stderr
+
+
+# A stdio bot as a student first writes it, with a debug print on standard output before each answer (not
+# flushed: it leaves with the answer, in one write).
+CHATTY = '''\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "game_over":
+        break
+    print("debug: got a " + request["type"] + " request")
+    if request["type"] == "call":
+        print(json.dumps({"call": request["legal_calls"][0]}), flush=True)
+    else:
+        print(json.dumps({"card": request["legal_cards"][0]}), flush=True)
+'''
+
+# One greeting on standard output as it starts, then one correct answer per request: every answer after the
+# greeting comes one line later than the arena reads it, unless the arena notices the line nobody asked for.
+GREETER = '''\
+import json, sys
+print("my bot is starting")
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "game_over":
+        break
+    if request["type"] == "call":
+        print(json.dumps({"call": request["legal_calls"][0]}), flush=True)
+    else:
+        print(json.dumps({"card": request["legal_cards"][-1]}), flush=True)
+'''
+
+# Correct answers that never leave Python's buffer while the game lasts: standard output is a pipe, so
+# without flush=True (or python -u) they wait there until the bot ends.
+UNFLUSHED = '''\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "game_over":
+        break
+    if request["type"] == "call":
+        print(json.dumps({"call": request["legal_calls"][0]}))
+    else:
+        print(json.dumps({"card": request["legal_cards"][0]}))
+'''
+
+
+def test_a_debug_print_on_standard_output_is_named_in_the_fault(tmp_path: Path) -> None:
+    bots = tmp_path / "bots"
+    chatty, greeter = _bot(bots / "chatty", "bot.py", CHATTY), _bot(bots / "greeter", "bot.py", GREETER)
+    text = kinds_text([("chatty", "stdio", f"{{python}} {chatty}"), ("greeter", "stdio", f"{{python}} {greeter}"),
+                       ("r1", "python", RANDOM), ("r2", "python", RANDOM)],
+                      name="chatty", seed=4, rules="rounds = 2", time="deadline_ms = 2000")
+    results = tmp_path / "results"
+    _run(write(tmp_path / "t.toml", text), results)
+    faults = faults_of(results)
+    for bot in ("chatty", "greeter"):
+        assert faults[bot], bot
+        for fault in faults[bot]:
+            assert fault["kind"] == "malformed", fault
+            assert "standard output is for its answers only" in fault["detail"], fault
+            assert "print(..., file=sys.stderr)" in fault["detail"], fault
+    assert any("debug: got a call request" in f["detail"] for f in faults["chatty"])
+    # The greeting is one line too many, once a game (a process per game): read as the answer to the first
+    # request, then the true answer, waiting before the next request is sent, is dropped too, and from there
+    # on the greeter's answers are its own again. They were taken for the next request's, which showed as
+    # illegal cards it never meant to play.
+    assert len([f for f in faults["greeter"] if "my bot is starting" in f["detail"]]) == 4
+    assert len(faults["greeter"]) <= 8
+    assert all("before it was sent request 2" in f["detail"] for f in faults["greeter"]
+               if "my bot is starting" not in f["detail"])
+
+
+def test_a_bot_that_does_not_flush_is_asked_whether_it_flushed(tmp_path: Path) -> None:
+    bot = _bot(tmp_path / "bots" / "unflushed", "bot.py", UNFLUSHED)
+    text = kinds_text([("unflushed", "stdio", f"{{python}} {bot}"), ("r1", "python", RANDOM),
+                       ("r2", "python", RANDOM), ("r3", "python", RANDOM)],
+                      name="unflushed", seed=4, rules="rounds = 1", time="deadline_ms = 500",
+                      extra="\n[faults]\nunresponsive_after = 2\n").replace(
+        '"unflushed"\nstdio', '"unflushed"\nstart_timeout_s = 0.5\nstdio', 1)
+    results = tmp_path / "results"
+    _run(write(tmp_path / "t.toml", text), results)
+    faults = faults_of(results)["unflushed"]
+    assert [f["kind"] for f in faults] == ["late", "stalled"] * 4
+    for fault in faults:
+        assert "the bot has written nothing at all yet: did it flush its output? (Python: print(..., "\
+               "flush=True), or run python with -u)" in fault["detail"], fault
+    assert faults[0]["detail"].startswith("no answer within 500 ms")
+
+
+# Blank lines without end: the arena stops reading after BLANK_LIMIT of them, and the bot blocks on a full pipe.
+FLOOD = '''\
+import sys
+sys.stdin.readline()
+while True:
+    sys.stdout.write("\\n" * 65536)
+'''
+
+
+def test_the_pipe_of_a_bot_that_flooded_its_output_is_closed_when_it_is_stopped(tmp_path: Path) -> None:
+    bot = _bot(tmp_path / "bots" / "flood", "bot.py", FLOOD)
+    text = kinds_text([("flood", "stdio", f"{{python}} {bot}"), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                       ("r3", "python", RANDOM)], name="flood", seed=4, rules="rounds = 1", concurrency=1)
+    results = tmp_path / "results"
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ResourceWarning)
+        summary = run(write(tmp_path / "t.toml", text), results)
+        gc.collect()
+    assert (summary.played, summary.outstanding) == (4, 0)
+    assert {f["kind"] for f in faults_of(results)["flood"]} == {"malformed"}
+    unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
+    assert unclosed == []
