@@ -10,8 +10,11 @@ outlive it.
 from __future__ import annotations
 
 import gc
+import hashlib
 import warnings
 from pathlib import Path
+
+import pytest
 
 from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
 
@@ -138,3 +141,78 @@ def test_the_pipe_of_a_bot_that_flooded_its_output_is_closed_when_it_is_stopped(
     assert {f["kind"] for f in faults_of(results)["flood"]} == {"malformed"}
     unclosed = [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
     assert unclosed == []
+
+
+# A stdio bot that plays the lowest legal move and says in its log what its environment holds: the names, the
+# value of LEVEL, and only a digest of the secret.
+ENVIRONMENT = '''\
+import hashlib, json, os, sys
+names = sorted(os.environ)
+print("NAMES " + " ".join(names), file=sys.stderr)
+print("LEVEL " + os.environ.get("LEVEL", "-"), file=sys.stderr)
+print("KEY " + hashlib.sha256(os.environ.get("API_KEY", "").encode()).hexdigest(), file=sys.stderr, flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "game_over":
+        break
+    answer = {"call": request["legal_calls"][0]} if request["type"] == "call" else {"card": request["legal_cards"][0]}
+    print(json.dumps(answer), flush=True)
+'''
+SECRET = "s3cret-value-9f2c"
+
+
+def _env_config(tmp_path: Path, secret: str) -> Path:
+    bot = _bot(tmp_path / "bots" / "envbot", "bot.py", ENVIRONMENT)
+    text = kinds_text([("envbot", "stdio", f"{{python}} {bot}"), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                       ("r3", "python", RANDOM)], name="env", seed=4, rules="rounds = 1", concurrency=1)
+    text = text.replace('"envbot"\nstdio', f'"envbot"\nenv = {{ LEVEL = "3", API_KEY = "{secret}" }}\nstdio', 1)
+    return write(tmp_path / "t.toml", text)
+
+
+def test_a_launched_bot_gets_its_env_and_no_value_is_shown_anywhere(tmp_path: Path) -> None:
+    results = tmp_path / "results"
+    stderr = _run(_env_config(tmp_path, SECRET), results)
+    log = (results / "logs" / "envbot.log").read_text()
+    assert log.count("LEVEL 3") == 4  # a process per game, each with the variable
+    assert log.count("KEY " + hashlib.sha256(SECRET.encode()).hexdigest()) == 4
+    names = set(next(line for line in log.splitlines() if line.startswith("NAMES ")).split()[1:])
+    assert {"LEVEL", "API_KEY", "PATH", "HOME"} <= names
+    assert not any(name.startswith("CALLBREAK_") for name in names)  # a stdio bot has no token
+    assert "--- with env API_KEY, LEVEL set (values not shown)" in log
+    # The value is in no file of the results folder (the manifest holds its digest) and not on the terminal.
+    for path in results.rglob("*"):
+        if path.is_file():
+            assert SECRET.encode() not in path.read_bytes(), path
+    assert SECRET not in stderr
+    # A new value is a new bot: its recorded games were played by the old one.
+    changed = cli("run", _env_config(tmp_path, "another-value"), "--results", results, "--no-progress")
+    assert changed.returncode == 1, changed.stderr
+    assert "bot 'envbot' is not the bot its recorded games were played by: env.API_KEY was" in changed.stderr
+    assert SECRET not in changed.stderr and "another-value" not in changed.stderr
+
+
+@pytest.mark.parametrize(("table", "words"), [
+    ('env = { CALLBREAK_TOKEN = "x" }', ["env.CALLBREAK_TOKEN", "the arena sets the CALLBREAK_ variables itself"]),
+    ('env = { "1ABC" = "x" }', ["'1ABC' cannot name an environment variable"]),
+    ('env = { "A-B" = "x" }', ["'A-B' cannot name an environment variable"]),
+    ('env = { LEVEL = 3 }', ["env.LEVEL must be a string (in quotes), not a int"]),
+    ('env = { LEVEL = "a\\u0000b" }', ["env.LEVEL holds a NUL character"]),
+    ('env = "LEVEL=3"', ["env must be a table of environment variables"]),
+])
+def test_a_wrong_env_is_refused_naming_the_key_and_never_its_value(tmp_path: Path, table: str,
+                                                                   words: list[str]) -> None:
+    text = kinds_text([("bot", "stdio", "{python} bot.py"), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                       ("r3", "python", RANDOM)], name="env", seed=4)
+    text = text.replace('"bot"\nstdio', f'"bot"\n{table}\nstdio', 1)
+    done = cli("run", write(tmp_path / "t.toml", text), "--results", tmp_path / "results")
+    assert done.returncode == 2
+    for word in words:
+        assert word in done.stderr, done.stderr
+
+
+def test_env_is_for_launched_bots_only(tmp_path: Path) -> None:
+    text = kinds_text([("r0", "python", RANDOM), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                       ("r3", "python", RANDOM)], name="env", seed=4)
+    text = text.replace('"r0"\npython', '"r0"\nenv = { LEVEL = "3" }\npython', 1)
+    done = cli("run", write(tmp_path / "t.toml", text), "--results", tmp_path / "results")
+    assert done.returncode == 2 and "env is for bots the arena launches" in done.stderr, done.stderr

@@ -53,6 +53,12 @@ COMMAND_PLACEHOLDERS = ("address", "name", "seed", "python")
 """The placeholders of a ``command`` bot's command line, which the launcher fills in."""
 OWN_PLACEHOLDERS = ("name", "seed", "python")
 """The placeholders of a ``stdio`` or ``bhoos`` command line (it has no address)."""
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
+"""The name of a variable of a bot's ``env``: what a POSIX shell accepts, and not too long."""
+ENV_LIMIT = 100
+"""The most variables one bot's ``env`` may set."""
+ENV_VALUE_LIMIT = 32 * 1024
+"""The longest value, in characters, of a variable of a bot's ``env``."""
 
 
 def is_name(text: str) -> bool:
@@ -150,6 +156,9 @@ class BotConfig:
     start_timeout: float = START_TIMEOUT_S
     """Seconds a ``bhoos`` instance (or a ``bhoos_url`` bot) has to answer ``GET /hi`` before a game, or
     that a ``stdio`` process has to start, on top of the deadline of its first request."""
+    env: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """Environment variables of a launched bot, set on top of the environment the arena makes for it
+    (:func:`arena.event.sandbox.bot_environment`); their values may be secrets, and are never shown."""
 
     @property
     def kind(self) -> str:
@@ -175,6 +184,9 @@ class BotConfig:
             out[self.kind] = list(self.argv)
         if self.bhoos_url:
             out["bhoos_url"] = self.bhoos_url
+        if self.env:  # a change of a value is a change of the bot; the manifest holds its digest, never the value
+            out["env"] = {key: "sha256:" + hashlib.sha256(value.encode()).hexdigest()
+                          for key, value in sorted(self.env.items())}
         return out
 
 
@@ -277,7 +289,8 @@ _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 _SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}
 _SANDBOX = {"mode", "cpus", "memory_mb", "read_only"}
 _PAGE = {"host", "port"}
-_BOT = {"name", *BOT_KINDS, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s"}
+_BOT = {"name", *BOT_KINDS, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s",
+        "env"}
 _TABLES = {"tournament": _TOURNAMENT, "time": _TIME, "faults": _FAULTS, "server": _SERVER, "sandbox": _SANDBOX,
            "rules": set(SWITCHES) | {"profile"}, "bots": _BOT}
 """Where each key belongs, to point a key written in the wrong table to its own."""
@@ -501,11 +514,13 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
                               "sandbox); remove it")
         if "start_timeout_s" in b.data and kind not in ("stdio", "bhoos", "bhoos_url"):
             raise ConfigError(f"bot {name!r}: start_timeout_s is for stdio, bhoos and bhoos_url bots; remove it")
+        env = _environment(b, name, kind)
         bots.append(BotConfig(
             name=name, command=command, python=python, remote=remote, token=token, token_sha256=digest,
             options=options, seed=b.integer("seed", 0, 0, 2**63 - 1), folder=base / folder if folder else None,
             stdio=stdio, bhoos=bhoos, bhoos_url=bhoos_url.rstrip("/"), port=b.integer("port", BHOOS_PORT, 1, 65535),
             start_timeout=_number(b, "start_timeout_s", STDIO_START_TIMEOUT_S if stdio else START_TIMEOUT_S, 0, 3_600),
+            env=env,
         ))
     if len(bots) < 2:
         raise ConfigError(f"a tournament needs at least 2 bots, found {len(bots)}")
@@ -542,6 +557,39 @@ def _command_line(b: _Reader, key: str) -> tuple[str, ...]:
     if not all(isinstance(part, str) for part in value):
         raise ConfigError(f"{b.where}{key} must list strings only")
     return tuple(value)
+
+
+def _environment(b: _Reader, name: str, kind: str) -> dict[str, str]:
+    """A launched bot's ``env``: names a shell accepts, not ``CALLBREAK_*`` (the arena's own), string values
+    an environment can hold. No message quotes a value: it may be a secret."""
+    env = b._get("env", {}, (dict,), 'a table of environment variables, like env = { LEVEL = "3" }')
+    if not env:
+        return {}
+    if kind not in LAUNCHED:
+        raise ConfigError(f"bot {name!r}: env is for bots the arena launches (command, stdio or bhoos = ...); a "
+                          f"{kind} bot's environment is not the arena's to set; remove it")
+    if len(env) > ENV_LIMIT:
+        raise ConfigError(f"{b.where}env sets {len(env)} variables; a bot may have {ENV_LIMIT} at most")
+    for key, value in env.items():
+        if not _ENV_NAME.fullmatch(key):
+            raise ConfigError(f"{b.where}env: {_shown_name(key)} cannot name an environment variable: use letters, "
+                              "digits and _, not beginning with a digit (128 at most)")
+        if key.upper().startswith("CALLBREAK_"):
+            raise ConfigError(f"{b.where}env.{key}: the arena sets the CALLBREAK_ variables itself "
+                              "(CALLBREAK_LAUNCHED, and a command bot's CALLBREAK_TOKEN); choose another name")
+        if not isinstance(value, str):
+            raise ConfigError(f"{b.where}env.{key} must be a string (in quotes), not a "
+                              f"{'table' if isinstance(value, dict) else type(value).__name__}")
+        if "\0" in value:
+            raise ConfigError(f"{b.where}env.{key} holds a NUL character, which no environment variable can hold")
+        if len(value) > ENV_VALUE_LIMIT:
+            raise ConfigError(f"{b.where}env.{key} is {len(value):,} characters long; {ENV_VALUE_LIMIT:,} at most")
+    return dict(env)
+
+
+def _shown_name(key: str) -> str:
+    """A name from the configuration as a message quotes it: cut short, its characters escaped."""
+    return repr(key[:60] + ("..." if len(key) > 60 else ""))
 
 
 def _check_url(url: str, where: str) -> None:

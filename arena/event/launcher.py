@@ -239,7 +239,8 @@ class Launcher:
         shown = shlex.join(argv)
         own = bot.kind in ("stdio", "bhoos")
         cwd = bot.folder if own and bot.folder is not None else None
-        variables = {"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if bot.kind == "command" else {}
+        variables = {**bot.env, **({"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if bot.kind == "command"
+                                   else {})}
         env = bot_environment(variables, confined=self.confined)
         folder = own_folder(argv, bot.folder) if self.confined else None
         plan: dict[int, int] = {}
@@ -261,6 +262,8 @@ class Launcher:
                     "--- in the sandbox: its command names no file of its own, so it sees no folder of its own (give "
                     "the bot folder = \"...\" in the configuration to show it one)\n")
         what = f"launched for {label}" if label else "launched"
+        if bot.env:  # the names only: a value may be a secret
+            note += f"--- with env {', '.join(sorted(bot.env))} set (values not shown)\n"
         with log.open("ab") as out:
             out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
         opened: list[int] = []

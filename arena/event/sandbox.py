@@ -180,8 +180,9 @@ def _python_paths() -> list[Path]:
 
 def bot_environment(own: dict[str, str], *, confined: bool) -> dict[str, str]:
     """The whole environment of a launched bot: ``PATH``, ``LANG``, ``LC_ALL`` and ``TZ`` from the arena's
-    (where set), ``HOME`` (``/tmp`` in the sandbox, else the arena's), and ``own``, the ``CALLBREAK_*``
-    variables the arena sets for that bot; nothing else of the arena's."""
+    (where set), ``HOME`` (``/tmp`` in the sandbox, else the arena's), and ``own``, the bot's ``env`` and the
+    ``CALLBREAK_*`` variables the arena sets for that bot, which replace any of the others; nothing else of
+    the arena's."""
     env = {key: os.environ[key] for key in _ENV if key in os.environ}
     env.setdefault("PATH", os.defpath)
     home = "/tmp" if confined else os.environ.get("HOME")
