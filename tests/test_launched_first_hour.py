@@ -11,12 +11,15 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import sys
 import warnings
 from pathlib import Path
 
 import pytest
 
+from arena.event.sandbox import bwrap_problem
 from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
+from tests.test_bhoos_bots import BOT as BHOOS_BOT
 
 
 def _bot(folder: Path, name: str, text: str) -> Path:
@@ -216,3 +219,45 @@ def test_env_is_for_launched_bots_only(tmp_path: Path) -> None:
     text = text.replace('"r0"\npython', '"r0"\nenv = { LEVEL = "3" }\npython', 1)
     done = cli("run", write(tmp_path / "t.toml", text), "--results", tmp_path / "results")
     assert done.returncode == 2 and "env is for bots the arena launches" in done.stderr, done.stderr
+
+
+needs_bwrap = pytest.mark.skipif(bwrap_problem() is not None, reason=f"needs the sandbox: {bwrap_problem()}")
+
+
+@needs_bwrap
+def test_a_contest_bot_whose_interpreter_the_sandbox_hides_is_told_how_to_show_it(tmp_path: Path) -> None:
+    # The bot's own Python (a virtualenv's, say) lives outside the bot's folder and outside everything the
+    # sandbox shows: inside, it does not exist, and the bot's process ends with exit status 127.
+    runtime = tmp_path / "runtime"
+    (runtime / "bin").mkdir(parents=True)
+    (runtime / "bin" / "python3").symlink_to(sys.executable)
+    bot = _bot(tmp_path / "bots" / "contest", "bot.py", BHOOS_BOT)
+    bots = [("contest", "bhoos", f"{runtime}/bin/python3 {bot} modern"), ("r1", "python", RANDOM),
+            ("r2", "python", RANDOM), ("r3", "python", RANDOM)]
+    text = kinds_text(bots, name="hidden", seed=4, rules="rounds = 1", concurrency=1,
+                      extra="\n[faults]\nrestarts = 0\n")
+    results = tmp_path / "results"
+    done = cli("run", write(tmp_path / "t.toml", text), "--results", results, "--no-progress")
+    assert done.returncode == 3, done.stderr
+    said = " ".join(done.stderr.split())
+    assert "exit status 127 before it answered GET /hi" in said, said
+    assert (f"its program, {runtime}/bin/python3, exists on this machine but is outside every folder the sandbox "
+            "shows") in said, said
+    assert f'add read_only = ["{runtime}"] to the [sandbox] table of the configuration' in said, said
+    # And that line is the fix.
+    fixed = text.replace("\n[faults]", f'\n[sandbox]\nread_only = ["{runtime}"]\n\n[faults]', 1)
+    _run(write(tmp_path / "fixed.toml", fixed), tmp_path / "fixed")
+    assert "contest" not in faults_of(tmp_path / "fixed")
+
+
+def test_a_stdio_bot_whose_script_names_a_missing_interpreter_is_told_so(tmp_path: Path) -> None:
+    script = _bot(tmp_path / "bots" / "shebang", "bot", "#!/opt/no-such-runtime/bin/python3\nprint('never')\n")
+    script.chmod(0o755)
+    text = kinds_text([("shebang", "stdio", str(script)), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                       ("r3", "python", RANDOM)], name="shebang", seed=4, rules="rounds = 1", concurrency=1,
+                      extra="\n[faults]\nrestarts = 0\n")
+    done = cli("run", write(tmp_path / "t.toml", text), "--results", tmp_path / "results", "--no-progress")
+    assert done.returncode == 3, done.stderr
+    said = " ".join(done.stderr.split())
+    assert (f"the interpreter that the first line of its program {script} names, /opt/no-such-runtime/bin/python3, "
+            "does not exist") in said, said

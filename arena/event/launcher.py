@@ -57,6 +57,7 @@ from arena.event.sandbox import (
     bot_environment,
     own_folder,
     sandboxed,
+    unseen,
 )
 from arena.net.remote import Session
 from arena.net.tokens import new_token
@@ -70,6 +71,8 @@ __all__ = ["LaunchFailed", "Launcher"]
 PLACEHOLDERS = "{address}, {name}, {seed} and {python}"
 OWN_PLACEHOLDERS = "{name}, {seed} and {python}"
 """The placeholders of a ``stdio`` or ``bhoos`` command (they have no address)."""
+NOT_STARTED = (126, 127)
+"""The exit statuses of a program that could not be run (not executable; not found, or its interpreter not)."""
 STDIO_EXIT_WAIT_S = 1.0
 """How long a ``stdio`` process may take to end by itself once its game is over and its input closed."""
 LOG_DRAIN_S = 2.0
@@ -130,6 +133,19 @@ def _memory_file(data: bytes) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def _interpreter(program: Path) -> Path | None:
+    """The interpreter the first line of a script names (``#!/path/to/python``), if it names one."""
+    try:
+        with program.open("rb") as file:
+            first = file.read(256)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].split(b"\n", 1)[0].split()
+    return Path(os.fsdecode(words[0])) if words else None
 
 
 class LaunchFailed(Exception):
@@ -216,6 +232,54 @@ class Launcher:
         self._argv(bot)
         if bot.folder is not None and not bot.folder.is_dir():
             raise ConfigError(f"bot {bot.name!r}: its folder {bot.folder} is not a folder")
+
+    def _unstartable(self, bot: BotConfig, status: int | None) -> str:
+        """Why a process of ``bot`` that ended with ``status`` before it answered could not run its program,
+        when the status says it could not (:data:`NOT_STARTED`) and the reason can be found: its program
+        (or the interpreter the program's first line names) is missing, not executable, or outside every
+        folder the sandbox shows; a sentence that says how to fix it, else ``""``."""
+        if status not in NOT_STARTED:
+            return ""
+        try:
+            program = self._argv(bot)[0]
+        except (ConfigError, IndexError):
+            return ""
+        cwd = bot.folder if bot.kind in ("stdio", "bhoos") and bot.folder is not None else Path.cwd()
+        if "/" not in program:
+            search = bot.env.get("PATH") or os.environ.get("PATH") or os.defpath
+            found = shutil.which(program, path=search)
+            if found is None:
+                return f"its program {program!r} is in no folder of its PATH ({search})"
+            path = Path(found)
+        else:
+            path = cwd / program
+            if not path.exists():
+                return f"its program {path} does not exist"
+        paths = [("its program", path)]
+        interpreter = _interpreter(path)
+        if interpreter is not None:
+            if not interpreter.exists():
+                return f"the interpreter that the first line of its program {path} names, {interpreter}, does not exist"
+            paths.append((f"the interpreter that the first line of its program {path} names", interpreter))
+        if self.confined:
+            folder = own_folder(self._argv(bot), bot.folder)
+            for what, candidate in paths:
+                if unseen(candidate, self.sandbox, folder):
+                    parent = candidate.absolute().parent
+                    runtime = parent.parent if parent.name == "bin" else parent  # a virtualenv's or a runtime's root
+                    return (f"{what}, {candidate}, exists on this machine but is outside every folder the sandbox "
+                            f"shows (the system's, the arena's Python, [sandbox] read_only, and the bot's own folder"
+                            f"{f' {folder}' if folder else ''}): add read_only = [\"{runtime}\"] to the [sandbox] "
+                            "table of the configuration, or give the bot folder = \"...\" holding it")
+        if not os.access(path, os.X_OK):
+            return f"its program {path} is not executable (chmod +x {shlex.quote(str(path))})"
+        return ""
+
+    def _ended_before(self, bot: BotConfig, status: int | None, what: str, log: Path) -> str:
+        """The reason of a process that ended with ``status`` before ``what``: its exit status, why its
+        program could not run (when that can be told), and its log."""
+        why = self._unstartable(bot, status)
+        return f"its process ended with exit status {status} before {what}{f': {why}' if why else ''} (see {log})"
 
     def _limits(self) -> tuple[int, list[int]]:
         """The address space and CPUs of the next process: CPUs handed out in turn."""
@@ -316,8 +380,7 @@ class Launcher:
             return
         name = bot.name
         if name not in self._connected and not self._present(name):
-            self._break(name, f"its process ended with exit status {status} before it connected "
-                              f"(see {entry.log})")
+            self._break(name, self._ended_before(bot, status, "it connected", entry.log))
             return
         used = self.restarted.get(name, 0)
         if used >= self.restarts:
@@ -384,9 +447,10 @@ class Launcher:
         waiter.cancel()
         ended.cancel()
         await self.stop(entry)
-        why = "its process ended before it connected" if entry.process.returncode not in (None, -15) else (
-            f"it did not connect within {timeout:g} s")
-        self._launch_failed(bot, f"{why} (see {entry.log})")
+        status = entry.process.returncode
+        why = self._ended_before(bot, status, "it connected", entry.log) if status not in (None, -15) else (
+            f"it did not connect within {timeout:g} s (see {entry.log})")
+        self._launch_failed(bot, why)
         raise LaunchFailed(bot.name)
 
     def _launch_failed(self, bot: BotConfig, why: str) -> None:
@@ -430,6 +494,8 @@ class Launcher:
         why = await wait_until_ready(endpoint, bot.start_timeout, lambda: entry.process.returncode)
         if why is None:
             return entry, endpoint
+        hint = self._unstartable(bot, entry.process.returncode)
+        why += f": {hint}" if hint else ""
         self._note(entry, f"not ready for {label}: {why}")
         await self.stop(entry)
         self._launch_failed(bot, f"{why} (see {entry.log})")
@@ -501,8 +567,8 @@ class Launcher:
         if player.answers:
             self._answered.add(bot.name)
         elif ended_early and bot.name not in self._answered:
-            self._launch_failed(bot, f"its process ended with exit status {entry.process.returncode} before it "
-                                     f"answered a request (see {entry.log})")
+            self._launch_failed(bot, self._ended_before(bot, entry.process.returncode, "it answered a request",
+                                                        entry.log))
 
     async def close(self) -> None:
         """Stops every process this launcher started."""

@@ -52,7 +52,7 @@ from pathlib import Path
 
 __all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "MODES", "PASSED_FD", "START_FD",
            "UNCONFINED", "Confinement", "SandboxSettings", "bot_environment", "bwrap_problem", "own_folder",
-           "sandboxed"]
+           "sandboxed", "unseen"]
 
 MODES = ("auto", "bwrap", "off")
 """``auto``: sandbox where bwrap runs, else warn; ``bwrap``: sandbox or refuse to run; ``off``: never."""
@@ -178,6 +178,24 @@ def _python_paths() -> list[Path]:
     return paths
 
 
+def _shown(settings: SandboxSettings, folder: Path | None) -> list[Path]:
+    """The folders bound read-only into the sandbox besides the system's: each as given and as its target."""
+    shown: list[Path] = []
+    for path in [*_python_paths(), *settings.read_only, *([folder] if folder else [])]:
+        for variant in {path.absolute(), path.resolve()}:
+            if variant.exists() and not any(variant.is_relative_to(s) for s in shown):
+                shown.append(variant)
+    return shown
+
+
+def unseen(program: Path, settings: SandboxSettings, folder: Path | None) -> bool:
+    """True when ``program``, a file of this machine, is not in the sandbox of a bot whose own folder is
+    ``folder``: neither its path nor the file it leads to (through symbolic links) lies in a folder shown."""
+    shown = [*(Path(system) for system in _SYSTEM), *_shown(settings, folder)]
+    absolute = Path(os.path.abspath(program))  # its links kept: the sandbox must show the path itself too
+    return not all(any(path.is_relative_to(s) for s in shown) for path in (absolute, program.resolve()))
+
+
 def bot_environment(own: dict[str, str], *, confined: bool) -> dict[str, str]:
     """The whole environment of a launched bot: ``PATH``, ``LANG``, ``LC_ALL`` and ``TZ`` from the arena's
     (where set), ``HOME`` (``/tmp`` in the sandbox, else the arena's), and ``own``, the bot's ``env`` and the
@@ -233,11 +251,7 @@ def sandboxed(
             args += ["--ro-bind", system, system]
     for name in _ETC:
         args += ["--ro-bind-try", f"/etc/{name}", f"/etc/{name}"]
-    shown: list[Path] = []
-    for path in [*_python_paths(), *settings.read_only, *([folder] if folder else [])]:
-        for variant in {path.absolute(), path.resolve()}:
-            if variant.exists() and not any(variant.is_relative_to(s) for s in shown):
-                shown.append(variant)
+    shown = _shown(settings, folder)
     for path in sorted(shown):
         args += ["--ro-bind", str(path), str(path)]
     for path in hidden:
