@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import dataclasses
 import json
+import signal
 import sys
 import tempfile
 import time
@@ -805,6 +806,9 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
           f"results in {tournament.folder}", file=sys.stderr)
     page = _live_page(args, config, tournament.folder)
+    # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does, through asyncio's own way of
+    # stopping: launched bots stopped, temporary folders removed, the games played recorded.
+    signal.signal(signal.SIGTERM, lambda number, frame: signal.raise_signal(signal.SIGINT))
     try:
         summary = asyncio.run(tournament.run())
     except KeyboardInterrupt:

@@ -11,13 +11,18 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import signal
+import subprocess
 import sys
+import tempfile
+import time
 import warnings
 from pathlib import Path
 
 import pytest
 
 from arena.event.sandbox import bwrap_problem
+from tests.conftest import ROOT
 from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
 from tests.test_bhoos_bots import BOT as BHOOS_BOT
 
@@ -261,3 +266,54 @@ def test_a_stdio_bot_whose_script_names_a_missing_interpreter_is_told_so(tmp_pat
     said = " ".join(done.stderr.split())
     assert (f"the interpreter that the first line of its program {script} names, /opt/no-such-runtime/bin/python3, "
             "does not exist") in said, said
+
+
+def _instance_folders(pid: int) -> list[Path]:
+    return list(Path(tempfile.gettempdir()).glob(f"callbreak-http-{pid}-*"))
+
+
+def _arena_with_a_contest_bot(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
+    """A real arena playing a long event with a Bhoos contest bot, once that bot's first instance runs."""
+    bot = _bot(tmp_path / "bots" / "contest", "bot.py", BHOOS_BOT)
+    text = kinds_text([("contest", "bhoos", f"{{python}} {bot} modern"), ("r1", "python", RANDOM),
+                       ("r2", "python", RANDOM), ("r3", "python", RANDOM)], name="long", seed=4, deal_sets=200,
+                      concurrency=1)
+    results = tmp_path / "results"
+    arena = subprocess.Popen([sys.executable, "-m", "arena", "run", write(tmp_path / "t.toml", text), "--results",
+                              results, "--no-progress"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while not (results / "logs" / "contest.log").exists() or not _instance_folders(arena.pid):
+        if arena.poll() is not None or time.monotonic() > deadline:
+            arena.kill()
+            arena.wait()
+            pytest.fail("the contest bot never started, or its folder is not named after the arena's process")
+        time.sleep(0.1)
+    return arena, results
+
+
+@needs_bwrap
+def test_a_terminated_arena_removes_its_temporary_folders(tmp_path: Path) -> None:
+    arena, _ = _arena_with_a_contest_bot(tmp_path)
+    try:
+        arena.send_signal(signal.SIGTERM)
+        _, stderr = arena.communicate(timeout=60)
+    finally:
+        arena.kill()
+    assert _instance_folders(arena.pid) == [], stderr
+    assert "stopped" in stderr.decode() and arena.returncode != -signal.SIGTERM
+
+
+@needs_bwrap
+def test_the_folders_of_a_killed_arena_are_removed_by_the_next(tmp_path: Path) -> None:
+    arena, _ = _arena_with_a_contest_bot(tmp_path)
+    arena.kill()
+    arena.wait(timeout=60)
+    assert arena.stderr is not None
+    arena.stderr.close()
+    left = _instance_folders(arena.pid)
+    assert left  # nothing of the arena ran after SIGKILL
+    bot = _bot(tmp_path / "bots" / "stdio", "bot.py", UNFLUSHED.replace("))\n", "), flush=True)\n"))
+    text = kinds_text([("next", "stdio", f"{{python}} {bot}"), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                       ("r3", "python", RANDOM)], name="next", seed=4, rules="rounds = 1", concurrency=1)
+    _run(write(tmp_path / "next.toml", text), tmp_path / "next")
+    assert [path for path in left if path.exists()] == []
