@@ -72,6 +72,8 @@ EXIT_USAGE = 2
 EXIT_OUTSTANDING = 3
 EXIT_INTERRUPTED = 130
 """Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2."""
+EXIT_TERMINATED = 143
+"""Stopped by SIGTERM, as shells report it: 128 + 15."""
 
 
 class UsageError(Exception):
@@ -806,9 +808,15 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
           f"results in {tournament.folder}", file=sys.stderr)
     page = _live_page(args, config, tournament.folder)
-    # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does, through asyncio's own way of
-    # stopping: launched bots stopped, temporary folders removed, the games played recorded.
-    signal.signal(signal.SIGTERM, lambda number, frame: signal.raise_signal(signal.SIGINT))
+    stopped_by = ["Ctrl-C"]
+
+    def terminated(number: int, frame: object) -> None:
+        # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does, through asyncio's own way of
+        # stopping: launched bots stopped, temporary folders removed, the games played recorded.
+        stopped_by[0] = "SIGTERM"
+        signal.raise_signal(signal.SIGINT)
+
+    signal.signal(signal.SIGTERM, terminated)
     try:
         summary = asyncio.run(tournament.run())
     except KeyboardInterrupt:
@@ -816,11 +824,11 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
             page.close()
         played = tournament.summary.played
         command = "serve" if serve else "run"
-        print(f"\ncallbreak-arena: stopped by Ctrl-C. {played} game{'s' if played != 1 else ''} played in this run "
-              f"{'are' if played != 1 else 'is'} recorded in {tournament.folder}; the games in play were dropped "
-              "and the launched bots stopped. To resume, run the same command again "
+        print(f"\ncallbreak-arena: stopped by {stopped_by[0]}. {played} game{'s' if played != 1 else ''} played in "
+              f"this run {'are' if played != 1 else 'is'} recorded in {tournament.folder}; the games in play were "
+              "dropped and the launched bots stopped. To resume, run the same command again "
               f"(callbreak-arena {command} ...).", file=sys.stderr)
-        return EXIT_INTERRUPTED
+        return EXIT_INTERRUPTED if stopped_by[0] == "Ctrl-C" else EXIT_TERMINATED
     except BaseException:
         if page is not None:
             page.close()
