@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -22,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from arena.event.sandbox import bwrap_problem
+from arena.event.scratch import OWNER, owner, remove_leftovers, scratch_folder, started
 from tests.conftest import ROOT
 from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
 from tests.test_bhoos_bots import BOT as BHOOS_BOT
@@ -269,7 +272,8 @@ def test_a_stdio_bot_whose_script_names_a_missing_interpreter_is_told_so(tmp_pat
 
 
 def _instance_folders(pid: int) -> list[Path]:
-    return list(Path(tempfile.gettempdir()).glob(f"callbreak-http-{pid}-*"))
+    return [folder for folder in Path(tempfile.gettempdir()).glob("callbreak-http-*")
+            if (made_by := owner(folder)) is not None and made_by[0] == pid]
 
 
 def _arena_with_a_contest_bot(tmp_path: Path) -> tuple[subprocess.Popen[bytes], Path]:
@@ -317,3 +321,40 @@ def test_the_folders_of_a_killed_arena_are_removed_by_the_next(tmp_path: Path) -
                        ("r3", "python", RANDOM)], name="next", seed=4, rules="rounds = 1", concurrency=1)
     _run(write(tmp_path / "next.toml", text), tmp_path / "next")
     assert [path for path in left if path.exists()] == []
+
+
+def test_only_the_folders_of_arenas_that_no_longer_run_are_removed(tmp_path: Path) -> None:
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    dead = int(gone.stdout)
+    me = os.getpid()
+    folders = {  # what each folder's owner file says
+        "dead": f"{dead} 123",
+        "live": f"{me} {started(me)}",
+        "reused": f"{os.getppid()} 1",  # a live pid, but a process started at another time
+        "no owner": None,
+        "garbage": "x y z",
+    }
+    for key, said in folders.items():
+        folder = tmp_path / f"callbreak-sock-{key.replace(' ', '')}"
+        folder.mkdir()
+        if said is not None:
+            (folder / OWNER).write_text(said, encoding="ascii")
+    other = tmp_path / "callbreak-http-dead"
+    other.mkdir()
+    (other / OWNER).write_text(f"{dead} 123", encoding="ascii")
+    target = tmp_path / "target"
+    target.mkdir()
+    (target / OWNER).write_text(f"{dead} 123", encoding="ascii")
+    (tmp_path / "callbreak-sock-link").symlink_to(target)
+    remove_leftovers("sock", tmp_path)
+    left = {key for key in folders if (tmp_path / f"callbreak-sock-{key.replace(' ', '')}").exists()}
+    assert left == {"live", "no owner", "garbage"}
+    assert other.exists()  # another kind
+    assert (tmp_path / "callbreak-sock-link").is_symlink() and target.exists()  # never followed
+    made = scratch_folder("sock")
+    try:
+        assert owner(made) == (me, started(me)) and made.name.startswith("callbreak-sock-")
+        assert made.stat().st_mode & 0o777 == 0o700
+    finally:
+        shutil.rmtree(made)

@@ -26,7 +26,6 @@ import contextlib
 import dataclasses
 import json
 import shutil
-import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -35,6 +34,7 @@ from arena.core.rules import PROFILES, Rules
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import parse_config
 from arena.event.records import GameRecords, RoundRecord
+from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.store import MANIFEST, ResultsStore
 from arena.event.tournament import RunSummary, Tournament
 
@@ -280,7 +280,8 @@ def check_bot(
         "messages": Check("well-formed answers"),
         "alive": Check("stays up to the end of every game"),
     })
-    base = Path(tempfile.mkdtemp(prefix="callbreak-check-"))
+    remove_leftovers("check")
+    base = scratch_folder("check")
     try:
         try:
             _play(battery, bot, base, opponent=opponent, games=games, seed=seed, deadline_ms=deadline_ms,

@@ -30,10 +30,10 @@ open; it failed to start when it does not answer ``GET /hi`` within its ``start_
 ``bhoos_url`` bot is not started, only asked ``GET /hi`` before each of its games, under the same
 budget. Either kind starts in its ``folder`` when it has one.
 
-The folder of the ``bhoos`` instances' sockets is in the system's temporary folder, named after the arena's
-process (``callbreak-http-<pid>-<start time>-...``); the launcher removes it when it closes, as the arena
-does when it stops (Ctrl-C, or a SIGTERM, which stops it the same way), and every new launcher first
-removes those of arenas that no longer run (one killed by SIGKILL, or by a crash of the machine).
+The folder of the ``bhoos`` instances' sockets is a scratch folder of the arena's (:mod:`arena.event.scratch`);
+the launcher removes it when it closes, as the arena does when it stops (Ctrl-C, or a SIGTERM, which stops it
+the same way), and every new launcher first removes those of arenas that no longer run (one killed by SIGKILL,
+or by a crash of the machine).
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ from arena.event.sandbox import (
     sandboxed,
     unseen,
 )
+from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.net.remote import Session
 from arena.net.tokens import new_token
 from arena.players import bridge
@@ -153,58 +154,8 @@ def _interpreter(program: Path) -> Path | None:
     return Path(os.fsdecode(words[0])) if words else None
 
 
-INSTANCES_PREFIX = "callbreak-http-"
-"""The name of the folders of ``bhoos`` instances' sockets begins with it, then the arena's pid and start time."""
-
-
-def _started(pid: int) -> str | None:
-    """When process ``pid`` started, as a text that tells it from a later process given the same pid (its
-    start time in clock ticks, where ``/proc`` says; else ``""``), or ``None`` when no such process runs."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
-    except FileNotFoundError:
-        if Path("/proc/self/stat").exists():
-            return None
-    except OSError:
-        pass
-    else:  # the 22nd field; the 2nd, the program's name in parentheses, may hold spaces
-        fields = stat.rsplit(")", 1)[-1].split()
-        return fields[19] if len(fields) > 19 else ""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return None
-    except OSError:  # it runs, as another user
-        pass
-    return ""
-
-
-def _remove_leftovers(base: Path) -> None:
-    """Removes the instances' folders (of the arena's user) in ``base`` of arenas that no longer run."""
-    try:
-        entries = list(os.scandir(base))
-    except OSError:
-        return
-    for entry in entries:
-        parts = entry.name[len(INSTANCES_PREFIX):].split("-")
-        if not entry.name.startswith(INSTANCES_PREFIX) or len(parts) < 3 or not parts[0].isdigit():
-            continue  # not ours, or of an arena that did not name its folders after itself
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid():
-            continue  # a link, or another user's: never followed, never touched
-        pid = int(parts[0])
-        if pid != os.getpid() and _started(pid) != parts[1]:
-            shutil.rmtree(entry.path, ignore_errors=True)
-
-
-def _instances_folder() -> Path:
-    """A new private folder (only the arena's user enters it) for the ``bhoos`` instances' sockets, named
-    after this arena's process."""
-    me = os.getpid()
-    return Path(tempfile.mkdtemp(prefix=f"{INSTANCES_PREFIX}{me}-{_started(me) or ''}-"))
+INSTANCES = "http"
+"""The kind of the folders of ``bhoos`` instances' sockets (:mod:`arena.event.scratch`)."""
 
 
 class LaunchFailed(Exception):
@@ -269,7 +220,7 @@ class Launcher:
         self._all: list[_Process] = []
         """The processes running (or not yet stopped)."""
         self._closing = False
-        _remove_leftovers(Path(tempfile.gettempdir()))
+        remove_leftovers(INSTANCES)
 
     def _argv(self, bot: BotConfig) -> list[str]:
         values = {"name": bot.name, "seed": str(bot.seed), "python": sys.executable}
@@ -537,7 +488,7 @@ class Launcher:
         The arena makes the bridge's socket itself, listening, in a folder of its own that no bot sees,
         and passes it to the bridge open: nothing in the way between them is a bot's to replace."""
         if self._instances is None:
-            self._instances = _instances_folder()
+            self._instances = scratch_folder(INSTANCES)
         private = Path(tempfile.mkdtemp(dir=self._instances))
         path = private / bridge.SOCKET_NAME
         try:

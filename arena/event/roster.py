@@ -68,8 +68,8 @@ __all__ = [
     "read_roster",
     "read_submission",
     "spreadsheet_cell",
-    "tokens_csv",
     "submitted_text",
+    "tokens_csv",
     "write_tokens",
 ]
 

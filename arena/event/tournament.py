@@ -35,7 +35,6 @@ import math
 import os
 import shutil
 import socket
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -66,6 +65,7 @@ from arena.event.policy import FaultPolicy
 from arena.event.records import GameRecords
 from arena.event.sandbox import bwrap_problem
 from arena.event.schedule import OPTIONS, Assignment, Block, Schedule
+from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.seats import Seat, Seating
 from arena.event.status import BotState, Progress, SessionState, Status, TableState, write_status
 from arena.event.store import ResultsStore, game_lines
@@ -572,7 +572,8 @@ class Tournament:
         ))
         unix_socket = None
         if self._sandboxing:  # a folder only the arena's user can enter; the socket is bound into each sandbox
-            self._socket_folder = Path(tempfile.mkdtemp(prefix="callbreak-"))
+            remove_leftovers("sock")
+            self._socket_folder = scratch_folder("sock")
             unix_socket = self._socket_folder / "arena.sock"
         try:
             await server.start(f"{config.host}:{config.port}", unix_socket=unix_socket)
