@@ -73,12 +73,12 @@ def test_standings_in_every_format_agree(folder: Path, capsys: pytest.CaptureFix
     assert [r["bot"] for r in as_csv] == order
     assert [float(r["dup_per_game"]) for r in as_csv] == pytest.approx(dups)
     assert [int(r["games"]) for r in as_csv] == [32] * 5
-    table_rows = outputs["table"].split("\n\n")[0].splitlines()[2:]
+    table_rows = outputs["table"].split("\n\n")[1].splitlines()[3:]  # after the winner, a two-line header
     assert [line.split()[1] for line in table_rows] == order
     # Every format is in points (the JSON says so); the tables show two decimals.
     assert json.loads(outputs["json"])["unit"] == "points"
     assert [line.split()[2] for line in table_rows] == [f"{d:+.2f}" for d in dups]
-    markdown_rows = [line for line in outputs["markdown"].split("\n\n")[0].splitlines() if line.startswith("|")][2:]
+    markdown_rows = [line for line in outputs["markdown"].split("\n\n")[1].splitlines() if line.startswith("|")][2:]
     assert [line.split("|")[2].strip() for line in markdown_rows] == order
     assert [line.split("|")[3].strip() for line in markdown_rows] == [f"{d:+.2f}" for d in dups]
 

@@ -358,3 +358,20 @@ def test_only_the_folders_of_arenas_that_no_longer_run_are_removed(tmp_path: Pat
         assert made.stat().st_mode & 0o777 == 0o700
     finally:
         shutil.rmtree(made)
+
+
+def test_a_deep_temporary_folder_still_leaves_room_for_a_socket(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    deep = tmp_path / ("d" * max(1, 78 - len(str(tmp_path)) - 1))  # room for a folder, not for a socket in it
+    deep.mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(deep))
+    roomy = scratch_folder("sock")  # nothing long goes in it: the temporary folder will do
+    made = scratch_folder("sock", socket_path=len("/arena.sock"))
+    try:
+        assert roomy.parent == deep
+        assert len(str(made / "arena.sock")) <= 107 and made.parent == Path("/tmp")
+        assert owner(made) is not None
+    finally:
+        shutil.rmtree(roomy)
+        shutil.rmtree(made)

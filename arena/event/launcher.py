@@ -488,7 +488,7 @@ class Launcher:
         The arena makes the bridge's socket itself, listening, in a folder of its own that no bot sees,
         and passes it to the bridge open: nothing in the way between them is a bot's to replace."""
         if self._instances is None:
-            self._instances = scratch_folder(INSTANCES)
+            self._instances = scratch_folder(INSTANCES, socket_path=len("/12345678/") + len(bridge.SOCKET_NAME))
         private = Path(tempfile.mkdtemp(dir=self._instances))
         path = private / bridge.SOCKET_NAME
         try:

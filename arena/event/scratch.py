@@ -60,13 +60,26 @@ def owner(folder: Path) -> tuple[int, str] | None:
     return int(words[0]), words[1]
 
 
+SOCKET_PATH_LIMIT = 107
+"""The longest path a Unix socket may have (``sun_path`` holds 108 bytes with the closing NUL)."""
+_SHORT = Path("/tmp")
+"""Where a folder goes whose sockets' paths would be too long under the temporary folder (a deep ``TMPDIR``)."""
+
+
+def _bases() -> list[Path]:
+    return list(dict.fromkeys([Path(tempfile.gettempdir()), _SHORT]))
+
+
 def remove_leftovers(kind: str, base: Path | None = None) -> None:
-    """Removes the ``kind`` folders (of this user) in ``base`` (the temporary folder) of arenas that no longer run."""
+    """Removes the ``kind`` folders (of this user) in ``base`` (the temporary folders) of arenas that no longer
+    run."""
     prefix = f"{PREFIX}{kind}-"
-    try:
-        entries = list(os.scandir(base or tempfile.gettempdir()))
-    except OSError:
-        return
+    entries: list[os.DirEntry[str]] = []
+    for folder in [base] if base is not None else _bases():
+        try:
+            entries += os.scandir(folder)
+        except OSError:
+            continue
     for entry in entries:
         if not entry.name.startswith(prefix):
             continue
@@ -85,9 +98,14 @@ def remove_leftovers(kind: str, base: Path | None = None) -> None:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def scratch_folder(kind: str) -> Path:
-    """A new private folder (only the arena's user enters it) of ``kind``, with the file that names this arena."""
+def scratch_folder(kind: str, socket_path: int = 0) -> Path:
+    """A new private folder (only the arena's user enters it) of ``kind``, with the file that names this arena.
+    ``socket_path``: the length of the path of the Unix sockets the folder will hold, below it; when that would
+    make them longer than :data:`SOCKET_PATH_LIMIT` under the temporary folder, the folder is made in ``/tmp``."""
     me = os.getpid()
-    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-"))
+    base = Path(tempfile.gettempdir())
+    if len(os.fsencode(base)) + len(PREFIX) + len(kind) + 10 + socket_path > SOCKET_PATH_LIMIT and _SHORT.is_dir():
+        base = _SHORT
+    folder = Path(tempfile.mkdtemp(prefix=f"{PREFIX}{kind}-", dir=base))
     (folder / OWNER).write_text(f"{me} {started(me) or '-'}\n", encoding="ascii")
     return folder

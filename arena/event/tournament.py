@@ -573,7 +573,7 @@ class Tournament:
         unix_socket = None
         if self._sandboxing:  # a folder only the arena's user can enter; the socket is bound into each sandbox
             remove_leftovers("sock")
-            self._socket_folder = scratch_folder("sock")
+            self._socket_folder = scratch_folder("sock", socket_path=len("/arena.sock"))
             unix_socket = self._socket_folder / "arena.sock"
         try:
             await server.start(f"{config.host}:{config.port}", unix_socket=unix_socket)

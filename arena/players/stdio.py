@@ -308,6 +308,13 @@ class StdioPlayer(QuietPlayer):
             return "; the bot wrote part of a line: end each answer with a newline, and flush it"
         return f"; the bot has written nothing at all yet: {FLUSH_HINT}"
 
+    def _flooded(self) -> PlayerFault:
+        """The fault of a bot that wrote more blank lines in a row than the arena skips (it ends its play)."""
+        self.answers += 1
+        return self._fault(FaultKind.MALFORMED, f"the bot wrote {self._lines.blank:,} blank lines in a row, and the "
+                           f"arena skips no more than {BLANK_LIMIT:,}: write one JSON object per line, and no blank "
+                           "lines")
+
     async def _unasked(self, request_id: int) -> None:
         """Reads the lines the bot has written already, before request ``request_id`` is: late answers to
         earlier requests are dropped; any other is a ``malformed`` fault, as no request asked for it (an
@@ -319,10 +326,7 @@ class StdioPlayer(QuietPlayer):
             except _LineTooLong:
                 raw, too_long = b"", True
             except _BlankFlood:
-                self.answers += 1
-                raise self._fault(FaultKind.MALFORMED, f"the bot wrote {self._lines.blank:,} blank lines in a "
-                                  f"row, and the arena skips no more than {BLANK_LIMIT:,}: write one JSON object "
-                                  "per line, and no blank lines") from None
+                raise self._flooded() from None
             if raw is None:
                 return
             self.answers += 1
@@ -350,10 +354,7 @@ class StdioPlayer(QuietPlayer):
                 raise PlayerFault(FaultKind.MALFORMED, f"the bot wrote a line longer than {LINE_LIMIT} bytes; "
                                   "write one JSON object per line") from None
             except _BlankFlood:
-                self.answers += 1
-                raise self._fault(FaultKind.MALFORMED, f"the bot wrote {self._lines.blank:,} blank lines in a "
-                                  f"row, and the arena skips no more than {BLANK_LIMIT:,}: write one JSON object "
-                                  "per line, and no blank lines") from None
+                raise self._flooded() from None
             if raw is None:
                 return _CLOSED_OUTPUT
             self.answers += 1

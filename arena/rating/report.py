@@ -390,7 +390,8 @@ STANDINGS_HEADERS = ["rank", "bot", "points per game", "95% interval", "mean rou
 words (``docs/standings.md`` explains each)."""
 COMPACT_HEADERS = ["rank", "bot", "points per game", "95% interval", "matchpoints %", "calls made %", "games",
                    "faults", "status"]
-"""The columns of the standings printed in a terminal: what most readers need, in under 100 characters."""
+"""The columns of the standings printed in a terminal: what most readers need, in under 100 characters (the
+status only when some bot's is not simply ``playing`` or ``finished``)."""
 
 
 _TWO_LINES = {"points per game": "points\nper game", "95% interval": "95%\ninterval",
@@ -438,6 +439,9 @@ def _markdown_cell(cell: str | int) -> str | int:
 def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str, wide: bool = True) -> str:
     headers, cells = (STANDINGS_HEADERS, standings_cells) if wide else (COMPACT_HEADERS, compact_cells)
     table = [cells(row, rules) for row in rows]
+    if not wide and len({line[-1] for line in table}) == 1 and table[0][-1] in ("playing", "finished"):
+        # Every bot of the table simply plays on, or has finished (the winner's line says so): no column for it.
+        headers, table = headers[:-1], [line[:-1] for line in table]
     if fmt == "table" and not wide:  # two-line headers keep the compact table narrow
         headers = [_TWO_LINES.get(h, h) for h in headers]
     if fmt == "markdown":
