@@ -30,6 +30,8 @@ def test_the_embedded_demo_runs_over_grpc_and_verifies(tmp_path: Path) -> None:
     table = table_text.splitlines()
     assert table[0].split()[:3] == ["rank", "bot", "points"] and table[1].split()[:2] == ["per", "game"]
     assert max(len(line) for line in result.stdout.split("\n\n")[1].splitlines()) <= 100  # fits a terminal
+    words = [line for line in result.stdout.splitlines() if not line.startswith(("heuristic", "random", "vs ", "---"))]
+    assert max(len(line) for line in words) <= 100  # the notes and the paragraph on measures too
     assert f"the report of this event, for a browser: {folder / 'report.html'}" in result.stderr
     assert {line.split()[1] for line in table[3:]} == DEMO_BOTS
     assert [line.split()[0] for line in table[3:]] == ["1", "2", "3", "4"]

@@ -293,7 +293,10 @@ def render_report(report: FolderReport, fmt: str = "table", whole: bool = True, 
     if report.comparison is not None:
         parts.append(render_comparison(report.comparison, rules))
     if report.standings:
-        parts.append(measures(report.comparison))
+        said = measures(report.comparison)
+        if fmt == "table" and not wide:  # for a terminal: no line beyond 100 characters
+            said = textwrap.fill(said.strip(), 100, break_long_words=False, break_on_hyphens=False) + "\n"
+        parts.append(said)
     if whole:
         bots = report.bots
         if len(bots) > MATRIX_LIMIT:
