@@ -1,13 +1,31 @@
-"""The package's layers import only downwards, and only the network layer touches grpc.
+"""The package's layers import only downwards, no module imports itself round a cycle, only the network
+layer touches grpc, and nothing in the package names the sample bots.
 
 ``arena/core`` < ``arena/players`` < ``arena/net`` < ``arena/event`` < ``arena/rating`` < the command
 line. ``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
 ``arena/botkit.py`` are public faces that may name any layer.
+
+The cycle check reads the import graph of the whole package, inside a layer too: an edge for every
+``import arena.x.y`` and every ``from arena.x import y`` (to ``arena.x.y`` when ``y`` is a module, else to
+``arena.x``), wherever the statement is. Imports inside functions count: deferring an import to call
+time hides a cycle from the interpreter, not from a reader, and the two modules still cannot be
+understood or tested apart. Imports under ``if TYPE_CHECKING:`` count too: they form no cycle when
+the code runs, but the dependency is as real to a reader and to mypy, and the style guide wants none;
+a module that needs another's type only for a parameter takes a :class:`typing.Protocol` of its own
+instead. The package a module sits in, which Python imports first, is no edge: every module would
+otherwise make a cycle with an ``__init__.py`` that names its modules.
+
+The sample bots (``sample_bots/``) build on the package, never the other way round: no module of the
+package imports them or names one of their modules in a string (a ``module:Class`` spec is an import
+by another name). The bots the arena itself needs live in the package (``arena/players/house.py``);
+the sample opponents of ``check-bot`` are found by their entry points.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -18,6 +36,9 @@ FACES = {"__init__", "botkit"}
 """Modules that only re-export others under public names."""
 PURE = {"asyncio", "os", "time", "socket", "subprocess", "threading", "grpc", "protocol", "pathlib", "random"}
 """What the rules core must never import: no I/O, no clock, no network, no hidden randomness."""
+SAMPLES = "sample_bots"
+SAMPLE_SPEC = re.compile(r"\bsample_bots[./:]")
+"""A string naming a module or file of the sample bots (``sample_bots.random_bot:RandomBot``)."""
 
 
 def layer_of(module: str) -> int | None:
@@ -67,6 +88,12 @@ def violations(path: Path, module: str) -> list[str]:
             "arena.net."
         ):
             found.append(f"{path}:{line}: only arena/net may import {name}")
+        if name.split(".")[0] == SAMPLES:
+            found.append(f"{path}:{line} imports {name}: the package must not depend on the sample bots")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and SAMPLE_SPEC.search(node.value):
+            found.append(f"{path}:{node.lineno} names a sample bot ({node.value!r}): the package must not depend "
+                         "on the sample bots")
     return found
 
 
@@ -111,3 +138,164 @@ def test_the_checker_passes_imports_that_go_down(tmp_path: Path) -> None:
               "from arena.event.store import ResultsStore\n")
     fake.write_text(source, encoding="utf-8")
     assert violations(fake, "arena.net.x") == [f"{fake}:5 imports arena.event.store, a layer above it"]
+
+
+# -- cycles -----------------------------------------------------------------------------------
+
+
+def module_graph(package: Path) -> dict[str, set[str]]:
+    """The import graph of the package in the folder ``package``: module -> the modules of the package it
+    imports, anywhere in its file (see the module docstring for what counts)."""
+    files: dict[str, Path] = {}
+    for path in package.rglob("*.py"):
+        parts = path.relative_to(package.parent).with_suffix("").parts
+        files[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    graph: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                targets = [f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in files else node.module
+                           for alias in node.names]
+            graph[name].update(target for target in targets if target in files)
+    return graph
+
+
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of ``graph`` that hold a cycle (two modules or more, or one that
+    imports itself), each sorted, in order of their first module: Tarjan's algorithm, iteratively."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        work = [(root, iter(sorted(graph[root])))]
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in graph[node]:
+                    found.append(sorted(component))
+    return sorted(found)
+
+
+def cycle_in_words(graph: Mapping[str, set[str]], component: list[str]) -> str:
+    """One cycle through the first module of ``component``, in words, and every module caught in it."""
+    start = component[0]
+    members = set(component)
+    paths = {start: [start]}
+    frontier = [start]
+    loop: list[str] = []
+    while frontier and not loop:  # breadth first: the shortest way back to the start
+        following = []
+        for node in frontier:
+            for child in sorted(graph[node] & members):
+                if child == start:
+                    loop = [*paths[node], start]
+                    break
+                if child not in paths:
+                    paths[child] = [*paths[node], child]
+                    following.append(child)
+            if loop:
+                break
+        frontier = following
+    words = f"{loop[0]} imports {loop[1]}" + "".join(f", which imports {name}" for name in loop[2:])
+    caught = f" (the modules caught in the cycle: {', '.join(component)})" if len(component) > 2 else ""
+    return f"an import cycle: {words}{caught}; move what they share to the lower one, or to a module of its own"
+
+
+def cycle_report(package: Path) -> list[str]:
+    """Each import cycle of the package in ``package``, in words."""
+    graph = module_graph(package)
+    return [cycle_in_words(graph, component) for component in cycles(graph)]
+
+
+def test_no_module_of_the_package_imports_itself_round_a_cycle() -> None:
+    assert cycle_report(ARENA) == []
+
+
+def _tree(root: Path, files: Mapping[str, str]) -> Path:
+    """A fake package ``arena`` under ``root`` holding ``files`` (path -> source), with the ``__init__.py`` files."""
+    for name, source in files.items():
+        path = root / "arena" / name
+        for folder in [path.parent, *path.parent.parents]:
+            if folder == root:
+                break
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "__init__.py").touch()
+        path.write_text(source, encoding="utf-8")
+    return root / "arena"
+
+
+@pytest.mark.parametrize(("files", "expected"), [
+    ({"core/game.py": "from arena.core import views\n", "core/views.py": "from arena.core.game import Trick\n"},
+     "an import cycle: arena.core.game imports arena.core.views, which imports arena.core.game;"),
+    ({"core/game.py": "def view():\n    from arena.core.views import SeatView\n",  # deferred to a function
+      "core/views.py": "import arena.core.game\n"},
+     "an import cycle: arena.core.game imports arena.core.views, which imports arena.core.game;"),
+    ({"net/remote.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from arena.net.server import Lobby\n",
+      "net/server.py": "from arena.net.remote import Session\n"},
+     "an import cycle: arena.net.remote imports arena.net.server, which imports arena.net.remote;"),
+    ({"event/config.py": "from arena.event import roster\n", "event/roster.py": "from arena.event import store\n",
+      "event/store.py": "from arena.event.config import parse_config\n"},
+     "an import cycle: arena.event.config imports arena.event.roster, which imports arena.event.store, which "
+     "imports arena.event.config (the modules caught in the cycle: arena.event.config, arena.event.roster, "
+     "arena.event.store)"),
+    ({"core/cards.py": "import arena.core.cards\n"}, "an import cycle: arena.core.cards imports arena.core.cards;"),
+])
+def test_the_checker_finds_a_planted_cycle(tmp_path: Path, files: Mapping[str, str], expected: str) -> None:
+    [found] = cycle_report(_tree(tmp_path, files))
+    assert found.startswith(expected)
+
+
+def test_the_checker_passes_a_tree_without_cycles(tmp_path: Path) -> None:
+    package = _tree(tmp_path, {
+        "core/game.py": "from arena.core import views\nfrom arena.core.views import Trick\n",
+        "core/views.py": "from arena.core.cards import Card\n",
+        "core/cards.py": "import dataclasses\n",
+        "net/server.py": "from arena import core\nfrom arena.core.game import Game\nimport arena.core.cards\n",
+    })
+    assert module_graph(package)["arena.core.game"] == {"arena.core.views"}
+    assert module_graph(package)["arena.net.server"] == {"arena.core", "arena.core.game", "arena.core.cards"}
+    assert cycle_report(package) == []
+
+
+@pytest.mark.parametrize(("source", "expected"), [
+    ("from sample_bots.random_bot import RandomBot\n", "imports sample_bots.random_bot"),
+    ("def bot():\n    import sample_bots.heuristic_bot\n", "imports sample_bots.heuristic_bot"),
+    ('HOUSE_BOT = "sample_bots.random_bot:RandomBot"\n', "names a sample bot ('sample_bots.random_bot:RandomBot')"),
+    ('BOT = "sample_bots/montecarlo_bot.py:MonteCarloBot"\n', "names a sample bot"),
+])
+def test_the_checker_finds_a_planted_use_of_the_sample_bots(tmp_path: Path, source: str, expected: str) -> None:
+    fake = tmp_path / "x.py"
+    fake.write_text(source, encoding="utf-8")
+    [found] = violations(fake, "arena.event.x")
+    assert expected in found and "must not depend on the sample bots" in found
