@@ -3,7 +3,9 @@
 :class:`Round` is one deal played out; :class:`Game` strings rounds together, passes the deal
 to the right, redeals where the rules say, keeps totals and gives places at the end. The only
 way hidden cards leave the core is :meth:`Game.view`, which gives a
-:class:`~arena.core.views.SeatView` holding exactly what one seat may know.
+:class:`~arena.core.views.SeatView` holding exactly what one seat may know. The public facts of play
+(:class:`Phase`, :class:`Trick`, :class:`RoundSummary`) are the views' module's, which knows nothing of
+the game; they are named here too, as the game's.
 
 Seats are 0-3 in playing order (seat s+1 plays after seat s). The seat after the dealer calls
 first and leads the first trick; the dealer of the next round is the seat after this dealer.
@@ -12,18 +14,15 @@ first and leads the first trick; the dealer of the next round is the seat after 
 from __future__ import annotations
 
 import dataclasses
-import enum
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.core.dealing import Deal, DealSource
 from arena.core.rules import LowerTrump, Reason, Rules, TrumpMode, explain, legal_mask
 from arena.core.scoring import score_table
+from arena.core.views import Phase, PublicView, RoundSummary, SeatView, Trick
 from arena.errors import IllegalCall, IllegalPlay
-
-if TYPE_CHECKING:
-    from arena.core.views import PublicView, SeatView
 
 __all__ = [
     "MAX_REDEALS",
@@ -41,33 +40,6 @@ MAX_REDEALS = 20
 """Redeals allowed in one round; after that the round is played as dealt, whatever the calls."""
 
 
-class Phase(enum.Enum):
-    """Where a round or game stands."""
-
-    CALLING = "calling"
-    PLAYING = "playing"
-    OVER = "over"
-
-
-class Trick(NamedTuple):
-    """A trick: its leader, the cards in play order starting with the leader, and (once done) the winner.
-
-    A named tuple rather than a dataclass: thirteen are made for every round played.
-    """
-
-    leader: int
-    """The seat that led."""
-    cards: tuple[Card, ...]
-    """The cards in play order; card k was played by seat ``(leader + k) % 4``."""
-    winner: int | None = None
-    """The seat that won it, once four cards are down."""
-
-    def __str__(self) -> str:
-        return f"{self.leader}: {' '.join(map(str, self.cards))}" + (
-            f" -> {self.winner}" if self.winner is not None else ""
-        )
-
-
 _new_trick = _new_result = tuple.__new__  # builds one without the keyword handling of its generated __new__
 _SUITS = tuple(Suit)
 
@@ -80,18 +52,6 @@ class Redeal:
     attempt: int
     """The attempt thrown in (0 is the first deal of the round)."""
     reason: str
-
-
-@dataclasses.dataclass(frozen=True, slots=True)
-class RoundSummary:
-    """The public outcome of a finished round: what any seat may know."""
-
-    round_number: int
-    dealer: int
-    calls: tuple[int, int, int, int]
-    tricks_won: tuple[int, int, int, int]
-    scores: tuple[int, int, int, int]
-    """Round scores in tenths."""
 
 
 class RoundResult(NamedTuple):
@@ -518,7 +478,11 @@ class Game:
         decide, the ``deadline_ms`` it has to answer in)."""
         if not 0 <= seat <= 3:
             raise ValueError(f"seats are numbered 0 to 3, not {seat}")
-        return views.SeatView(self, seat, deadline_ms)
+        public = self.public_view()
+        rnd = self.round
+        to_act = not public.over and rnd.current_seat == seat
+        legal = rnd.legal_mask() if to_act and rnd.phase is Phase.PLAYING else 0
+        return SeatView(public, seat, rnd.hands[seat], to_act, legal, deadline_ms)
 
     def public_view(self) -> PublicView:
         """What every seat may know now; the same object until the next call or card."""
@@ -527,7 +491,16 @@ class Game:
         # call from the first card (the same seat), the results a finished round, and a redeal is a new round.
         moment = (rnd, rnd.phase, rnd.current_seat, len(rnd.played), len(self.results))
         if moment != self._moment:
-            self._public = views.PublicView(self)
+            hands = rnd.hands
+            self._public = PublicView(
+                game_number=self.game_number, round_number=rnd.round_number, dealer=rnd.dealer,
+                trump=_SUITS[rnd.trump], rules=self.rules, phase=self.phase, over=self.over, calls=tuple(rnd.calls),
+                trick_indices=tuple(rnd.played[4 * len(rnd.winners):]),
+                # The hands still held cover exactly the cards not yet played: the rest is public.
+                played_mask=FULL_DECK ^ (hands[0] | hands[1] | hands[2] | hands[3]),
+                tricks=rnd.finished_tricks(), leader=rnd.leader, tricks_won=tuple(rnd.tricks_won),
+                totals=tuple(self.totals), past_rounds=self.summaries,
+            )
             self._moment = moment
         assert self._public is not None
         return self._public
@@ -590,8 +563,3 @@ def places(totals: Sequence[int], first: int | None = None) -> tuple[int, int, i
         )
         result[seat] = better + 1
     return _four(result)
-
-
-# The views read the game (their module imports this one), so they come last: when they are imported
-# first, this finds their module half made, and its classes are there by the time a view is asked for.
-from arena.core import views  # noqa: E402

@@ -5,23 +5,61 @@ A bot is asked to decide with a view: a :class:`SeatView` in-process, a
 A :class:`SeatView` is the seat's own cards on top of a :class:`PublicView`, what every seat may know
 at that moment, made once per moment and shared by the seats' views (and by whatever encodes them
 for the network, so the public part of a moment is worked out once).
+
+The public facts a view is made of live here too: the :class:`Phase` of a round, a :class:`Trick`, a
+finished round's :class:`RoundSummary`. This module knows nothing of the game: the game
+(:meth:`arena.core.game.Game.view`) makes the views from its values, and decides what goes in them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+import dataclasses
+import enum
+from typing import NamedTuple, Protocol
 
-from arena.core.cards import CARDS, FULL_DECK, Card, Hand, Suit
-from arena.core.game import Phase, RoundSummary, Trick
+from arena.core.cards import CARDS, Card, Hand, Suit
 from arena.core.rules import Rules
 
-if TYPE_CHECKING:
-    from arena.core.game import Game
+__all__ = ["Phase", "PublicView", "RoundSummary", "SeatView", "Trick", "View"]
 
-__all__ = ["PublicView", "SeatView", "View"]
 
-_SUITS = tuple(Suit)
-"""The suits by number (a tuple index is quicker than calling the enum)."""
+class Phase(enum.Enum):
+    """Where a round or game stands."""
+
+    CALLING = "calling"
+    PLAYING = "playing"
+    OVER = "over"
+
+
+class Trick(NamedTuple):
+    """A trick: its leader, the cards in play order starting with the leader, and (once done) the winner.
+
+    A named tuple rather than a dataclass: thirteen are made for every round played.
+    """
+
+    leader: int
+    """The seat that led."""
+    cards: tuple[Card, ...]
+    """The cards in play order; card k was played by seat ``(leader + k) % 4``."""
+    winner: int | None = None
+    """The seat that won it, once four cards are down."""
+
+    def __str__(self) -> str:
+        return f"{self.leader}: {' '.join(map(str, self.cards))}" + (
+            f" -> {self.winner}" if self.winner is not None else ""
+        )
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """The public outcome of a finished round: what any seat may know."""
+
+    round_number: int
+    dealer: int
+    calls: tuple[int, int, int, int]
+    tricks_won: tuple[int, int, int, int]
+    scores: tuple[int, int, int, int]
+    """Round scores in tenths."""
 
 
 class View(Protocol):
@@ -103,32 +141,33 @@ class PublicView:
         "trump",
     )
 
-    def __init__(self, game: Game) -> None:
-        rnd = game.round
-        hands = rnd.hands
-        finished = 4 * len(rnd.winners)
-        self.game_number: int = game.game_number
-        self.round_number: int = rnd.round_number
-        self.dealer: int = rnd.dealer
-        self.trump: Suit = _SUITS[rnd.trump]
-        self.rules: Rules = game.rules
-        self.phase: Phase = game.phase
-        self.over: bool = game.over
-        self.calls: tuple[int | None, ...] = tuple(rnd.calls)
+    def __init__(
+        self, *, game_number: int, round_number: int, dealer: int, trump: Suit, rules: Rules, phase: Phase,
+        over: bool, calls: tuple[int | None, ...], trick_indices: tuple[int, ...], played_mask: int,
+        tricks: tuple[Trick, ...], leader: int, tricks_won: tuple[int, ...], totals: tuple[int, ...],
+        past_rounds: tuple[RoundSummary, ...],
+    ) -> None:
+        self.game_number = game_number
+        self.round_number = round_number
+        self.dealer = dealer
+        self.trump = trump
+        self.rules = rules
+        self.phase = phase
+        self.over = over
+        self.calls = calls
         """The calls so far by seat (``None`` for a seat yet to call)."""
-        self.trick_indices: tuple[int, ...] = tuple(rnd.played[finished:])
+        self.trick_indices = trick_indices
         """The card indices of the current trick, in play order."""
-        # The hands still held cover exactly the cards not yet played: the rest is public.
-        self.played_mask: int = FULL_DECK ^ (hands[0] | hands[1] | hands[2] | hands[3])
+        self.played_mask = played_mask
         """Every card played so far this round, as a mask."""
-        self.tricks: tuple[Trick, ...] = rnd.finished_tricks()
+        self.tricks = tricks
         """The finished tricks of this round."""
-        self.leader: int = rnd.leader
+        self.leader = leader
         """The seat that led (or will lead) the current trick."""
-        self.tricks_won: tuple[int, ...] = tuple(rnd.tricks_won)
-        self.totals: tuple[int, ...] = tuple(game.totals)
+        self.tricks_won = tricks_won
+        self.totals = totals
         """Game totals in tenths by seat, from the rounds finished before this one."""
-        self.past_rounds: tuple[RoundSummary, ...] = game.summaries
+        self.past_rounds = past_rounds
 
 
 class SeatView:
@@ -156,9 +195,8 @@ class SeatView:
         "trump",
     )
 
-    def __init__(self, game: Game, seat: int, deadline_ms: int = 0) -> None:
-        public = game.public_view()
-        rnd = game.round
+    def __init__(self, public: PublicView, seat: int, hand: int, to_act: bool, legal: int,
+                 deadline_ms: int = 0) -> None:
         self.public = public
         """What every seat may know at this moment."""
         self.seat = seat
@@ -173,9 +211,11 @@ class SeatView:
         self.phase = public.phase
         self.leader = public.leader
         """The seat that led (or will lead) the current trick."""
-        self._hand = rnd.hands[seat]
-        self._to_act = not public.over and rnd.current_seat == seat
-        self._legal = rnd.legal_mask() if self._to_act and rnd.phase is Phase.PLAYING else 0
+        self._hand = hand
+        """This seat's cards still in hand, as a mask."""
+        self._to_act = to_act
+        self._legal = legal
+        """The cards this seat may play now, as a mask (0 unless it is to play)."""
 
     @property
     def to_act(self) -> bool:
