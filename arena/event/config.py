@@ -11,7 +11,6 @@ import difflib
 import hashlib
 import json
 import re
-import string
 import tomllib
 import urllib.parse
 from collections.abc import Mapping, Sequence
@@ -21,6 +20,8 @@ from typing import Any
 from arena.core.dealing import DealFile
 from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, DealFileError, RulesError
+from arena.event.entries import COMMAND_PLACEHOLDERS, OWN_PLACEHOLDERS, check_command, is_name
+from arena.event.roster import read_roster
 from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
@@ -34,8 +35,6 @@ FORFEITS = ("wait", "fallback", "withdraw")
 BACKENDS = ("local", "ray")
 """Where games of in-process bots are played: this machine (``workers`` processes), or a Ray cluster."""
 """What happens to the games of a bot absent past ``absent_after_s`` once nothing else can be played."""
-_NAME = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9 ._+#-]{0,38}[A-Za-z0-9._+#-])?")
-"""A name: it begins with a letter or digit and does not end with a space (``alice `` would list as ``alice``)."""
 BOT_KINDS = ("command", "python", "remote", "stdio", "bhoos", "bhoos_url")
 """The keys that say what kind of bot a ``[[bots]]`` table is; each table has exactly one of them."""
 LAUNCHED = ("command", "stdio", "bhoos")
@@ -49,70 +48,12 @@ STDIO_START_TIMEOUT_S = 5.0
 bot that hangs costs it in every game)."""
 PAGE_PORT = 8080
 """``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
-COMMAND_PLACEHOLDERS = ("address", "name", "seed", "python")
-"""The placeholders of a ``command`` bot's command line, which the launcher fills in."""
-OWN_PLACEHOLDERS = ("name", "seed", "python")
-"""The placeholders of a ``stdio`` or ``bhoos`` command line (it has no address)."""
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,127}")
 """The name of a variable of a bot's ``env``: what a POSIX shell accepts, and not too long."""
 ENV_LIMIT = 100
 """The most variables one bot's ``env`` may set."""
 ENV_VALUE_LIMIT = 32 * 1024
 """The longest value, in characters, of a variable of a bot's ``env``."""
-
-
-def is_name(text: str) -> bool:
-    """True when ``text`` may name a bot or a tournament: 1-40 letters, digits, spaces or ``._+#-``,
-    beginning with a letter or a digit and not ending with a space."""
-    return _NAME.fullmatch(text) is not None
-
-
-def check_command(argv: Sequence[str], kind: str, where: str) -> None:
-    """Refuses a launched bot's command line that the launcher's ``part.format(**values)`` could not
-    fill in safely; ``where`` begins the message (``bot 'alice'``).
-
-    Each part must be text (``{{`` and ``}}`` for braces) with placeholders that are bare names of
-    :data:`COMMAND_PLACEHOLDERS` (``kind`` ``command``) or :data:`OWN_PLACEHOLDERS` (``stdio``,
-    ``bhoos``): no format spec, no conversion, no attribute or index. Filling one in then costs what
-    the value it puts there costs, where ``{python:>3000000000}`` would ask for 3 GB. The roster checks
-    a submission's ``bot.json`` with this same function.
-    """
-    known = COMMAND_PLACEHOLDERS if kind == "command" else OWN_PLACEHOLDERS
-    listed = ", ".join(f"{{{name}}}" for name in known)
-    for part in argv:
-        try:
-            fields = [(field, spec, conversion) for _, field, spec, conversion in string.Formatter().parse(part)
-                      if field is not None]
-        except ValueError:
-            raise ConfigError(f"{where}: the part {part!r} has a lone {{ or }}: write {{{{ or }}}} for a brace "
-                              f"itself; the placeholders are {listed}") from None
-        for field, spec, conversion in fields:
-            if field == "token":
-                raise ConfigError(
-                    f"{where}: {{token}} is no longer a placeholder of a command: a launched bot gets its token in "
-                    "the environment variable CALLBREAK_TOKEN, which the bot kit reads; remove --token {token} from "
-                    "its command"
-                )
-            if field == "address" and kind != "command":
-                raise ConfigError(
-                    f"{where}: a {kind} bot has no {{address}}: the arena talks to it "
-                    f"{'over its standard input and output' if kind == 'stdio' else 'over HTTP on its port'}; "
-                    "remove {address} from its command"
-                )
-            if not field or field.isdigit():
-                raise ConfigError(f"{where}: the part {part!r} has an empty placeholder {{{field}}}; the "
-                                  f"placeholders are {listed}")
-            if "." in field or "[" in field:
-                raise ConfigError(f"{where}: the part {part!r} holds {{{field}}}: a placeholder is a bare name, "
-                                  f"one of {listed}")
-            if field not in known:
-                close = difflib.get_close_matches(field, known, n=1)
-                hint = f"did you mean {{{close[0]}}}? " if close else ""
-                raise ConfigError(f"{where}: the part {part!r} names {{{field}}}, which is not a placeholder; "
-                                  f"{hint}the placeholders are {listed}")
-            if spec or conversion:
-                raise ConfigError(f"{where}: the part {part!r}: a placeholder takes no format or conversion; write "
-                                  f"{{{field}}} alone")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -537,8 +478,6 @@ def _bots(items: list[Any], base: Path) -> tuple[BotConfig, ...]:
 
 def _roster_bots(path: Path, listed: Sequence[Any]) -> list[dict[str, Any]]:
     """A ``[[bots]]`` table for every student of the roster who plays (``arena.event.roster``)."""
-    from arena.event.roster import read_roster  # the roster builds on this module: imported when named
-
     tables = read_roster(path).bot_tables()
     listed_names = {item["name"].casefold() for item in listed if isinstance(item, dict)
                     and isinstance(item.get("name"), str)}

@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.event.config import check_command, is_name
+from arena.event.entries import check_command, is_name
 from arena.event.store import write_atomic
 from arena.net.tokens import is_sha256, new_token, token_sha256
 
@@ -426,7 +426,7 @@ def _student(item: Any, where: str) -> Student:
 
 def read_submission(folder: Path, what: str) -> Submission:
     """How the bot in ``folder`` is started: its ``bot.json``, or its ``bot.py``. The command of a
-    ``bot.json`` is checked as a configuration's is (:func:`~arena.event.config.check_command`) and may
+    ``bot.json`` is checked as a configuration's is (:func:`~arena.event.entries.check_command`) and may
     name no path outside the folder (:func:`_refuse_paths_out`)."""
     folder = folder.absolute()
     manifest = folder / MANIFEST
