@@ -13,7 +13,7 @@ import pytest
 
 from arena.cli import main
 from arena.event.audit import audit
-from tests.data.runs import CRASHER, NO_FAST, run, tournament_text, write
+from tests.helpers.runs import CRASHER, NO_FAST, run, tournament_text, write
 
 Record = dict[str, Any]
 

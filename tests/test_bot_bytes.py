@@ -33,7 +33,7 @@ from arena.players.httpclient import BODY_LIMIT, Endpoint
 from arena.players.stdio import BLANK_LIMIT, LINE_LIMIT, StdioPlayer
 from tests.conftest import ROOT
 from tests.conftest import run as run_async
-from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
+from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, run, write
 
 PROBLEM = bwrap_problem()
 

@@ -24,7 +24,7 @@ from arena.net.tokens import new_token, token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import ROOT, handshake, hello
-from tests.data.runs import NO_FAST, RANDOM, cli, faults_of, kinds_text, records, write
+from tests.helpers.runs import NO_FAST, RANDOM, cli, faults_of, kinds_text, records, write
 
 DEADLINE_MS = 5000
 

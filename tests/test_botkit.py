@@ -3,7 +3,7 @@ statuses, the launching arena's stdin pipe, and the one-line errors (TLS mismatc
 
 The scripted arena is a plain ``grpc.aio`` servicer on port 0 that sends a Welcome and whatever the
 test says, and records the bot's answers with the time they arrived. Bots run as real processes
-(``tests/data/kit_bots.py``), except where a test needs the kit inside the test process.
+(``tests/helpers/kit_bots.py``), except where a test needs the kit inside the test process.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ from arena.net.botkit import Bot, Refused, play_session
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import ROOT, free_port, run
-from tests.data.kit_bots import Recorder, Sleepy
+from tests.helpers.kit_bots import Recorder, Sleepy
 
-KIT_BOTS = ROOT / "tests" / "data" / "kit_bots.py"
+KIT_BOTS = ROOT / "tests" / "helpers" / "kit_bots.py"
 HAND = ["AS", "KS", "QH", "JD", "TC"]
 
 
@@ -159,7 +159,7 @@ def refusal(reason: int, detail: str) -> pb.ConnectResponse:
 
 
 class KitBot:
-    """A bot of ``tests/data/kit_bots.py`` in its own process, output in files."""
+    """A bot of ``tests/helpers/kit_bots.py`` in its own process, output in files."""
 
     def __init__(self, directory: Path, n: int, args: Sequence[str], env: dict[str, str], stdin: Any) -> None:
         self.address = args[args.index("--arena") + 1]
@@ -208,7 +208,7 @@ class KitBots:
         self, cls: str, port: int, *extra: str, launched: bool = False, stdin: Any = subprocess.DEVNULL,
         env: dict[str, str] | None = None,
     ) -> KitBot:
-        """``python tests/data/kit_bots.py cls --arena 127.0.0.1:port ...``, retrying every 0.5 s at most."""
+        """``python tests/helpers/kit_bots.py cls --arena 127.0.0.1:port ...``, retrying every 0.5 s at most."""
         base = {k: v for k, v in os.environ.items() if k not in ("CALLBREAK_LAUNCHED", "CALLBREAK_TOKEN")}
         base.update(PYTHONPATH=str(ROOT), PYTHONUNBUFFERED="1", **(env or {}))
         if launched:
@@ -416,7 +416,7 @@ def test_a_decision_that_raises_is_told_to_the_arena_at_once_with_its_file_and_l
     line = 1 + KIT_BOTS.read_text(encoding="utf-8").splitlines().index(
         '            raise RuntimeError("crashy crashes at table bad")')
     assert [(e.request_id, e.error_type, e.message, e.file, e.line) for e in errors] == [
-        (1, "RuntimeError", "crashy crashes at table bad", "tests/data/kit_bots.py", line)]
+        (1, "RuntimeError", "crashy crashes at table bad", "tests/helpers/kit_bots.py", line)]
     assert [a.call.request_id for a in answered if a.WhichOneof("kind") == "call"] == [2]  # it plays on
     assert "Traceback" in bot.stderr()  # its author still has the whole traceback
 

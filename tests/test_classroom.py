@@ -17,7 +17,7 @@ from arena.event.roster import ROSTER_FILE, read_roster
 from arena.event.sandbox import bwrap_problem
 from arena.event.status import read_status
 from arena.rating.leaderboard import Board
-from tests.data.runs import ROOT, run
+from tests.helpers.runs import ROOT, run
 
 FIRST = ("Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "Hedy", "Ivan", "John",
          "Katherine", "Leslie", "Margaret", "Niklaus", "Ole", "Peter", "Radia", "Shafi", "Tim", "Urs", "Vint",

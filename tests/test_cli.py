@@ -14,7 +14,7 @@ import pytest
 from arena.cli import main
 from arena.core.dealing import DealFile, seeded_deal
 from arena.event.config import read_deal_file
-from tests.data.runs import cli, run, standings, tournament_text, write
+from tests.helpers.runs import cli, run, standings, tournament_text, write
 
 DEMO_BOTS = {"heuristic", "heuristic-bold", "random-a", "random-b"}
 

@@ -19,7 +19,7 @@ import pytest
 from arena.event.config import parse_config
 from arena.event.status import Progress
 from arena.event.tournament import Tournament, woken
-from tests.data.runs import ROOT, bot_tables, cli, tournament_text, write
+from tests.helpers.runs import ROOT, bot_tables, cli, tournament_text, write
 
 
 def test_a_log_line_clears_the_progress_bar_and_the_bar_comes_back_after_it() -> None:

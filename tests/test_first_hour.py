@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 from tests.conftest import free_port
-from tests.data.runs import ROOT
+from tests.helpers.runs import ROOT
 
 ARENA = [sys.executable, "-m", "arena"]
 TUTORIAL = ROOT / "docs" / "writing-a-bot.md"

@@ -17,7 +17,7 @@ from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
 from arena.core.scoring import round_score
 from arena.core.views import SeatView
 from arena.errors import IllegalCall, IllegalPlay
-from tests.test_rules import (
+from tests.helpers.hands import (
     ASHMA_1,
     ASHMA_2,
     BIMAL_1,

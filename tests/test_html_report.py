@@ -6,9 +6,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-from collections.abc import Iterator
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -20,10 +17,12 @@ from arena.event.store import ResultsStore
 from arena.rating import html as page_module
 from arena.rating.html import REPORT_FILE, html_report
 from arena.rating.report import matrix_cell, read_folder, standings_cells
-from tests.data.hostile_bots import SCRIPT_DETAIL, SCRIPT_VERSION
-from tests.data.runs import ROOT, run, tournament_text, write
+from tests.helpers.classroom import class_event, podium_names, shown_as
+from tests.helpers.hostile_bots import SCRIPT_DETAIL, SCRIPT_VERSION
+from tests.helpers.pages import Node, body_rows, cells, parse
+from tests.helpers.runs import ROOT, run, tournament_text, write
 
-HOSTILE = ROOT / "tests" / "data" / "hostile_bots.py"
+HOSTILE = ROOT / "tests" / "helpers" / "hostile_bots.py"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
 BOTS = ("heur", "rand", "hack", "stub")
 SECTIONS = ("standings", "scores", "course", "head-to-head", "calling", "bots", "replays")
@@ -31,81 +30,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 HOSTILE_NAME = "<script>alert('name')</script>\"><img src=x onerror=alert(2)>"
 
 
-# -- reading the page back -----------------------------------------------------------------------
-
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
-
-
-class Node:
-    """An element of the parsed page."""
-
-    def __init__(self, tag: str, attrs: dict[str, str | None], parent: Node | None) -> None:
-        self.tag = tag
-        self.attrs = attrs
-        self.parent = parent
-        self.children: list[Node | str] = []
-
-    @property
-    def classes(self) -> set[str]:
-        return set((self.attrs.get("class") or "").split())
-
-    def walk(self) -> Iterator[Node]:
-        for child in self.children:
-            if isinstance(child, Node):
-                yield child
-                yield from child.walk()
-
-    def all(self, tag: str | None = None, cls: str | None = None) -> list[Node]:
-        return [n for n in self.walk() if (tag is None or n.tag == tag) and (cls is None or cls in n.classes)]
-
-    def by_id(self, ident: str) -> Node:
-        found = [n for n in self.walk() if n.attrs.get("id") == ident]
-        assert len(found) == 1, ident
-        return found[0]
-
-    def text(self) -> str:
-        return "".join(c if isinstance(c, str) else c.text() for c in self.children)
-
-
-class Tree(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.root = Node("#document", {}, None)
-        self.current = self.root
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        node = Node(tag, dict(attrs), self.current)
-        self.current.children.append(node)
-        if tag not in VOID:
-            self.current = node
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        self.current.children.append(Node(tag, dict(attrs), self.current))
-
-    def handle_endtag(self, tag: str) -> None:
-        node: Node | None = self.current
-        while node is not None and node.tag != tag:
-            node = node.parent
-        if node is not None and node.parent is not None:
-            self.current = node.parent
-
-    def handle_data(self, data: str) -> None:
-        self.current.children.append(data)
-
-
-def parse(text: str) -> Node:
-    tree = Tree()
-    tree.feed(text)
-    tree.close()
-    return tree.root
-
-
-def cells(row: Node) -> list[str]:
-    return [" ".join(cell.text().split()) for cell in row.all() if cell.tag in ("td", "th") and cell.parent is row]
-
-
-def body_rows(table: Node) -> list[Node]:
-    return [row for body in table.all("tbody") for row in body.all("tr")]
+# -- reading the page back (the parser is tests/helpers/pages.py) --------------------------------
 
 
 def records(folder: Path) -> list[dict[str, Any]]:
@@ -113,50 +38,6 @@ def records(folder: Path) -> list[dict[str, Any]]:
 
 
 # -- the event -----------------------------------------------------------------------------------
-
-CLASS = (("alice", "Alice Adhikari"), ("bob", "Bob Basnet"), ("carol", "Carol Chhetri"), ("dave", "Dave Dahal"),
-         ("erin", "Erin Eklund"), ("frank", "Frank Fong"), ("gita", "Gita Gurung"))
-SUBMITTED = {"alice": "random_bot.py", "bob": "random_bot.py", "carol": "random_bot.py", "dave": "heuristic_bot.py"}
-"""Four students hand in a bot; erin, frank and gita never connect theirs."""
-ARENA = ROOT / ".venv" / "bin" / "callbreak-arena"
-
-
-def class_event(base: Path) -> Path:
-    """A class folder as docs/classroom.md lays it out, with a finished event played through the command line:
-    seven students on the roster (four submitted a bot, three never connect, so the fallback plays their seats),
-    two bots of the teacher's, and three house bots that fill the tables of the nine. Returns its results folder."""
-    names = base / "students.csv"
-    names.write_text("name,display\n" + "".join(f"{n},{d}\n" for n, d in CLASS), encoding="utf-8")
-
-    def arena(*args: str) -> subprocess.CompletedProcess[str]:
-        done = subprocess.run([str(ARENA), *args], cwd=base, capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr
-        return done
-
-    arena("roster", "import", "students.csv", "--tokens-out", "tokens.csv")
-    for name, bot in SUBMITTED.items():
-        arena("roster", "submit", name, str(ROOT / "sample_bots" / bot))
-    (base / "week-1.toml").write_text(
-        '[tournament]\nname = "week-1"\nseed = 7\ndeal_sets = 2\nconcurrency = 4\nroster = "roster.toml"\n'
-        'forfeit = "fallback"\n\n[time]\ndeadline_ms = 5000\nabsent_after_s = 10\n\n[sandbox]\nmode = "off"\n\n'
-        '[[bots]]\nname = "teacher"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n\n'
-        '[[bots]]\nname = "teacher-2"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n', encoding="utf-8")
-    arena("run", "week-1.toml", "--results", "results/week-1", "--no-progress")
-    return base / "results" / "week-1"
-
-
-def podium_names(folder: Path) -> tuple[str, str]:
-    """The winner and the runner-up of a finished event, as the standings files name them."""
-    data = json.loads((folder / "standings.json").read_text(encoding="utf-8"))
-    assert data["ended"], data
-    return data["winner"], data["runner_up"]
-
-
-def shown_as(bot: str) -> str:
-    """How a page names a bot of the class: its display name, then its bot name."""
-    return f"{dict(CLASS)[bot]} ({bot})" if bot in dict(CLASS) else bot
-
-
 
 
 @pytest.fixture(scope="module")

@@ -20,7 +20,7 @@ import pytest
 from arena.event.plan import Manifest
 from arena.event.status import Progress
 from tests.conftest import free_port
-from tests.data.runs import (
+from tests.helpers.runs import (
     BOTS,
     COMMAND,
     NO_FAST,
@@ -39,7 +39,7 @@ from tests.data.runs import (
 )
 
 FIVE = ("a", "b", "c", "d", "e")
-EVENT_BOTS = ROOT / "tests" / "data" / "event_bots.py"
+EVENT_BOTS = ROOT / "tests" / "helpers" / "event_bots.py"
 FAKE_BOTS = ROOT / "tests" / "fake_bots.py"
 
 

@@ -27,12 +27,13 @@ from arena.cli import main
 from arena.event.roster import ROSTER_FILE, Roster
 from arena.rating.leaderboard import POLICY, Board, LivePage, PageLimits, render_page
 from arena.rating.ratings import NOT_RANKED_TITLE
-from tests.data.hostile_bots import SCRIPT_DETAIL
-from tests.data.runs import ROOT, SLOW, run, tournament_text, write
-from tests.test_html_report import ARENA, Node, body_rows, cells, class_event, parse, podium_names, shown_as
+from tests.helpers.classroom import ARENA, class_event, podium_names, shown_as
+from tests.helpers.hostile_bots import SCRIPT_DETAIL
+from tests.helpers.pages import Node, body_rows, cells, parse
+from tests.helpers.runs import ROOT, SLOW, run, tournament_text, write
 
 CHROMIUM = Path("/usr/bin/chromium")
-HOSTILE = ROOT / "tests" / "data" / "hostile_bots.py"
+HOSTILE = ROOT / "tests" / "helpers" / "hostile_bots.py"
 HOSTILE_DISPLAY = "<img src=x onerror=alert(1)> Eve \"the\" <script>alert('x')</script>"
 
 

@@ -27,7 +27,7 @@ from arena.players.local import InProcessBot, LocalPlayer
 from arena.players.table import GameRecord, TableSettings, play_game
 from sample_bots.random_bot import RandomBot
 from tests.conftest import ROOT, check_record, run, without_timings
-from tests.data.arena_bots import (
+from tests.helpers.arena_bots import (
     EventCrasher,
     Exiter,
     FastExiter,
@@ -38,7 +38,7 @@ from tests.data.arena_bots import (
 )
 
 NEPALI = Rules.profile("nepali")
-BOTS_FILE = ROOT / "tests" / "data" / "arena_bots.py"
+BOTS_FILE = ROOT / "tests" / "helpers" / "arena_bots.py"
 ONE_ROUND = Rules.profile("nepali", rounds=1)
 
 
@@ -230,7 +230,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.players.local import LocalPlayer
 from arena.players.table import TableSettings, play_game
-from tests.data.arena_bots import Frozen, NoFastRandom
+from tests.helpers.arena_bots import Frozen, NoFastRandom
 
 def main():
     players = [LocalPlayer(Frozen(0, at=1), "stuck")] + [LocalPlayer(NoFastRandom(s), f"p{s}") for s in (1, 2, 3)]

@@ -21,7 +21,7 @@ from sample_bots.heuristic_bot import HeuristicBot
 from sample_bots.montecarlo_bot import DEADLINE_SHARE, MIN_SAMPLES, Knowledge, MonteCarloBot
 from sample_bots.random_bot import RandomBot
 from tests.conftest import ROOT, Bots, arena, check_record, run, token
-from tests.test_heuristic_bot import SWITCH_CASES, game_with, rest_of_deck, run_game
+from tests.helpers.games import SWITCH_CASES, game_with, rest_of_deck, run_game
 
 MONTECARLO_BOT = ROOT / "sample_bots" / "montecarlo_bot.py"
 SAMPLES = 4

@@ -18,7 +18,7 @@ import pytest
 
 import arena.cli
 from arena.cli import main
-from tests.data.runs import ROOT, cli, tournament_text, write
+from tests.helpers.runs import ROOT, cli, tournament_text, write
 
 USAGE = 2
 FAILURE = 1

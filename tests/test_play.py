@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from tests.data.runs import ROOT
+from tests.helpers.runs import ROOT
 
 
 class Terminal:

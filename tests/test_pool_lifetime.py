@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.data.runs import ROOT, SLOW, bot_tables, write
+from tests.helpers.runs import ROOT, SLOW, bot_tables, write
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux only)")
 

@@ -30,8 +30,8 @@ from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot
 from tests.conftest import Bots, arena, free_port, handshake, hello, run, token
-from tests.data.runs import ROOT, bot_tables, games, tournament_text, write
-from tests.data.runs import run as run_tournament
+from tests.helpers.runs import ROOT, bot_tables, games, tournament_text, write
+from tests.helpers.runs import run as run_tournament
 
 PROTO = (ROOT / "protocol" / "callbreak.proto").read_text(encoding="utf-8")
 FLAT = re.sub(r"\s*\n\s*//\s*", " ", PROTO)

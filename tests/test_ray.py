@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.data.runs import CRASHER, NO_FAST, cli, run, stripped_list, tournament_text, write
-from tests.test_resume import keep_games
+from tests.helpers.runs import CRASHER, NO_FAST, cli, keep_games, run, stripped_list, tournament_text, write
 
 FIVE = ("a", "b", "c", "d", "e")
 RAY = 'backend = "ray"\n'

@@ -4,17 +4,15 @@ with the records and standings of an uninterrupted run."""
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import random
-import shutil
 import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
-from tests.data.runs import (
+from tests.helpers.runs import (
     COMMAND,
     CRASHER,
     NO_FAST,
@@ -22,6 +20,7 @@ from tests.data.runs import (
     SLOW,
     cli,
     games,
+    keep_games,
     records,
     run,
     standings,
@@ -30,23 +29,6 @@ from tests.data.runs import (
     tournament_text,
     write,
 )
-
-
-def keep_games(source: Path, target: Path, keep: int, torn: bool = False, partial: int = 0) -> list[str]:
-    """A copy of ``source`` as if the run had stopped after ``keep`` games (in file order), with the
-    first ``partial`` rounds of the next game and, if ``torn``, half of the round after them."""
-    target.mkdir()
-    shutil.copy(source / "manifest.json", target / "manifest.json")
-    lines = (source / "records.jsonl").read_text(encoding="utf-8").splitlines(keepends=True)
-    order = list(games(source))
-    kept = set(order[:keep])
-    text = "".join(line for line in lines if json.loads(line)["game"] in kept)
-    following = [line for line in lines if json.loads(line)["game"] == order[keep]]
-    text += "".join(following[:partial])
-    if torn:
-        text += following[partial][: len(following[partial]) // 3]
-    (target / "records.jsonl").write_text(text, encoding="utf-8")
-    return order
 
 
 def test_resume_after_a_crash_gives_the_uninterrupted_records(tmp_path: Path) -> None:

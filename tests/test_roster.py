@@ -20,7 +20,7 @@ from arena.net.server import ArenaServer, ServerSettings
 from arena.net.tokens import find_bot, token_sha256
 from protocol import callbreak_pb2 as pb
 from tests.conftest import hello
-from tests.data.runs import ROOT
+from tests.helpers.runs import ROOT
 
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 STDIO_BOT = ROOT / "sample_bots" / "stdio" / "lowest_bot.py"

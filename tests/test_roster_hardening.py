@@ -23,7 +23,7 @@ import pytest
 from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.event.roster import ROSTER_FILE, SUBMISSION_FILES, Roster, read_roster
-from tests.data.runs import ROOT
+from tests.helpers.runs import ROOT
 
 ARENA = Path(sys.executable).with_name("callbreak-arena")
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"

@@ -21,7 +21,7 @@ import pytest
 from arena.errors import ConfigError
 from arena.event.config import load_config, parse_config
 from arena.event.sandbox import bwrap_problem, own_folder
-from tests.data.runs import ROOT, cli, run, tournament_text, write
+from tests.helpers.runs import ROOT, cli, run, tournament_text, write
 
 PROBLEM = bwrap_problem()
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox on this machine: {PROBLEM}")

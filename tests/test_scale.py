@@ -11,12 +11,13 @@ from arena.event.config import parse_config
 from arena.event.plan import Manifest
 from arena.event.schedule import Schedule
 from arena.event.tournament import Tournament
-from tests.data.runs import (
+from tests.helpers.runs import (
     COMMAND,
     CRASHER,
     NO_FAST,
     RANDOM,
     cli,
+    keep_games,
     records,
     run,
     stripped,
@@ -24,7 +25,6 @@ from tests.data.runs import (
     tournament_text,
     write,
 )
-from tests.test_resume import keep_games
 
 FIVE = ("a", "b", "c", "d", "e")
 WORKERS = "workers = 2\n"

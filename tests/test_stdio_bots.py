@@ -33,7 +33,7 @@ from arena.players.base import Decision, DecisionKind
 from arena.players.stdio import StdioPlayer, request_message
 from tests.conftest import ROOT
 from tests.conftest import run as run_async
-from tests.data.runs import RANDOM, faults_of, kinds_text, records, run, stripped, write
+from tests.helpers.runs import RANDOM, faults_of, kinds_text, records, run, stripped, write
 
 SAMPLES = ROOT / "sample_bots" / "stdio"
 PYTHON_SAMPLE = SAMPLES / "lowest_bot.py"

@@ -18,7 +18,7 @@ from arena.event.store import ResultsStore, game_lines, read_records, round_json
 from arena.players.fast import play_fast
 from arena.players.table import round_dict
 from sample_bots.random_bot import RandomBot
-from tests.data.runs import copy_results, finished_tournament, games, records, run, write
+from tests.helpers.runs import copy_results, finished_tournament, games, records, run, write
 
 FIELDS = {
     "v", "tournament", "game", "block", "schedule_round", "group", "deal_set", "rotation", "seed", "deals", "rules",

@@ -18,7 +18,7 @@ from arena.players.table import GameRecord
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, run, token
-from tests.data.runs import UNSANDBOXED, tournament_text, write
+from tests.helpers.runs import UNSANDBOXED, tournament_text, write
 
 NAMES = ["tls0", "tls1", "tls2", "tls3"]
 

@@ -27,8 +27,8 @@ from arena.net.tokens import find_bot, is_sha256, new_token, token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, free_port, handshake, hello, run, token, tokens
-from tests.data.runs import BOTS, RANDOM, ROOT, UNSANDBOXED, tournament_text, write
-from tests.data.runs import run as run_tournament
+from tests.helpers.runs import BOTS, RANDOM, ROOT, UNSANDBOXED, tournament_text, write
+from tests.helpers.runs import run as run_tournament
 
 FOUR = ["ana", "bo", "cy", "di"]
 TELLER = f"{{python}} {BOTS} TokenTeller --arena {{address}} --seed {{seed}} --option out={{out}}/{{name}}.jsonl"

@@ -12,7 +12,7 @@ from arena.core.cards import Hand
 from arena.core.dealing import seeded_deal
 from arena.event.config import load_config, read_deal_file
 from arena.event.plan import Manifest
-from tests.data.runs import (
+from tests.helpers.runs import (
     BOTS,
     COMMAND,
     CRASHER,
