@@ -6,7 +6,7 @@ to port 7000 on 127.0.0.1, stateful (one dies when asked out of order), in the o
 failing with HTTP 500, late, crashing. Each ``bhoos`` instance plays one seat of one game in a network
 namespace of its own, so four of them in each of two tables at once all listen on port 7000. The bodies
 the arena sends are checked against the bots' own logs, and against a real game log of the contest's
-engine (``shared/data/bhoos-logs``).
+engine (``tests/data/bhoos-sample-game.json``). The bot's script is ``tests/helpers/bhoos.py``.
 """
 
 from __future__ import annotations
@@ -37,116 +37,17 @@ from arena.players.base import Decision, DecisionKind
 from arena.players.bhoos import BhoosPlayer, bhoos_card, bid_body, from_bhoos_card, play_body, read_answer
 from arena.players.httpclient import Endpoint, Response
 from tests.conftest import run as run_async
-from tests.data.runs import RANDOM, cli, faults_of, kinds_text, records, run, write
+from tests.helpers.bhoos import BHOOS_BOT, engine_log
+from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, records, run, write
 
 PROBLEM = bwrap_problem()
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"bhoos bots need the sandbox: {PROBLEM}")
-SHARED_LOG = Path(__file__).resolve().parents[2] / "shared" / "data" / "bhoos-logs" / "sample-game.json"
-
-BOT = '''\
-"""A contest-style bot: python bot.py MODE [PORT]; every body it gets goes to stderr (its log)."""
-import json, os, sys, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
-MODE = sys.argv[1]
-PORT = int(sys.argv[2]) if len(sys.argv) > 2 else 7000
-RANKS = "23456789TJQK1"
-state = {"hand": None, "round": 0, "plays": 0}
-
-
-def die(why):
-    print("DYING: " + why, file=sys.stderr, flush=True)
-    os._exit(3)
-
-
-def legal(cards, played):
-    """The bhoos profile's legal cards: follow and beat; void, trump (and overtrump); else anything."""
-    if not played:
-        return cards
-    def value(c): return RANKS.index(c[0])
-    win = played[0]
-    for c in played[1:]:
-        if (c[1] == win[1] and value(c) > value(win)) or (c[1] == "S" and win[1] != "S"):
-            win = c
-    same = [c for c in cards if c[1] == played[0][1]]
-    if same:
-        higher = [c for c in same if win[1] == same[0][1] and value(c) > value(win)]
-        return higher or same
-    spades = [c for c in cards if c[1] == "S"]
-    if spades and win[1] == "S":
-        return [c for c in spades if value(c) > value(win)] or cards
-    return spades or cards
-
-
-class Bot(BaseHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-    def reply(self, value, status=200):
-        data = json.dumps(value if MODE == "old" else {"value": value}).encode()
-        if status != 200:
-            data = b"boom"
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
-    def do_GET(self):
-        self.reply("hello")
-
-    def do_POST(self):
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        print("BODY " + self.path + " " + json.dumps(body), file=sys.stderr, flush=True)
-        if MODE == "old":  # the older sandbox shape: "id", "matchId", "players" listing the ids on /play
-            me = body.get("id") or body["playerId"]
-            assert body["matchId"]
-            ids = body["players"] if self.path == "/play" else list(body["context"]["players"])
-            assert me in ids
-            body["played"] = [c.split("/")[0] for c in body.get("played", [])]
-        if self.path == "/bid":
-            if MODE == "bid500":
-                return self.reply(None, 500)
-            if MODE == "stateful":
-                if state["hand"]:
-                    die("a bid in the middle of a round")
-                round_number = body["context"]["round"]
-                if round_number != 1 and round_number != state["round"] + 1:
-                    die("round %s after round %s" % (round_number, state["round"]))
-                state.update(hand=list(body["cards"]), round=round_number)
-            count = sum(1 for c in body["cards"] if c[0] in "1K")
-            return self.reply(str(min(max(count, 1), 8)) if MODE == "old" else min(max(count, 1), 8))
-        if self.path == "/play":
-            state["plays"] += 1
-            cards = body["cards"]
-            if MODE == "stateful":
-                if state["hand"] is None:
-                    die("/play before /bid")
-                if sorted(cards) != sorted(state["hand"]):
-                    die("a /play for a hand that is not mine")
-            choice = min(legal(cards, body["played"]), key=lambda c: RANKS.index(c[0]))
-            if MODE == "stateful":
-                state["hand"].remove(choice)
-            if MODE == "late" and state["plays"] == 3:
-                time.sleep(3.5)
-            if MODE == "crash" and state["plays"] == 5:
-                die("crashing on purpose")
-            return self.reply(choice + "/1" if MODE == "old" else choice)
-        self.reply(None, 404)
-
-
-if MODE == "reloader":  # as a debug server's reloader: the real server is its child, and it waits on it
-    import subprocess
-    sys.exit(subprocess.call([sys.executable, __file__, "modern", str(PORT)]))
-ThreadingHTTPServer(("127.0.0.1", PORT), Bot).serve_forever()
-'''
-
 
 @pytest.fixture
 def bot(tmp_path: Path) -> Path:
     folder = tmp_path / "bot"
     folder.mkdir()
-    return write(folder / "bot.py", BOT)
+    return write(folder / "bot.py", BHOOS_BOT)
 
 
 def config_text(
@@ -425,11 +326,10 @@ def test_answers_that_cannot_be_read_are_malformed(kind: DecisionKind, body: byt
     assert caught.value.kind is FaultKind.MALFORMED and words in caught.value.detail
 
 
-@pytest.mark.skipif(not SHARED_LOG.is_file(), reason=f"{SHARED_LOG} not found (the shared folder beside the repo)")
 def test_the_bodies_match_a_real_game_log_of_the_contest_engine() -> None:
     """Replayed through the arena's own game, every /play body's ``history``, ``played``, ``cards`` and
     ``context`` is what the contest's engine logged for that moment, in its notation."""
-    log = json.loads(SHARED_LOG.read_text(encoding="utf-8"))
+    log = engine_log()
 
     def deal(number: int, attempt: int) -> Deal:
         data = log["rounds"][number - 1]

@@ -1,15 +1,13 @@
 """Golden replay of a real Bhoos Callbreak engine log under the ``bhoos`` profile.
 
-The log (``shared/data/bhoos-logs/sample-game.json``) is one five-round game of the Bhoos bot contest.
-Every card in it must be legal, every trick winner and every cumulative score must follow, and the
-engine's recorded correction of an invalid move must be a card our rules refuse too.
+The log (``tests/data/bhoos-sample-game.json``, described in ``tests/data/README.md``) is one five-round
+game of the Bhoos bot contest. Every card in it must be legal, every trick winner and every cumulative
+score must follow, and the engine's recorded correction of an invalid move must be a card our rules
+refuse too.
 """
 
 from __future__ import annotations
 
-import json
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,29 +16,7 @@ from arena.core.cards import Card, Hand
 from arena.core.game import Phase, Round
 from arena.core.rules import Rules, legal_cards
 from arena.errors import IllegalPlay
-
-LOG_NAME = Path("data") / "bhoos-logs" / "sample-game.json"
-
-
-def _find_log() -> Path | None:
-    candidates = []
-    if os.environ.get("CALLBREAK_SHARED"):
-        candidates.append(Path(os.environ["CALLBREAK_SHARED"]) / LOG_NAME)
-    here = Path(__file__).resolve()
-    candidates.append(here.parents[2] / "shared" / LOG_NAME)  # ../shared beside the repository
-    candidates.append(here.parents[1] / "shared" / LOG_NAME)
-    for path in candidates:
-        if path.is_file():
-            return path
-    return None
-
-
-LOG_PATH = _find_log()
-pytestmark = pytest.mark.skipif(
-    LOG_PATH is None,
-    reason="shared/data/bhoos-logs/sample-game.json not found (looked in $CALLBREAK_SHARED and ../shared "
-    "beside the repository)",
-)
+from tests.helpers.bhoos import engine_log
 
 
 def card(text: str) -> Card:
@@ -54,9 +30,7 @@ def tenths(points: float) -> int:
 
 @pytest.fixture(scope="module")
 def log() -> dict[str, Any]:
-    assert LOG_PATH is not None
-    data: dict[str, Any] = json.loads(LOG_PATH.read_text(encoding="utf-8"))
-    return data
+    return engine_log()
 
 
 def test_the_log_is_a_five_round_game(log: dict[str, Any]) -> None:

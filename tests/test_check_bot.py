@@ -15,10 +15,10 @@ import pytest
 
 from arena.event.check import Check, report
 from arena.event.sandbox import bwrap_problem
-from tests.data.runs import ROOT, cli, write
-from tests.test_bhoos_bots import BOT as BHOOS_BOT
+from tests.helpers.bhoos import BHOOS_BOT
+from tests.helpers.runs import ROOT, cli, write
 
-CARELESS = ROOT / "tests" / "data" / "careless_bots.py"
+CARELESS = ROOT / "tests" / "helpers" / "careless_bots.py"
 
 
 def lines(text: str) -> list[str]:

@@ -21,8 +21,8 @@ import pytest
 from arena.event.audit import audit
 from arena.event.botlog import BOT_LOG_LIMIT
 from arena.event.sandbox import bwrap_problem
-from tests.data.runs import RANDOM, ROOT, faults_of, kinds_text, records, run, write
-from tests.test_bhoos_bots import BOT as BHOOS_BOT
+from tests.helpers.bhoos import BHOOS_BOT
+from tests.helpers.runs import RANDOM, ROOT, faults_of, kinds_text, records, run, write
 
 PROBLEM = bwrap_problem()
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox on this machine: {PROBLEM}")

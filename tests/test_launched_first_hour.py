@@ -26,8 +26,8 @@ import pytest
 from arena.event.sandbox import bwrap_problem
 from arena.event.scratch import OWNER, owner, remove_leftovers, scratch_folder, started
 from tests.conftest import ROOT
-from tests.data.runs import RANDOM, cli, faults_of, kinds_text, run, write
-from tests.test_bhoos_bots import BOT as BHOOS_BOT
+from tests.helpers.bhoos import BHOOS_BOT
+from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, run, write
 
 
 def _bot(folder: Path, name: str, text: str) -> Path:
