@@ -20,7 +20,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -144,13 +144,21 @@ def read_records(path: Path, repair: bool = False) -> list[RoundRecord]:
 class ResultsStore:
     """One tournament's results folder."""
 
-    def __init__(self, folder: Path, sync_interval: float = 0.2) -> None:
+    def __init__(
+        self, folder: Path, sync_interval: float = 0.2, *, clock: Callable[[], float] = time.monotonic,
+        timer: Callable[[float, Callable[[], None]], threading.Timer] = threading.Timer,
+    ) -> None:
         self.folder = folder
         self.manifest_path = folder / MANIFEST
         self.records_path = folder / RECORDS
         self.sync_interval = sync_interval
         """Longest wait, in seconds, between writing a record and starting the fsync that makes it
         durable (0: fsync in every append)."""
+        self.clock = clock
+        """Monotonic seconds, read where the group commit decides when its next fsync is due."""
+        self.timer = timer
+        """Makes the group commit's thread: calls its function once the delay has passed on :attr:`clock`,
+        unless cancelled first (a test gives a clock it advances and a timer that follows it)."""
         self._file: TextIO | None = None
         self._lock = threading.Lock()
         """Guards the counts below and :attr:`_commit`, shared with the group-commit thread."""
@@ -159,7 +167,7 @@ class ResultsStore:
         self._synced = 0
         """Appends covered by a finished fsync."""
         self._last_start = -math.inf
-        """When the last fsync began (monotonic seconds): the next waits for the interval after it."""
+        """When the last fsync began (on :attr:`clock`): the next waits for the interval after it."""
         self._commit: threading.Timer | None = None
         """The group commit waiting for its time or running, if any."""
         self._closing = False
@@ -234,8 +242,8 @@ class ResultsStore:
         """Starts the group commit, due one interval after the last fsync began (at once if that is
         past). Every append it has to cover came after that fsync began, so none waits longer than
         the interval. Called with the lock held."""
-        delay = max(0.0, self._last_start + self.sync_interval - time.monotonic())
-        commit = threading.Timer(delay, self._group_commit)
+        delay = max(0.0, self._last_start + self.sync_interval - self.clock())
+        commit = self.timer(delay, self._group_commit)
         commit.name = "fsync records"
         commit.daemon = True  # never holds up an exit: what was written is in the system's hands already
         self._commit = commit
@@ -246,7 +254,7 @@ class ResultsStore:
         if appends came in meanwhile."""
         with self._lock:
             covered = self._written
-            self._last_start = time.monotonic()
+            self._last_start = self.clock()
             file = self._file
         try:
             if file is not None:  # close() waits for this thread before it closes the file
