@@ -51,7 +51,7 @@ import logging
 import math
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, ClassVar, TypeAlias
+from typing import ClassVar, Protocol, TypeAlias
 
 import grpc
 
@@ -61,9 +61,6 @@ from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
 from arena.players.local import crash_detail
 from arena.players.pauses import paused_s
 from protocol import callbreak_pb2 as pb
-
-if TYPE_CHECKING:
-    from arena.net.server import Lobby
 
 __all__ = [
     "END_QUIET_S",
@@ -75,6 +72,7 @@ __all__ = [
     "STRAY_WINDOW_S",
     "WRITE_STALL_S",
     "HeldFaults",
+    "Lobby",
     "RemotePlayer",
     "Session",
     "SessionClosed",
@@ -550,6 +548,18 @@ class Session:
         self._pending.clear()
         if self._on_close is not None:
             self._on_close(self)
+
+
+class Lobby(Protocol):
+    """What a remote seat asks of the arena's lobby (:class:`arena.net.server.Lobby` is the one): whether its
+    bot is barred, a session of its bot to come back to, where to give its table back, and the faults of
+    the bot's other streams. A protocol, so this module need not import the server that imports it."""
+
+    def is_barred(self, key: str) -> bool: ...
+    def barred_detail(self, key: str) -> str: ...
+    async def claim(self, bot: str, timeout: float | None = None) -> Session: ...
+    async def release(self, session: Session) -> None: ...
+    def take_faults(self, key: str, into: HeldFaults) -> None: ...
 
 
 class RemotePlayer:
