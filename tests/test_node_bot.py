@@ -26,7 +26,7 @@ from arena.event.audit import audit
 from arena.net.server import ArenaServer, ServerSettings
 from arena.players.table import GameRecord, TableSettings
 from tests.conftest import ROOT, BotProcess, Bots, check_record, free_port, run, token, tokens
-from tests.data import runs
+from tests.helpers import runs
 
 NODE_DIR = ROOT / "sample_bots" / "node"
 BOT_JS = NODE_DIR / "bot.js"
@@ -166,8 +166,9 @@ def test_node_bots_play_over_a_unix_socket_and_stop_when_the_tournament_is_over(
             try:
                 wrong = node_process(node, bots, "wrong", ["--arena", address, "--name", "n0"], token("n1"))
                 assert await wrong.wait_async(15) == 1
-                for name in names:
-                    node_process(node, bots, name, ["--arena", address, "--name", name], token(name))
+                for name in names:  # the first one's token was copied with its line end: the bot trims it
+                    copied = token(name) + ("\r\n" if name == names[0] else "")
+                    node_process(node, bots, name, ["--arena", address, "--name", name], copied)
                 return await server.play(names, seeded_deals(23, 1), timeout=30)
             finally:
                 await server.stop(0.5)  # the tournament is over: the streams end with status OK
@@ -207,3 +208,33 @@ def test_a_launched_node_bot_stops_when_its_arena_ends(node: str, tmp_path: Path
     lines = err.read_text(encoding="utf-8").splitlines()
     assert lines[0].startswith("[node-bot] cannot reach the arena at 127.0.0.1:")
     assert lines[-1] == "[node-bot] the arena that launched this bot has ended; stopping"
+
+
+def test_an_error_in_a_node_bots_decision_is_told_to_the_arena_at_once(node: str, tmp_path: Path) -> None:
+    """A bug in chooseCard (its third card) is a crash fault naming the error and its line in bot.js, answered at
+    once instead of costing the deadline; and a token copied with a line end still connects."""
+    folder = tmp_path / "buggy"
+    folder.mkdir()
+    source = BOT_JS.read_text(encoding="utf-8")
+    buggy = source.replace("function chooseCard(", "let cardsChosen = 0;\nfunction chooseCard(", 1).replace(
+        "function chooseCard(request) {\n",
+        "function chooseCard(request) {\n  if (++cardsChosen === 3) throw new RangeError('the third card');\n", 1)
+    assert buggy.count("the third card") == 1, "bot.js's chooseCard changed: update this test"
+    (folder / "bot.js").write_text(buggy, encoding="utf-8")
+    (folder / "node_modules").symlink_to(NODE_DIR / "node_modules")
+    shutil.copy(NODE_DIR / "package.json", folder / "package.json")
+    line = buggy.splitlines().index("  if (++cardsChosen === 3) throw new RangeError('the third card');") + 1
+    command = ["node", str(folder / "bot.js"), "--arena", "{address}", "--proto",
+               str(ROOT / "protocol" / "callbreak.proto")]
+    config = runs.write(tmp_path / "t.toml", (
+        '[tournament]\nname = "node-bug"\nseed = 11\ndeal_sets = 1\nconcurrency = 1\nrotation = "cyclic"\n\n'
+        '[time]\ndeadline_ms = 10000\nabsent_after_s = 30\n\n'
+        f'[[bots]]\nname = "buggy"\ncommand = {json.dumps(command)}\n\n'
+        '[[bots]]\nname = "h1"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n\n'
+        '[[bots]]\nname = "r1"\npython = "sample_bots.random_bot:RandomBot"\nseed = 3\n\n'
+        '[[bots]]\nname = "r2"\npython = "sample_bots.random_bot:RandomBot"\nseed = 4\n'
+    ))
+    runs.run(config, tmp_path / "results", timeout=50)
+    faults = [f for r in runs.records(tmp_path / "results") for f in r["faults"]]
+    assert faults and {f["kind"] for f in faults} == {"crash"}, faults  # not "late": no deadline was waited out
+    assert all(f"RangeError: the third card, at bot.js:{line}" in f["detail"] for f in faults), faults

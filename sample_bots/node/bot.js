@@ -39,7 +39,7 @@ try {
   args = parseArgs({
     options: {
       arena: { type: 'string' },
-      token: { type: 'string', default: process.env.CALLBREAK_TOKEN || '' },
+      token: { type: 'string', default: '' },
       name: { type: 'string', default: '' }, // the organiser's name for the bot; '' sends no name
       seed: { type: 'string', default: '0' }, // accepted like the kit's; this bot plays no dice
       'tls-ca': { type: 'string' },
@@ -54,6 +54,8 @@ try {
 } catch (err) {
   stop(2, `${err.message}\n${HELP}`);
 }
+// A token copied with a newline or spaces around it is the token alone.
+args.token = (args.token || process.env.CALLBREAK_TOKEN || '').trim();
 if (args.help) {
   console.log(HELP);
   process.exit(0);
@@ -154,10 +156,26 @@ function playSession(creds) {
     const client = new Arena(args.arena, creds, CHANNEL_OPTIONS);
     const stream = client.Connect();
     let welcomed = false;
+    let takesBotErrors = false; // the arena reads a BotError instead of an answer (Welcome.takes_bot_errors)
     let quiet = false; // true once a notice says the stream ends: stop writing
 
     function answer(message) {
       if (!quiet) stream.write(message);
+    }
+
+    // A bug in a decision: said on stderr, and told to the arena at once (it records a crash and plays that
+    // one decision for the bot); an older arena is left to its deadline.
+    function failed(requestId, err) {
+      say(`error: ${err.stack || err}`);
+      if (!takesBotErrors) return;
+      const frame = String(err.stack || '').split('\n').find((line) => line.includes(__filename)) || '';
+      const place = frame.match(/:(\d+):\d+\)?$/);
+      answer({
+        error: {
+          request_id: requestId, error_type: (err && err.name) || 'Error', message: String((err && err.message) || err),
+          file: place ? path.basename(__filename) : '', line: place ? Number(place[1]) : 0,
+        },
+      });
     }
 
     stream.on('data', (msg) => {
@@ -165,6 +183,7 @@ function playSession(creds) {
         switch (msg.kind) {
           case 'welcome':
             welcomed = true;
+            takesBotErrors = Boolean(msg.welcome.takes_bot_errors);
             say(`connected to the arena at ${args.arena} (session ${msg.welcome.session_id}, ` +
                 `up to ${msg.welcome.max_tables} tables at once)`);
             break;
@@ -173,12 +192,20 @@ function playSession(creds) {
             break;
           case 'call_request': {
             const r = msg.call_request;
-            answer({ call: { request_id: r.request_id, call: chooseCall(r) } });
+            try {
+              answer({ call: { request_id: r.request_id, call: chooseCall(r) } });
+            } catch (err) {
+              failed(r.request_id, err);
+            }
             break;
           }
           case 'play_request': {
             const r = msg.play_request;
-            answer({ play: { request_id: r.request_id, card: chooseCard(r) } });
+            try {
+              answer({ play: { request_id: r.request_id, card: chooseCard(r) } });
+            } catch (err) {
+              failed(r.request_id, err);
+            }
             break;
           }
           case 'notice': // a mistake or a fallback: for the log, never answered
@@ -191,7 +218,6 @@ function playSession(creds) {
             break;
         }
       } catch (err) {
-        // A bug in a decision: say so and leave the request unanswered (the arena's fallback plays).
         say(`error: ${err.stack || err}`);
       }
     });
