@@ -55,6 +55,7 @@ from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.net.tokens import new_token, token_sha256
 from arena.players.base import Player
+from arena.players.house import HouseBot
 from arena.players.human import HumanPlayer, LeftTheGame
 from arena.players.local import LocalPlayer, play_out
 from arena.players.table import TableSettings, play_game
@@ -673,15 +674,13 @@ def _round_table(rules: Rules, result: RoundResult, names: Sequence[str]) -> str
 
 
 def _cmd_game(args: argparse.Namespace) -> int:
-    from sample_bots.random_bot import RandomBot
-
     rules = _rules(args)
     if args.seed < 0:
         raise UsageError(f"--seed must be 0 or more, not {args.seed}")
     bot = _bot_under_test(args, required=False)
     if bot is not None:
         return _game_with(bot, args)
-    bots = [RandomBot(seed=seat) for seat in range(4)]
+    bots = [HouseBot(seed=seat) for seat in range(4)]  # the random bot
     names = [f"random-{seat + 1}" for seat in range(4)]
     game = Game(rules, seeded_deals(args.seed, 1))
     print(f"callbreak-arena {__version__}: one game, rules {rules.profile_name}, seed {args.seed}\n")

@@ -2,11 +2,17 @@
 
 A configuration names an in-process bot as ``module:Class`` or ``path/to/file.py:Class``. Every
 game gets a fresh instance, so no bot carries memory from one rotation of a deal set to the next.
+
+The arena's own bot, the house bot, is in the package (:mod:`arena.players.house`). Other bots it
+offers by name (the sample opponents of ``check-bot`` and ``game``) are found by their entry points in
+the group :data:`BOT_ENTRY_POINTS`, which the package that holds them declares (the sample bots', in
+``pyproject.toml``): the arena never names them itself.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import importlib.util
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -14,10 +20,21 @@ from typing import Any
 
 from arena.errors import ConfigError
 
-__all__ = ["HOUSE_BOT", "check_bot", "load_bot_class", "make_bot"]
+__all__ = ["BOT_ENTRY_POINTS", "HOUSE_BOT", "check_bot", "load_bot_class", "make_bot", "registered_bot"]
 
-HOUSE_BOT = "sample_bots.random_bot:RandomBot"
+HOUSE_BOT = "arena.players.house:HouseBot"
 """The unranked filler bot that pads a field to a multiple of four."""
+BOT_ENTRY_POINTS = "callbreak_arena.bots"
+"""The entry-point group that names bots the arena offers by name: ``heuristic = "module:Class"``."""
+
+
+def registered_bot(name: str) -> str:
+    """The ``module:Class`` of the bot registered as ``name`` in :data:`BOT_ENTRY_POINTS`; a
+    :class:`ConfigError` that says how to install it when no installed package registers one."""
+    for entry in importlib.metadata.entry_points(group=BOT_ENTRY_POINTS, name=name):
+        return f"{entry.module}:{entry.attr}"
+    raise ConfigError(f"no bot called {name!r} is installed: the sample bots register theirs as entry points "
+                      f"({BOT_ENTRY_POINTS}) when callbreak-arena is installed (pip install -e . in its folder)")
 
 
 def load_bot_class(spec: str) -> Callable[..., Any]:

@@ -26,12 +26,13 @@ import contextlib
 import dataclasses
 import json
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
 from arena.errors import ArenaError, ConfigError
+from arena.event.bots import HOUSE_BOT, registered_bot
 from arena.event.config import parse_config
 from arena.event.records import GameRecords, RoundRecord
 from arena.event.scratch import remove_leftovers, scratch_folder
@@ -43,12 +44,28 @@ __all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "bot_table", "
 
 KINDS = ("python", "command", "stdio", "bhoos", "bhoos_url", "remote")
 """How a bot under test is given: the key of its ``[[bots]]`` table."""
-OPPONENTS = {
-    "random": "sample_bots.random_bot:RandomBot",
-    "heuristic": "sample_bots.heuristic_bot:HeuristicBot",
-    "montecarlo": "sample_bots.montecarlo_bot:MonteCarloBot",
-}
-"""The sample bots a bot under test plays against, by strength."""
+
+
+class _Opponents(Mapping[str, str]):
+    """Opponent -> ``module:Class``, each found when asked for: the random one is the house bot, the others
+    the sample bots registered under their names (:func:`~arena.event.bots.registered_bot`)."""
+
+    _NAMES = ("random", "heuristic", "montecarlo")
+
+    def __getitem__(self, name: str) -> str:
+        if name not in self._NAMES:
+            raise KeyError(name)
+        return HOUSE_BOT if name == "random" else registered_bot(name)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._NAMES)
+
+    def __len__(self) -> int:
+        return len(self._NAMES)
+
+
+OPPONENTS: Mapping[str, str] = _Opponents()
+"""The sample bots a bot under test plays against, by strength: name -> ``module:Class``."""
 NAME = "yours"
 """The name of the bot under test in its games."""
 CHECK_DEADLINE_MS = 2000
