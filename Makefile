@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test test-fast lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,6 +17,9 @@ demo: $(STAMP)  ## set up, then run the demo tournament over real gRPC
 
 test: $(STAMP)  ## set up, then run the whole test suite
 	$(BIN)/python -m pytest -q -n 2
+
+test-fast: $(STAMP)  ## set up, then run the tests not marked slow (the long soak, load and end-to-end runs)
+	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 lint: $(STAMP)  ## ruff and mypy (strict) on the package
 	$(BIN)/ruff check arena tests benchmarks scripts sample_bots

@@ -145,6 +145,7 @@ def test_stateful_old_and_modern_bots_play_and_the_bodies_say_what_the_seat_may_
         assert body["players"] == body["playerIds"]
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_a_bot_that_fails_is_charged_alone_and_the_tournament_completes(tmp_path: Path, bot: Path) -> None:
     modes = ("bid500", "late", "crash", "modern")

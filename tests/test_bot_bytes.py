@@ -251,6 +251,7 @@ def _verified(results: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
 
 
+@pytest.mark.slow
 def test_a_tournament_of_hostile_stdio_bots_finishes_and_verifies(tmp_path: Path) -> None:
     hostile = ("deep-arrays", "huge-integer", "blank-flood")
     bot = _bot_folder(tmp_path, STDIO_BOT, {name: STDIO_CORPUS[name] for name in hostile})
@@ -269,6 +270,7 @@ def test_a_tournament_of_hostile_stdio_bots_finishes_and_verifies(tmp_path: Path
     _verified(results)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(PROBLEM is not None, reason=f"bhoos bots need the sandbox: {PROBLEM}")
 def test_a_tournament_of_hostile_bhoos_bots_finishes_and_verifies(tmp_path: Path) -> None:
     hostile = ("deep-objects", "superscript-status", "body-over-the-limit")

@@ -59,6 +59,7 @@ def test_a_careless_bot_fails_the_check_of_the_rule_it_breaks(
     assert "PASS  loads and plays" in out
 
 
+@pytest.mark.slow
 def test_a_late_launched_bot_fails_the_deadline_check(tmp_path: Path) -> None:
     command = f"{{python}} {CARELESS} Dawdler --arena {{address}}"
     result = cli("check-bot", "--command", command, "--deadline-ms", "100", "--games", "4",

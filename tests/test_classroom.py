@@ -49,6 +49,7 @@ def bot_for(number: int, folder: Path) -> Path:
     return folder
 
 
+@pytest.mark.slow
 def test_a_class_of_thirty_plays_a_league_from_its_roster(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     began = time.monotonic()
     roster_path = tmp_path / ROSTER_FILE

@@ -19,6 +19,7 @@ from tests.helpers.runs import cli, run, standings, tournament_text, write
 DEMO_BOTS = {"heuristic", "heuristic-bold", "random-a", "random-b"}
 
 
+@pytest.mark.slow
 def test_the_embedded_demo_runs_over_grpc_and_verifies(tmp_path: Path) -> None:
     # The README's first command (`make demo`) runs this: four sample bots as processes over gRPC.
     folder = tmp_path / "demo"

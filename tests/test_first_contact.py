@@ -96,6 +96,7 @@ def _descendants(pid: int) -> set[int]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_the_first_ctrl_c_stops_a_run_says_how_to_resume_and_exits_130(tmp_path: Path) -> None:
     config = write(tmp_path / "t.toml", CTRL_C)

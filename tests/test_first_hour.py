@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import free_port
 from tests.helpers.runs import ROOT
 
@@ -110,6 +112,7 @@ python = "sample_bots.heuristic_bot:HeuristicBot"
 student's bot finds the arena again when the teacher resumes it."""
 
 
+@pytest.mark.slow
 def test_a_class_of_five_with_a_remote_student_and_a_ctrl_c_during_serve(tmp_path: Path) -> None:
     (tmp_path / "lowest_bot.py").write_text(tutorial_bot(), encoding="utf-8")
     (tmp_path / "students.csv").write_text(

@@ -21,7 +21,8 @@ def four_heuristic(game_number: int) -> list[Bot]:
 # --- legal under every profile and switch -----------------------------------------------------------
 
 
-@pytest.mark.parametrize("profile", list(PROFILES))
+@pytest.mark.parametrize(
+    "profile", [pytest.param(p, marks=pytest.mark.slow) if p == "dy" else p for p in PROFILES])  # dy: 10-round games
 def test_always_legal_under_every_profile(profile: str) -> None:
     rules = Rules.profile(profile)
     for number in range(1, 201):
@@ -50,6 +51,7 @@ def test_always_legal_under_switches(profile: str, switches: dict[str, object]) 
 # --- strength -----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_clearly_stronger_than_random() -> None:
     """Measured over these 300 games (seed 1): heuristic 121.9 tenths a game, random -288.9, made
     91.7% of its calls. The bounds sit well below, yet above what a broken bot scores: with

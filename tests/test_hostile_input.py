@@ -443,6 +443,7 @@ def test_a_stopping_arena_lets_the_streams_it_is_ending_finish_with_their_own_st
 # --- protocol fuzzing --------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_short_fuzzing_run_against_a_whole_tournament(tmp_path: Path) -> None:
     # Deal sets enough that the tournament outlasts the hostile budget (the games go as fast as the hostile seats
     # are answered, which varies with the machine).

@@ -270,6 +270,7 @@ def test_a_folder_without_games(tmp_path: Path) -> None:
     assert "as of " in header and "Winner" not in header  # not over: the day of its records, and no winner
 
 
+@pytest.mark.slow
 def test_the_page_renders_in_chromium(event: Path, tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="Playwright is not installed (pip install playwright; the dev extra has it)")
@@ -309,6 +310,7 @@ def test_the_page_renders_in_chromium(event: Path, tmp_path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def week(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A class's event played through the command line (about 20 s): the tests that read it are marked slow."""
     return class_event(tmp_path_factory.mktemp("class"))
 
 
@@ -321,6 +323,7 @@ def words(node: Node) -> str:
     return " ".join(node.text().split())
 
 
+@pytest.mark.slow
 def test_the_report_names_the_winner_the_runner_up_and_the_day(week: Path, week_doc: Node) -> None:
     winner, runner_up = podium_names(week)
     header = words(week_doc.all("header")[0])
@@ -330,6 +333,7 @@ def test_the_report_names_the_winner_the_runner_up_and_the_day(week: Path, week_
     assert f"ended {day}" in header, header
 
 
+@pytest.mark.slow
 def test_the_columns_are_explained_on_the_page(week_doc: Node) -> None:
     text = words(week_doc.by_id("standings"))
     assert "docs/standings.md" not in text and "docs/statistics.md" not in text
@@ -340,6 +344,7 @@ def test_the_columns_are_explained_on_the_page(week_doc: Node) -> None:
     assert all(words(dd) for dd in glossary.all("dd"))
 
 
+@pytest.mark.slow
 def test_the_report_shows_the_display_names_of_the_roster(week_doc: Node) -> None:
     bots = {row.attrs["data-bot"]: cells(row)[1] for table in week_doc.all("table", "standings")
             for row in body_rows(table)}
@@ -349,6 +354,7 @@ def test_the_report_shows_the_display_names_of_the_roster(week_doc: Node) -> Non
     assert "Dave Dahal (dave)" in sections
 
 
+@pytest.mark.slow
 def test_a_version_says_what_it_is(week_doc: Node) -> None:
     sections = {s.all("h3")[0].text(): words(s) for s in week_doc.by_id("bots").all("section", "bot")}
     # The sample random bot's class says version "3", the heuristic bot's "1": what the bot states, unchecked.
@@ -356,6 +362,7 @@ def test_a_version_says_what_it_is(week_doc: Node) -> None:
     assert 'version "1" (the version the bot states about itself' in sections["Dave Dahal (dave)"]
 
 
+@pytest.mark.slow
 def test_each_replay_says_who_sat_who_won_and_its_faults(week: Path, week_doc: Node) -> None:
     games: dict[str, list[dict[str, Any]]] = {}
     for record in records(week):
@@ -373,6 +380,7 @@ def test_each_replay_says_who_sat_who_won_and_its_faults(week: Path, week_doc: N
         assert (f"{faults} fault" in text) if faults else "no faults" in text, text
 
 
+@pytest.mark.slow
 def test_the_report_command_takes_the_roster_for_display_names(week: Path, tmp_path: Path) -> None:
     roster = week.parent.parent / "roster.toml"
     plain, named = tmp_path / "plain.html", tmp_path / "named.html"

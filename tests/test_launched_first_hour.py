@@ -139,6 +139,7 @@ while True:
 '''
 
 
+@pytest.mark.slow
 def test_the_pipe_of_a_bot_that_flooded_its_output_is_closed_when_it_is_stopped(tmp_path: Path) -> None:
     bot = _bot(tmp_path / "bots" / "flood", "bot.py", FLOOD)
     text = kinds_text([("flood", "stdio", f"{{python}} {bot}"), ("r1", "python", RANDOM), ("r2", "python", RANDOM),

@@ -108,6 +108,7 @@ def test_under_withdraw_the_bot_is_withdrawn_and_its_blocks_dropped(tmp_path: Pa
     assert cli("verify", tmp_path / "out").returncode == 0
 
 
+@pytest.mark.slow
 def test_serve_waits_for_the_absent_bot_says_so_and_finishes_when_it_comes(tmp_path: Path) -> None:
     port = free_port()
     config = write(tmp_path / "t.toml", with_ghost("wait", port=port))
@@ -174,6 +175,7 @@ def test_a_launched_bot_that_fails_to_start_is_absent_at_once(tmp_path: Path, fr
     assert "can't open file" in (tmp_path / "out" / "logs" / "broken.log").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow
 def test_a_frozen_launched_bot_is_faulted_at_its_deadline_and_the_event_goes_on(tmp_path: Path) -> None:
     pidfile = tmp_path / "frozen.pid"
     frozen = f"{{python}} {EVENT_BOTS} PidRandom --arena {{address}} --option pidfile={pidfile}"
@@ -217,6 +219,7 @@ def test_a_frozen_launched_bot_is_faulted_at_its_deadline_and_the_event_goes_on(
     assert cli("verify", folder).returncode == 0
 
 
+@pytest.mark.slow
 def test_a_bot_that_drops_while_waiting_and_comes_back_plays_all_its_games_itself(tmp_path: Path) -> None:
     port = free_port()
     config = write(tmp_path / "t.toml", with_ghost("wait", absent_after=30, port=port))
@@ -345,6 +348,7 @@ def test_status_of_a_run_whose_arena_ended_without_finishing(tmp_path: Path) -> 
 # --- in-process bots off the arena's loop -----------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_sleeping_in_process_bot_is_late_and_no_bot_at_another_table_is(tmp_path: Path) -> None:
     # The sleeper sits at some tables, four launched bots over gRPC at all of them: while it sleeps
     # past its deadline in its own thread, the arena's loop keeps serving the gRPC bots everywhere.

@@ -179,6 +179,7 @@ GAMES = "() => Math.max(0, ...Array.from(document.querySelectorAll('table.standi
 MORE = f"least => ({GAMES})() > least"
 
 
+@pytest.mark.slow
 def test_the_page_follows_a_running_tournament_in_chromium(tmp_path: Path) -> None:
     sync_api = pytest.importorskip("playwright.sync_api",
                                    reason="Playwright is not installed (pip install playwright; the dev extra has it)")
@@ -342,6 +343,7 @@ def test_the_page_refuses_connections_beyond_its_limit_and_ends_requests_that_ne
 
 @pytest.fixture(scope="module")
 def week(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A class's event played through the command line (about 20 s): the tests that read it are marked slow."""
     return class_event(tmp_path_factory.mktemp("class"))
 
 
@@ -354,6 +356,7 @@ def words(node: Node) -> str:
     return " ".join(node.text().split())
 
 
+@pytest.mark.slow
 def test_only_bots_that_played_are_ranked_on_the_live_page(week: Path) -> None:
     """A student who never connected is not ranked on the fallback player's results, and the house bots that
     fill tables are not ranked at all: both are listed apart, each with why."""
@@ -372,6 +375,7 @@ def test_only_bots_that_played_are_ranked_on_the_live_page(week: Path) -> None:
     assert NOT_RANKED_TITLE in words(section)
 
 
+@pytest.mark.slow
 def test_names_read_apart_and_a_submission_is_not_said_to_connect(week: Path) -> None:
     _, doc = class_board(week)
     text = words(doc.by_id("board"))
@@ -384,6 +388,7 @@ def test_names_read_apart_and_a_submission_is_not_said_to_connect(week: Path) ->
     assert "●" not in text
 
 
+@pytest.mark.slow
 def test_absence_is_one_line_per_bot_not_a_fault_per_game(week: Path) -> None:
     _, doc = class_board(week)
     faults = doc.by_id("faults")
@@ -400,6 +405,7 @@ def test_absence_is_one_line_per_bot_not_a_fault_per_game(week: Path) -> None:
                      for bot, games in sorted(absent.items())]
 
 
+@pytest.mark.slow
 def test_after_the_end_the_page_says_so_and_names_the_winner(week: Path) -> None:
     _, doc = class_board(week)
     winner, runner_up = podium_names(week)
@@ -436,6 +442,7 @@ def test_at_zero_games_the_page_says_whom_it_waits_for(tmp_path: Path) -> None:
         arena.wait(10)
 
 
+@pytest.mark.slow
 def test_the_winner_is_on_screen_at_the_end_in_chromium(week: Path, tmp_path: Path) -> None:
     """The live page and report.html of the finished event at 1024x768, as a projector shows them: the winner's
     name is in the first screen of each. The screenshots are kept, and their paths printed."""

@@ -101,6 +101,7 @@ def check_decisions(record: dict[str, Any], seat: int) -> int:
     return 14
 
 
+@pytest.mark.slow
 def test_node_bots_play_a_tournament_as_launched_commands_without_a_fault(node: str, tmp_path: Path) -> None:
     """Two Node bots launched by the arena (token in CALLBREAK_TOKEN, port 0) and two in-process bots."""
     # As a student writes it: "node" from the PATH, then the script (whose folder is the bot's own).

@@ -172,6 +172,7 @@ def positions(draw: Any) -> tuple[Rules, set[Card], list[Card], Suit, bool]:
     return rules, hand, trick, trump, first_trick
 
 
+@pytest.mark.slow
 @settings(max_examples=1500, deadline=None, database=None, derandomize=True)
 @given(positions())
 def test_legal_cards_match_the_plain_rule(position: tuple[Rules, set[Card], list[Card], Suit, bool]) -> None:

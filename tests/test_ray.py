@@ -41,6 +41,7 @@ def ray_session() -> Iterator[None]:
         ray.shutdown()
 
 
+@pytest.mark.slow
 def test_local_workers_and_ray_give_the_same_records_and_ray_resumes(tmp_path: Path, ray_session: None) -> None:
     # The fast path: the very same bytes from one process, two worker processes and Ray tasks.
     for name, extra in (("local", ""), ("workers", "workers = 2\n"), ("ray", RAY)):

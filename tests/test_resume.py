@@ -12,6 +12,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.runs import (
     COMMAND,
     CRASHER,
@@ -157,6 +159,7 @@ def check_same_as_uninterrupted(killed: Path, whole: Path) -> None:
     assert verify.returncode == 0, verify.stdout
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tmp_path: Path) -> None:
     # In-process bots without the fast path that sleep 1 ms per decision: about 0.3 s a game, 12 games.
     config = write(tmp_path / "t.toml", tournament_text(spec=SLOW, deal_sets=3, seed=5))

@@ -31,6 +31,7 @@ def test_the_corpora_are_real_and_skewed_both_ways(corpora: dict[str, list[float
     assert moments(corpora["heuristic-aggressive"])[2] > 0.25
 
 
+@pytest.mark.slow
 def test_the_default_test_keeps_both_error_rates_at_alpha_on_both_skews(corpora: dict[str, list[float]]) -> None:
     # The default method and burn-in; both hypotheses, both corpora, as played and mirrored.
     results = calibrate(corpora, TESTS, seed=3, methods=("el",), burn_ins=(30,))

@@ -177,6 +177,7 @@ def _peak(folder: Path) -> int:
         tracemalloc.stop()
 
 
+@pytest.mark.slow
 def test_memory_does_not_grow_with_the_rounds(played: Path, tmp_path: Path) -> None:
     # The standings pass holds a round's games until the round is complete, then only running sums:
     # four times the rounds, about the same peak (the records of 8,000 rounds take 13 MB on disk).

@@ -218,6 +218,7 @@ def test_fresh_process_launches_a_process_per_game(tmp_path: Path) -> None:
     assert stripped(tmp_path / "fresh") == stripped(tmp_path / "local")
 
 
+@pytest.mark.slow
 def test_a_launched_bot_that_keeps_dying_is_restarted_then_waited_for_or_played_by_fallback(tmp_path: Path) -> None:
     # Its process exits at its 30th card, every time: the arena starts it again (3 times by default),
     # then counts it as broken. Under forfeit = "wait", run stops with the games outstanding and says
