@@ -53,7 +53,7 @@ from openskill.models import PlackettLuce
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.event.plan import BotStatus, Plan
-from arena.event.records import GameRecords, RoundRecord, group_games
+from arena.event.records import GameRecords, RoundRecord
 from arena.rating.sequential import DEFAULT_METHOD, Method, SprtResult, sprt
 from arena.rating.stats import (
     ClusteredMean,
@@ -82,7 +82,6 @@ __all__ = [
     "listed_apart",
     "not_ranked_because",
     "seat_report",
-    "sorted_games",
     "tally",
 ]
 
@@ -271,16 +270,6 @@ class BlockDifferences:
 def _game_key(game: GameRecords) -> tuple[int, int, int, int]:
     first = game.first
     return first.schedule_round, first.group, first.deal_set, first.rotation
-
-
-def sorted_games(results: Results) -> list[GameRecords]:
-    """The complete games of ``results``, sorted by game id parts (a stable order for ratings,
-    whatever order the games finished in)."""
-    items: list[RoundRecord | GameRecords] = list(results)
-    games = [item for item in items if isinstance(item, GameRecords)]
-    games += group_games([item for item in items if isinstance(item, RoundRecord)])
-    games.sort(key=_game_key)
-    return games
 
 
 def _place_points(places: Sequence[int], seat: int) -> float:

@@ -58,7 +58,6 @@ __all__ = [
     "STANDINGS_HEADERS",
     "FolderReport",
     "folder_report",
-    "folder_standings",
     "matrix_cell",
     "measures",
     "read_folder",
@@ -236,12 +235,6 @@ def _ended(folder: Path, manifest: Manifest, games_done: int) -> bool:
     except RecordsError:
         return False
     return status is not None and status.state == "finished"
-
-
-def folder_standings(folder: Path) -> tuple[list[Standing], Rules]:
-    """The standings of a results folder, and the rules its scores are counted under."""
-    report = read_folder(folder)
-    return report.standings, report.rules
 
 
 def folder_report(folder: Path, fmt: str = "table", wide: bool = False) -> str:
