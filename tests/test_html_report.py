@@ -300,6 +300,12 @@ def test_the_page_renders_in_chromium(event: Path, tmp_path: Path) -> None:
             assert target and not page.evaluate(f"document.getElementById({json.dumps(target)}).open")
             link.click()
             page.wait_for_function(f"document.getElementById({json.dumps(target)}).open")
+            # On a phone the page itself never scrolls sideways: wide tables scroll inside their own box.
+            phone = context.new_page()
+            phone.set_viewport_size({"width": 390, "height": 844})
+            phone.goto(address)
+            assert phone.evaluate("document.documentElement.scrollWidth") <= 390
+            phone.screenshot(path=str(tmp_path / "report-phone.png"))
         finally:
             browser.close()
     assert set(requests) == {address} and errors == []

@@ -442,10 +442,10 @@ def _standings_section(page: _Page) -> str:
     if seats and any(row.rounds for row in seats):
         out.append(f"<h3>Seats</h3><p class=\"note\">Mean round score across all bots, in {_esc(page.unit)}, by "
                    "seat and by distance from the dealer (dealer +1 calls and leads first).</p>"
-                   f'<table class="seats">{_head(SEAT_HEADERS, (0,))}<tbody>'
+                   f'<div class="wide"><table class="seats">{_head(SEAT_HEADERS, (0,))}<tbody>'
                    + "".join(f"<tr>{_cells([_esc(c) for c in seat_cells(row, rules)], ['text'])}</tr>"
                              for row in seats)
-                   + "</tbody></table>")
+                   + "</tbody></table></div>")
     out.append("</section>")
     return "".join(out)
 
@@ -631,8 +631,8 @@ def _bot_section(page: _Page, row: Standing) -> str:
     kinds = "".join(f'<tr><td class="text"><code>{_esc(kind)}</code></td><td>{n}</td>'
                     f'<td class="text detail">{_esc(ADVICE.get(kind, ""))}</td></tr>'
                     for kind, n in sorted(row.faults_by_kind.items()))
-    out.append(f'<p>{row.faults} faults.</p><table class="kinds">{_head(["kind", "faults", "what it means"], (0, 2))}'
-               f"<tbody>{kinds}</tbody></table>")
+    out.append(f'<p>{row.faults} faults.</p><div class="wide"><table class="kinds">'
+               f'{_head(["kind", "faults", "what it means"], (0, 2))}<tbody>{kinds}</tbody></table></div>')
     listed = page.gathered.listed_faults(row.bot)
     lines = []
     for entry in listed:
@@ -741,8 +741,8 @@ def _replay_round(page: _Page, game: GameRecords, record: RoundRecord) -> str:
             f"trump {_suit_name(record.trump)}</h4>{redeals}"
             f'<div class="hands">{"".join(hands)}</div>'
             f'<p>Calls, from the seat after the dealer: {calls}.</p>'
-            f'<table class="tricks"><thead><tr><th>trick</th>{seat_heads}<th class="text">won by</th></tr></thead>'
-            f"<tbody>{''.join(rows)}</tbody></table>"
+            f'<div class="wide"><table class="tricks"><thead><tr><th>trick</th>{seat_heads}'
+            f'<th class="text">won by</th></tr></thead><tbody>{"".join(rows)}</tbody></table></div>'
             + (f'<ul class="round-faults">{faults}</ul>' if faults else "") + "</div>")
 
 
