@@ -813,6 +813,8 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
         # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does, through asyncio's own way of
         # stopping: launched bots stopped, temporary folders removed, the games played recorded.
         stopped_by[0] = "SIGTERM"
+        if not callable(signal.getsignal(signal.SIGINT)):  # Ctrl-C ignored (nohup, a background job): no handler
+            raise KeyboardInterrupt  # to borrow; stop as Python stops on Ctrl-C, every task cancelled and ended
         signal.raise_signal(signal.SIGINT)
 
     signal.signal(signal.SIGTERM, terminated)

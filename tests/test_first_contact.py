@@ -10,6 +10,7 @@ import os
 import pty
 import select
 import signal
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -182,3 +183,29 @@ def test_waiting_on_an_event_already_set_still_lets_the_loop_run() -> None:
         return seen
 
     assert asyncio.run(order()) == ["other task", "woken"]
+
+
+def test_sigterm_stops_a_waiting_serve_even_where_ctrl_c_is_ignored(tmp_path: Path) -> None:
+    # A background job or nohup starts the arena with SIGINT ignored: SIGTERM must still stop it, cleanly.
+    text = tournament_text(("r1", "r2", "r3", "r4"), deal_sets=1) + (
+        '\n[[bots]]\nname = "ghost"\nremote = true\ntoken_sha256 = "' + "7c" * 32 + '"\n')
+    config = write(tmp_path / "t.toml", text)
+    arena = subprocess.Popen([sys.executable, "-m", "arena", "serve", str(config), "--results", str(tmp_path / "out"),
+                              "--no-progress"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        assert arena.stderr is not None
+        said = ""
+        while "arena listening on" not in said:
+            line = arena.stderr.readline()
+            assert line, said
+            said += line
+        time.sleep(1.0)  # the games without the ghost are played; the arena waits for it
+        arena.send_signal(signal.SIGTERM)
+        _, rest = arena.communicate(timeout=30)
+    finally:
+        if arena.poll() is None:
+            arena.kill()
+            arena.wait()
+    assert arena.returncode == 143, said + rest
+    assert "stopped by SIGTERM" in rest and "To resume, run the same command again" in rest
