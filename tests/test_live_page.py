@@ -470,6 +470,12 @@ def test_the_winner_is_on_screen_at_the_end_in_chromium(week: Path, tmp_path: Pa
                     width = tab.evaluate("document.documentElement.scrollWidth")
                     assert width <= 1024, (name, width)  # nothing runs off the side of the screen
                     tab.close()
+                    phone = browser.new_page(viewport={"width": 390, "height": 844})  # a student's phone
+                    phone.goto(address)
+                    phone.screenshot(path=str(tmp_path / f"{name}-390x844.png"))
+                    width = phone.evaluate("document.documentElement.scrollWidth")
+                    assert width <= 390, (name, width)  # wide tables scroll in their own box, not the page
+                    phone.close()
             finally:
                 browser.close()
     finally:

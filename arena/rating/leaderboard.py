@@ -304,6 +304,8 @@ h1{font-size:2.1rem;margin:.2rem 0}h2{font-size:1.3rem;margin:.8rem 0 .3rem;colo
 progress{width:14rem;height:1rem;vertical-align:middle}
 .grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.4rem;align-items:start}
 @media (max-width:1280px){.grid{grid-template-columns:1fr}}
+.grid>*{min-width:0;overflow-x:auto}
+@media (max-width:600px){body{font-size:16px;padding:.4rem .6rem}h1{font-size:1.6rem}}
 .podium{font-size:1.25rem;margin:.3rem 0 .2rem}.waiting{color:var(--warn);font-weight:600}
 table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
 th,td{border-bottom:1px solid var(--line);padding:.15rem .4rem;text-align:right;vertical-align:top}
@@ -394,7 +396,8 @@ def _standings_table(snapshot: Snapshot, rows: Sequence[BoardRow], apart: bool) 
     said = any(_status_cell(row) for row in rows)  # after the end every ranked bot is simply finished: no column
     last = f'<th class="text">{"why not ranked" if apart else "status"}</th>' if said else ""
     out = [f'<table class="standings{" apart" if apart else ""}"><thead><tr><th>#</th><th class="text">bot</th>'
-           "<th>games</th><th>dup/game</th><th>95% CI</th><th>mean total</th><th>made %</th><th>faults</th>"
+           "<th>games</th><th>points per game</th><th>95% interval</th><th>mean total</th><th>calls made %</th>"
+           "<th>faults</th>"
            f"{last}</tr></thead><tbody>"]
     for row in rows:
         interval = (f"[{_signed(row.dup_low)}, {_signed(row.dup_high)}]"
@@ -425,9 +428,9 @@ def _standings(snapshot: Snapshot) -> str:
         out.append(_standings_table(snapshot, ranked, apart=False))
     if apart:
         out.append(f"<h3>{_esc(NOT_RANKED_TITLE)}</h3>" + _standings_table(snapshot, apart, apart=True))
-    out.append(f"<p class=\"note\">Scores in {_esc(snapshot.unit)}: dup/game is the duplicate score per game (how much "
-               "better than the others who held the same cards), with its 95% interval; made % the rounds whose call "
-               "was made. From the complete games. Ranked means played: a bot the fallback player played for "
+    out.append(f"<p class=\"note\">Scores in {_esc(snapshot.unit)}: points per game is the duplicate score (how much "
+               "better than the others who held the same cards), with its 95% interval; calls made % the rounds whose "
+               "call was made. From the complete games. Ranked means played: a bot the fallback player played for "
                "(it was not there) is listed apart, and so are the house bots that fill the tables.</p>")
     return "".join(out)
 
