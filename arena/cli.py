@@ -53,7 +53,6 @@ from arena.event.roster import (
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
-from arena.net.tokens import new_token, token_sha256
 from arena.players.base import Player
 from arena.players.house import HouseBot
 from arena.players.human import HumanPlayer, LeftTheGame
@@ -64,6 +63,7 @@ from arena.rating.leaderboard import POLL_S, LivePage
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 from arena.rating.sequential import describe
+from arena.transports.grpc.tokens import new_token, token_sha256
 
 __all__ = ["main"]
 

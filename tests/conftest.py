@@ -22,9 +22,9 @@ import grpc
 import pytest
 
 from arena.core.rules import Rules
-from arena.net.server import ArenaServer, ServerSettings
-from arena.net.tokens import token_sha256
 from arena.players.table import GameRecord, TableSettings
+from arena.transports.grpc.server import ArenaServer, ServerSettings
+from arena.transports.grpc.tokens import token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 

@@ -13,9 +13,9 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from arena.core.dealing import seeded_deals
 from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
-from arena.net.server import ArenaServer
 from arena.players.local import LocalPlayer
 from arena.players.table import GameRecord, TableSettings, play_game
+from arena.transports.grpc.server import ArenaServer
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot

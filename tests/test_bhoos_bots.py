@@ -34,8 +34,8 @@ from arena.event.config import parse_config
 from arena.event.sandbox import bwrap_problem
 from arena.event.tournament import Tournament
 from arena.players.base import Decision, DecisionKind
-from arena.players.bhoos import BhoosPlayer, bhoos_card, bid_body, from_bhoos_card, play_body, read_answer
-from arena.players.httpclient import Endpoint, Response
+from arena.transports.bhoos.httpclient import Endpoint, Response
+from arena.transports.bhoos.player import BhoosPlayer, bhoos_card, bid_body, from_bhoos_card, play_body, read_answer
 from tests.conftest import run as run_async
 from tests.helpers.bhoos import BHOOS_BOT, engine_log
 from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, records, run, write

@@ -26,11 +26,11 @@ from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.event.audit import audit
 from arena.event.sandbox import bwrap_problem
-from arena.players.answers import DEPTH_LIMIT
 from arena.players.base import Decision, DecisionKind
-from arena.players.bhoos import BhoosPlayer
-from arena.players.httpclient import BODY_LIMIT, Endpoint
-from arena.players.stdio import BLANK_LIMIT, LINE_LIMIT, StdioPlayer
+from arena.transports.answers import DEPTH_LIMIT
+from arena.transports.bhoos.httpclient import BODY_LIMIT, Endpoint
+from arena.transports.bhoos.player import BhoosPlayer
+from arena.transports.stdio import BLANK_LIMIT, LINE_LIMIT, StdioPlayer
 from tests.conftest import ROOT
 from tests.conftest import run as run_async
 from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, run, write

@@ -26,8 +26,8 @@ import pytest
 import trustme
 
 from arena.core.views import View
-from arena.net import botkit
-from arena.net.botkit import Bot, Refused, play_session
+from arena.kit import bot as botkit
+from arena.kit.bot import Bot, Refused, play_session
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import ROOT, free_port, run

@@ -9,7 +9,7 @@ import pytest
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.event.config import load_config, parse_config
-from arena.net.tokens import token_sha256
+from arena.transports.grpc.tokens import token_sha256
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 

@@ -25,9 +25,9 @@ from arena.core.dealing import seeded_deals
 from arena.core.faults import ANSWER_TEXT_LIMIT, FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.event.policy import FaultPolicy
 from arena.event.status import SessionState, Status
-from arena.net.remote import END_QUIET_S, END_WAIT_S, HELD_FAULTS, STRAY_LIMIT, STRAY_WINDOW_S, HeldFaults
-from arena.net.server import MAX_MESSAGE_BYTES, ArenaServer
 from arena.players.table import GameRecord, TableSettings
+from arena.transports.grpc.remote import END_QUIET_S, END_WAIT_S, HELD_FAULTS, STRAY_LIMIT, STRAY_WINDOW_S, HeldFaults
+from arena.transports.grpc.server import MAX_MESSAGE_BYTES, ArenaServer
 from benchmarks.fuzz import fuzz
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
@@ -233,7 +233,7 @@ def test_strays_from_a_session_without_a_seat_are_counted_noticed_and_logged_onc
             await channel.close()
             return received, code, counts, held, took
 
-    with caplog.at_level(logging.WARNING, logger="arena.net"):
+    with caplog.at_level(logging.WARNING, logger="arena.transports.grpc"):
         received, code, counts, held, took = run(scenario())
     assert code is grpc.StatusCode.OK  # no flood: the stream ended when the bot closed it
     assert notices(received) == ["NOTICE_KIND_UNKNOWN_REQUEST_ID"] * 60

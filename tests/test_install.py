@@ -41,7 +41,7 @@ def readme_bot() -> str:
 
 
 def test_the_wheel_holds_the_kit_the_protocol_and_the_sample_bots(installed: Path) -> None:
-    for path in ("arena/botkit.py", "arena/net/botkit.py", "protocol/callbreak.proto", "protocol/callbreak_pb2.py",
+    for path in ("arena/botkit.py", "arena/kit/bot.py", "protocol/callbreak.proto", "protocol/callbreak_pb2.py",
                  "sample_bots/heuristic_bot.py", "sample_bots/montecarlo_bot.py", "arena/demo.toml"):
         assert (installed / path).is_file(), path
 

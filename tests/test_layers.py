@@ -1,9 +1,9 @@
 """The package's layers import only downwards, no module imports itself round a cycle, only the network
-layer touches grpc, and nothing in the package names the sample bots.
+gRPC transport and the bot kit touch grpc, and nothing in the package names the sample bots.
 
-``arena/core`` < ``arena/players`` < ``arena/net`` < ``arena/event`` < ``arena/rating`` < the command
-line. ``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
-``arena/botkit.py`` are public faces that may name any layer.
+``arena/core`` < ``arena/players`` < ``arena/transports`` < ``arena/kit`` < ``arena/event`` <
+``arena/rating`` < the command line. ``arena/errors.py`` (the exception tree) sits below them all;
+``arena/__init__.py`` and ``arena/botkit.py`` are public faces that may name any layer.
 
 The cycle check reads the import graph of the whole package, inside a layer too: an edge for every
 ``import arena.x.y`` and every ``from arena.x import y`` (to ``arena.x.y`` when ``y`` is a module, else to
@@ -31,7 +31,10 @@ from pathlib import Path
 import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
-LAYERS = {"errors": 0, "core": 1, "players": 2, "net": 3, "event": 4, "rating": 5, "cli": 6, "__main__": 7}
+LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "cli": 7,
+          "__main__": 8}
+GRPC = ("arena.transports.grpc.", "arena.kit.")
+"""Where grpc and the generated protocol code may be imported."""
 FACES = {"__init__", "botkit"}
 """Modules that only re-export others under public names."""
 PURE = {"asyncio", "os", "time", "socket", "subprocess", "threading", "grpc", "protocol", "pathlib", "random"}
@@ -84,10 +87,8 @@ def violations(path: Path, module: str) -> list[str]:
         theirs = layer_of(name)
         if theirs is not None and theirs > mine:
             found.append(f"{path}:{line} imports {name}, a layer above it")
-        if name.split(".")[0] in ("grpc", "grpc_health", "grpc_reflection", "protocol") and not module.startswith(
-            "arena.net."
-        ):
-            found.append(f"{path}:{line}: only arena/net may import {name}")
+        if name.split(".")[0] in ("grpc", "grpc_health", "grpc_reflection", "protocol") and not module.startswith(GRPC):
+            found.append(f"{path}:{line}: only the gRPC transport and the kit may import {name}")
         if name.split(".")[0] == SAMPLES:
             found.append(f"{path}:{line} imports {name}: the package must not depend on the sample bots")
     for node in ast.walk(tree):
@@ -120,9 +121,10 @@ def test_the_layer_map_covers_every_folder() -> None:
 
 @pytest.mark.parametrize(("module", "source", "expected"), [
     ("arena.core.x", "from arena.rating.ratings import compute_standings\n", "imports arena.rating.ratings"),
-    ("arena.players.x", "import arena.net.botkit\n", "imports arena.net.botkit"),
-    ("arena.event.x", "import grpc\n", "only arena/net may import grpc"),
-    ("arena.rating.x", "from protocol import callbreak_pb2\n", "only arena/net may import protocol"),
+    ("arena.players.x", "import arena.kit.bot\n", "imports arena.kit.bot"),
+    ("arena.event.x", "import grpc\n", "only the gRPC transport and the kit may import grpc"),
+    ("arena.rating.x", "from protocol import callbreak_pb2\n",
+     "only the gRPC transport and the kit may import protocol"),
     ("arena.event.x", "from .plan import Plan\n", "a relative import"),
 ])
 def test_the_checker_finds_each_kind_of_violation(tmp_path: Path, module: str, source: str, expected: str) -> None:
@@ -137,7 +139,7 @@ def test_the_checker_passes_imports_that_go_down(tmp_path: Path) -> None:
     source = ("import asyncio\nimport grpc\nfrom arena.core.cards import Card\nfrom arena.errors import ArenaError\n"
               "from arena.event.store import ResultsStore\n")
     fake.write_text(source, encoding="utf-8")
-    assert violations(fake, "arena.net.x") == [f"{fake}:5 imports arena.event.store, a layer above it"]
+    assert violations(fake, "arena.transports.grpc.x") == [f"{fake}:5 imports arena.event.store, a layer above it"]
 
 
 # -- cycles -----------------------------------------------------------------------------------
@@ -261,9 +263,11 @@ def _tree(root: Path, files: Mapping[str, str]) -> Path:
     ({"core/game.py": "def view():\n    from arena.core.views import SeatView\n",  # deferred to a function
       "core/views.py": "import arena.core.game\n"},
      "an import cycle: arena.core.game imports arena.core.views, which imports arena.core.game;"),
-    ({"net/remote.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from arena.net.server import Lobby\n",
-      "net/server.py": "from arena.net.remote import Session\n"},
-     "an import cycle: arena.net.remote imports arena.net.server, which imports arena.net.remote;"),
+    ({"transports/grpc/remote.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                   "    from arena.transports.grpc.server import Lobby\n",
+      "transports/grpc/server.py": "from arena.transports.grpc.remote import Session\n"},
+     "an import cycle: arena.transports.grpc.remote imports arena.transports.grpc.server, which imports "
+     "arena.transports.grpc.remote;"),
     ({"event/config.py": "from arena.event import roster\n", "event/roster.py": "from arena.event import store\n",
       "event/store.py": "from arena.event.config import parse_config\n"},
      "an import cycle: arena.event.config imports arena.event.roster, which imports arena.event.store, which "
@@ -281,10 +285,12 @@ def test_the_checker_passes_a_tree_without_cycles(tmp_path: Path) -> None:
         "core/game.py": "from arena.core import views\nfrom arena.core.views import Trick\n",
         "core/views.py": "from arena.core.cards import Card\n",
         "core/cards.py": "import dataclasses\n",
-        "net/server.py": "from arena import core\nfrom arena.core.game import Game\nimport arena.core.cards\n",
+        "transports/grpc/server.py": ("from arena import core\nfrom arena.core.game import Game\n"
+                                      "import arena.core.cards\n"),
     })
     assert module_graph(package)["arena.core.game"] == {"arena.core.views"}
-    assert module_graph(package)["arena.net.server"] == {"arena.core", "arena.core.game", "arena.core.cards"}
+    assert module_graph(package)["arena.transports.grpc.server"] == {
+        "arena.core", "arena.core.game", "arena.core.cards"}
     assert cycle_report(package) == []
 
 

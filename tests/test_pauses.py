@@ -22,14 +22,14 @@ from arena.core.faults import PlayerFault
 from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.core.views import View
-from arena.net.remote import Session
-from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind
-from arena.players.bhoos import BhoosPlayer
-from arena.players.httpclient import Endpoint
 from arena.players.local import LocalPlayer
 from arena.players.pauses import THRESHOLDS, paused_s, settle, wait_for
-from arena.players.stdio import StdioPlayer
+from arena.transports.bhoos.httpclient import Endpoint
+from arena.transports.bhoos.player import BhoosPlayer
+from arena.transports.grpc.remote import Session
+from arena.transports.grpc.wire import RequestEncoder
+from arena.transports.stdio import StdioPlayer
 from protocol import callbreak_pb2 as pb
 from sample_bots.random_bot import RandomBot
 from tests.conftest import ROOT, run

@@ -16,8 +16,8 @@ from arena.cli import main
 from arena.errors import ConfigError
 from arena.event.config import load_config, parse_config
 from arena.event.roster import ROSTER_FILE, Roster, read_roster
-from arena.net.server import ArenaServer, ServerSettings
-from arena.net.tokens import find_bot, token_sha256
+from arena.transports.grpc.server import ArenaServer, ServerSettings
+from arena.transports.grpc.tokens import find_bot, token_sha256
 from protocol import callbreak_pb2 as pb
 from tests.conftest import hello
 from tests.helpers.runs import ROOT

@@ -30,7 +30,7 @@ from arena.event.audit import audit
 from arena.event.config import parse_config
 from arena.event.sandbox import bwrap_problem
 from arena.players.base import Decision, DecisionKind
-from arena.players.stdio import StdioPlayer, request_message
+from arena.transports.stdio import StdioPlayer, request_message
 from tests.conftest import ROOT
 from tests.conftest import run as run_async
 from tests.helpers.runs import RANDOM, faults_of, kinds_text, records, run, stripped, write

@@ -1,6 +1,6 @@
 """Conversion to and from the protocol: rules, seat views, events, and the encoder's caches.
 
-What the arena sends most is written as bytes directly (:class:`arena.net.wire.TableEncoder`); every
+What the arena sends most is written as bytes directly (:class:`arena.transports.grpc.wire.TableEncoder`); every
 such message is checked here against the one the generated classes build, byte for byte.
 """
 
@@ -18,8 +18,10 @@ from arena.core.dealing import seeded_deals
 from arena.core.game import Game, Phase
 from arena.core.rules import PROFILES, Rules
 from arena.core.views import SeatView
-from arena.net import wire
-from arena.net.wire import (
+from arena.players.base import Decision, DecisionKind, QuietPlayer, RedealMade, RoundStart, TableEvent
+from arena.players.table import play_game
+from arena.transports.grpc import wire
+from arena.transports.grpc.wire import (
     RemoteView,
     RequestEncoder,
     event_message,
@@ -29,8 +31,6 @@ from arena.net.wire import (
     view_from_proto,
     view_to_proto,
 )
-from arena.players.base import Decision, DecisionKind, QuietPlayer, RedealMade, RoundStart, TableEvent
-from arena.players.table import play_game
 from protocol import callbreak_pb2 as pb
 
 # --- rules ----------------------------------------------------------------------------------------

@@ -23,8 +23,8 @@ from arena.errors import ConfigError, DealFileError, RulesError
 from arena.event.entries import COMMAND_PLACEHOLDERS, OWN_PLACEHOLDERS, check_command, is_name
 from arena.event.roster import read_roster
 from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
-from arena.net.tokens import is_sha256, token_sha256
 from arena.players.table import TableSettings
+from arena.transports.grpc.tokens import is_sha256, token_sha256
 
 __all__ = ["BOT_KINDS", "COMMAND_PLACEHOLDERS", "LAUNCHED", "OWN_PLACEHOLDERS", "BotConfig", "TournamentConfig",
            "check_command", "is_name", "load_config", "parse_config", "read_deal_file"]

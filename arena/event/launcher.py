@@ -23,7 +23,7 @@ game starts processes of its own, and a launch that fails counts against the sam
 ``stdio`` and ``bhoos`` bots always run a process per seat per game (nothing they remember outlives the
 game). A ``stdio`` process talks over its standard input and output, has no token and no socket, and
 *failed to start* when it ends before it ever wrote a line. A ``bhoos`` process is the bridge of
-:mod:`arena.players.bridge`, which starts the bot's command beside it in the same sandbox (each instance
+:mod:`arena.transports.bhoos.bridge`, which starts the bot's command beside it in the same sandbox (each instance
 a network namespace of its own) and carries the arena's HTTP requests to the bot's port through a Unix
 socket that the arena made, listening, in a folder of its own no bot sees, and passed to the bridge
 open; it failed to start when it does not answer ``GET /hi`` within its ``start_timeout_s``. A
@@ -65,12 +65,12 @@ from arena.event.sandbox import (
     unseen,
 )
 from arena.event.scratch import remove_leftovers, scratch_folder
-from arena.net.remote import Session
-from arena.net.tokens import new_token
-from arena.players import bridge
-from arena.players.bhoos import wait_until_ready
-from arena.players.httpclient import Endpoint
-from arena.players.stdio import StdioPlayer
+from arena.transports.bhoos import bridge
+from arena.transports.bhoos.httpclient import Endpoint
+from arena.transports.bhoos.player import wait_until_ready
+from arena.transports.grpc.remote import Session
+from arena.transports.grpc.tokens import new_token
+from arena.transports.stdio import StdioPlayer
 
 __all__ = ["LaunchFailed", "Launcher"]
 

@@ -48,7 +48,7 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.event.entries import check_command, is_name
 from arena.event.store import write_atomic
-from arena.net.tokens import is_sha256, new_token, token_sha256
+from arena.transports.grpc.tokens import is_sha256, new_token, token_sha256
 
 __all__ = [
     "DISPLAY_LIMIT",

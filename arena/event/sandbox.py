@@ -13,7 +13,7 @@ organiser's terminal), and dies with the arena.
 The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
 at all (it talks over its standard streams only); a ``bhoos`` instance gets the listening socket the
 arena made in a folder of its own, which the sandbox never shows, as an inherited file descriptor
-(:data:`PASSED_FD`): the arena's bridge (:mod:`arena.players.bridge`), running beside the bot in the
+(:data:`PASSED_FD`): the arena's bridge (:mod:`arena.transports.bhoos.bridge`), running beside the bot in the
 sandbox, accepts on it. No folder is shared with a bot read-write, so nothing a bot makes is ever
 followed by the arena. Its network namespace, private to the instance, is what lets any number of bots
 that all listen on port 7000 run at once.

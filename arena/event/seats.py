@@ -31,13 +31,13 @@ from arena.event.dispatcher import BlockState
 from arena.event.launcher import Launcher
 from arena.event.plan import BotStatus
 from arena.event.schedule import Assignment
-from arena.net.remote import RemotePlayer
-from arena.net.server import ArenaServer
 from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
-from arena.players.bhoos import BhoosPlayer
 from arena.players.fast import has_fast_path
 from arena.players.local import LocalPlayer
-from arena.players.stdio import StdioPlayer
+from arena.transports.bhoos.player import BhoosPlayer
+from arena.transports.grpc.remote import RemotePlayer
+from arena.transports.grpc.server import ArenaServer
+from arena.transports.stdio import StdioPlayer
 
 __all__ = ["BrokenPlayer", "Seat", "Seating"]
 

@@ -69,12 +69,12 @@ from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.seats import Seat, Seating
 from arena.event.status import BotState, Progress, SessionState, Status, TableState, write_status
 from arena.event.store import ResultsStore, game_lines
-from arena.net.server import ArenaServer, ServerSettings
-from arena.net.tokens import new_token, token_sha256
 from arena.players.base import Player
 from arena.players.fast import play_fast
 from arena.players.pauses import settle
 from arena.players.table import GameRecord, play_game
+from arena.transports.grpc.server import ArenaServer, ServerSettings
+from arena.transports.grpc.tokens import new_token, token_sha256
 
 __all__ = ["Judge", "RunSummary", "Tournament", "check_address", "woken"]
 

@@ -13,7 +13,7 @@ request line for each decision and reads one answer line:
 Faults are those of any seat: no answer within the deadline (and time bank) is ``late``, and the answer,
 when it comes, is read and dropped (matched by its ``id`` if it has one, else by counting lines, one per
 request); a line that is not JSON, not an object, longer than :data:`LINE_LIMIT`, or without the key or with
-a value of the wrong type is ``malformed``, and so is one that :func:`arena.players.answers.read_json`
+a value of the wrong type is ``malformed``, and so is one that :func:`arena.transports.answers.read_json`
 refuses (nested too deep, a number too long, not UTF-8, a NUL byte, a key twice): nothing a bot writes
 raises out of this module. A line already waiting when a request is due, past the answers owed to late
 requests, is one no request asked for: it is read and dropped as a ``malformed`` fault before the request is
@@ -41,9 +41,9 @@ from typing import Any
 from arena.core.cards import card_text
 from arena.core.faults import FaultKind, PlayerFault, shown
 from arena.core.views import View
-from arena.players.answers import Unreadable, read_json
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 from arena.players.pauses import wait_for
+from arena.transports.answers import Unreadable, read_json
 
 __all__ = ["BLANK_LIMIT", "FLUSH_HINT", "LINE_LIMIT", "STDOUT_HINT", "StdioPlayer", "game_over_message",
            "request_message"]

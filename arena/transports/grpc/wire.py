@@ -1,8 +1,9 @@
 """Conversion between the rules core and the ``callbreak.v1`` protocol messages.
 
-The only module (with :mod:`arena.net.remote`, :mod:`arena.net.server` and :mod:`arena.botkit`) that
-touches the generated code. Requests are built from a :class:`~arena.core.views.SeatView`, never from
-the game, so no other seat's unplayed card can reach a bot. Requests and events, sent for every
+The only module (with :mod:`arena.transports.grpc.remote`, :mod:`arena.transports.grpc.server` and
+:mod:`arena.botkit`) that touches the generated code. Requests are built from a
+:class:`~arena.core.views.SeatView`, never from the game, so no other seat's unplayed card can reach a
+bot. Requests and events, sent for every
 decision and every happening, are written as serialized bytes by a :class:`TableEncoder` that the
 seats of one table share, so each part of what they are sent is encoded once (see "the wire format,
 written directly" below). The bot side reads a request back into a :class:`RemoteView`, which offers
@@ -126,7 +127,7 @@ def _cards(mask: int) -> list[str]:
 # numbers). So a part that rarely changes is encoded once and joined to the rest as bytes, the parts
 # joined in field-number order: the bytes are those protobuf itself would write, and the tests compare
 # them, byte for byte, with what the message classes build (:func:`request_to_proto`,
-# :func:`event_message`). gRPC sends bytes as they are (see ``arena.net.server``).
+# :func:`event_message`). gRPC sends bytes as they are (see ``arena.transports.grpc.server``).
 
 _LEN = 2
 """Wire type of a length-delimited field (0, the default, is a varint)."""

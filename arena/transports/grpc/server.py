@@ -3,11 +3,11 @@
 :class:`ArenaServer` runs a ``grpc.aio`` server with the ``callbreak.v1.Arena`` service, the
 standard health service and server reflection (so ``grpcurl`` can list the API). The servicer is
 thin: it checks the ``Hello`` (token, protocol version, bars, session limits), opens a
-:class:`~arena.net.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
+:class:`~arena.transports.grpc.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
 which sessions are connected and tells whoever watches it when that changes; a table takes a seat
-from it (:meth:`ArenaServer.seat`) and gets a :class:`~arena.net.remote.RemotePlayer`. Many tables
+from it (:meth:`ArenaServer.seat`) and gets a :class:`~arena.transports.grpc.remote.RemotePlayer`. Many tables
 play at once on one event loop. Requests and events reach the stream already serialized
-(:mod:`arena.net.wire`); the service's serializer passes such bytes through as they are.
+(:mod:`arena.transports.grpc.wire`); the service's serializer passes such bytes through as they are.
 
 Keepalive policy: a bot may send HTTP/2 keepalive pings at most once every :data:`MIN_PING_S`
 seconds (a bot that pings more often is cut off by gRPC with "too many pings"); the arena pings
@@ -17,8 +17,8 @@ every connection every :data:`ARENA_PING_S` seconds and drops one that does not 
 Hostile input: a message larger than :data:`MAX_MESSAGE_BYTES` is refused by gRPC itself (the stream
 ends with RESOURCE_EXHAUSTED); bytes that are not a ``ConnectRequest`` end the stream with
 INVALID_ARGUMENT and a one-line reason; the stray messages of a session are counted and a flood
-ends its stream (:mod:`arena.net.remote`). Only the handler of a stream ends it, never another task:
-the arena decides (:meth:`~arena.net.remote.Session.kick`), the handler writes the status.
+ends its stream (:mod:`arena.transports.grpc.remote`). Only the handler of a stream ends it, never another task:
+the arena decides (:meth:`~arena.transports.grpc.remote.Session.kick`), the handler writes the status.
 """
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ from arena.core.dealing import DealSource
 from arena.core.faults import FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.core.rules import Rules
 from arena.errors import ConfigError
-from arena.net.remote import END_WAIT_S, HeldFaults, RemotePlayer, Session, StrayLog
-from arena.net.tokens import find_bot, new_token, token_sha256
-from arena.net.wire import rules_to_proto
 from arena.players.pauses import settle
 from arena.players.table import GameRecord, TableSettings, play_game
+from arena.transports.grpc.remote import END_WAIT_S, HeldFaults, RemotePlayer, Session, StrayLog
+from arena.transports.grpc.tokens import find_bot, new_token, token_sha256
+from arena.transports.grpc.wire import rules_to_proto
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
@@ -69,7 +69,7 @@ DEADLINE_EXCEEDED, so idle connections cannot pile up in the arena."""
 TOKEN_LENGTH = len(new_token())
 """Characters in a token the arena makes; an organiser may choose tokens of another length."""
 
-_LOG = logging.getLogger("arena.net")
+_LOG = logging.getLogger("arena.transports.grpc")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -78,7 +78,7 @@ class ServerSettings:
 
     rules: Rules
     tokens: Mapping[str, str]
-    """SHA-256 digest of a token (:func:`~arena.net.tokens.token_sha256`) -> the bot key it admits (the
+    """SHA-256 digest of a token (:func:`~arena.transports.grpc.tokens.token_sha256`) -> the bot key it admits (the
     bot's name, or ``bot@game`` for a process launched for one game). The arena never holds a token."""
     table: TableSettings = dataclasses.field(default_factory=TableSettings)
     max_tables: int = 8
@@ -292,7 +292,7 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
 
 
 def _serialize(msg: pb.ConnectResponse | bytes) -> bytes:
-    """A message to a bot as bytes: requests and events come already serialized (:mod:`arena.net.wire`)."""
+    """A message to a bot as bytes: requests and events come already serialized (:mod:`arena.transports.grpc.wire`)."""
     return msg if type(msg) is bytes else msg.SerializeToString()  # type: ignore[union-attr]
 
 
@@ -321,7 +321,7 @@ _SPACES = {"\n": "a newline", "\r": "a carriage return", " ": "a space", "\t": "
 def token_hint(token: str) -> str:
     """Why an unknown token may be the right one copied badly, or "": what surrounds it (a newline from
     the file it was read from, a space), or a length other than that of the tokens the arena makes
-    (:func:`~arena.net.tokens.new_token`). It tells nothing of the tokens the arena knows."""
+    (:func:`~arena.transports.grpc.tokens.new_token`). It tells nothing of the tokens the arena knows."""
     stripped = token.strip()
     if stripped != token and stripped:
         where, extra = ("ends", token[len(token.rstrip()):]) if token.rstrip() != token else (

@@ -17,7 +17,7 @@ A bot may be stateful: it may learn its hand from ``/bid`` and follow the game t
 calls, so one instance serves one seat of one game, asked in order. A bad answer is a fault of the
 seat: no complete HTTP response (the connection refused, reset or cut short) or a ``5xx`` status is a
 ``crash``; a response that is not ``200``, longer than the client reads, not JSON (as
-:func:`arena.players.answers.read_json` reads it: nested too deep, a number too long, not UTF-8, a NUL
+:func:`arena.transports.answers.read_json` reads it: nested too deep, a number too long, not UTF-8, a NUL
 byte, a key twice are not), without a value, or with a value of the wrong type is ``malformed`` (nothing
 a bot sends raises out of this module); no answer by the deadline is ``late`` (``unresponsive_after``
 in a row: ``stalled``, and the fallback plays the seat to the end of the game); an illegal call or card
@@ -36,11 +36,11 @@ from typing import Any
 from arena.core.cards import Card
 from arena.core.faults import FaultKind, PlayerFault, shown
 from arena.core.views import View
-from arena.players.answers import NUMBER_LIMIT, Unreadable, read_json
 from arena.players.base import Decision, DecisionKind, QuietPlayer
-from arena.players.bridge import BRIDGE_HEADER
-from arena.players.httpclient import Endpoint, HttpError, Response, TooLong, request
 from arena.players.pauses import wait_for
+from arena.transports.answers import NUMBER_LIMIT, Unreadable, read_json
+from arena.transports.bhoos.bridge import BRIDGE_HEADER
+from arena.transports.bhoos.httpclient import Endpoint, HttpError, Response, TooLong, request
 
 __all__ = ["BhoosPlayer", "bhoos_card", "bid_body", "from_bhoos_card", "play_body", "read_answer", "wait_until_ready"]
 
@@ -239,7 +239,7 @@ def _body_text(response: Response) -> str:
 def read_answer(kind: DecisionKind, path: str, response: Response) -> object:
     """The call (an ``int``) or card text (in the arena's notation) of a ``200`` response to ``path``, in
     either shape (``{"value": x}`` or a bare ``x``); a ``malformed`` fault when it has neither, or when
-    :func:`~arena.players.answers.read_json` refuses the body. It raises nothing else, whatever the body."""
+    :func:`~arena.transports.answers.read_json` refuses the body. It raises nothing else, whatever the body."""
     calling = kind is DecisionKind.CALL
     example = '{"value": 3}' if calling else '{"value": "QS"}'
     data = read_json(response.body)

@@ -56,10 +56,10 @@ from typing import ClassVar, Protocol, TypeAlias
 import grpc
 
 from arena.core.faults import FaultKind, PlayerFault
-from arena.net.wire import RequestEncoder
 from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
 from arena.players.local import crash_detail
 from arena.players.pauses import paused_s
+from arena.transports.grpc.wire import RequestEncoder
 from protocol import callbreak_pb2 as pb
 
 __all__ = [
@@ -101,7 +101,7 @@ message queued for it was written..."""
 END_WAIT_S = 1.0
 """... or, from a bot that keeps writing, after this long anyway."""
 
-_LOG = logging.getLogger("arena.net")
+_LOG = logging.getLogger("arena.transports.grpc")
 Faults = list[tuple[FaultKind, str]]
 _ANSWERS = {"call": DecisionKind.CALL, "play": DecisionKind.PLAY}
 """The decision each kind of answer is for."""
@@ -551,9 +551,9 @@ class Session:
 
 
 class Lobby(Protocol):
-    """What a remote seat asks of the arena's lobby (:class:`arena.net.server.Lobby` is the one): whether its
-    bot is barred, a session of its bot to come back to, where to give its table back, and the faults of
-    the bot's other streams. A protocol, so this module need not import the server that imports it."""
+    """What a remote seat asks of the arena's lobby (:class:`arena.transports.grpc.server.Lobby` is the
+    one): whether its bot is barred, a session of its bot to come back to, where to give its table back,
+    and the faults of the bot's other streams. A protocol, so this module need not import the server that imports it."""
 
     def is_barred(self, key: str) -> bool: ...
     def barred_detail(self, key: str) -> str: ...

@@ -1,0 +1,2 @@
+"""The Bhoos contest transport: a bot that answers HTTP on a port, reached directly or through the
+sandbox's unix-socket bridge."""
