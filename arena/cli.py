@@ -77,7 +77,7 @@ EXIT_TERMINATED = 143
 """Stopped by SIGTERM, as shells report it: 128 + 15."""
 
 
-class UsageError(Exception):
+class UsageError(ArenaError):
     """Bad input on the command line: printed on one line, exit status 2."""
 
 

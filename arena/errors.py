@@ -14,6 +14,22 @@
     names the key, what was found and what is allowed.
   * ``RecordsError`` -- a results folder cannot be resumed or read: it belongs to another
     configuration, or its records are damaged beyond a torn last line.
+  * ``UsageError`` (:mod:`arena.cli`) -- bad input on the command line: printed on one line, exit
+    status 2.
+  * ``PlayerFault`` (:mod:`arena.core.faults`) -- a player could not give a decision (late,
+    disconnected, crashed); it carries the fault's kind and detail, and whether the seat is gone.
+  * ``LeftTheGame`` (:mod:`arena.players.human`) -- the person at a human seat ended their input.
+  * ``SessionClosed`` (:mod:`arena.transports.grpc.remote`) -- a remote bot's session ended while a
+    request to it was open.
+  * ``HttpError`` (:mod:`arena.transports.bhoos.httpclient`) -- a request to a Bhoos bot got no
+    complete HTTP response; the message says why in words.
+    * ``TooLong`` -- the response's headers or body are longer than the client reads.
+  * ``LaunchFailed`` (:mod:`arena.event.launcher`) -- a process started for one game did not connect.
+  * ``Refused`` (:mod:`arena.kit.bot`, for bot authors as ``arena.botkit.Refused``) -- the arena
+    refused a bot's connection; it carries the protocol's reason and its words.
+
+The exceptions after ``RecordsError`` carry data of their own layer (a fault kind, a protocol
+reason), so they are defined in the module named beside them and only rooted here.
 
 Every message is a complete sentence meant for the person who made the mistake, so the command
 line can print it as it is.

@@ -57,7 +57,7 @@ HOSTILE_TOKEN = "hostile-token-h"
 HONEST_REMOTE = ("e", "f", "g")
 IN_PROCESS = ("a", "b", "c", "d", "i")
 SIZE_LIMIT = 64 * 1024
-"""The arena's largest message (``arena.net.server.MAX_MESSAGE_BYTES``)."""
+"""The arena's largest message (``arena.transports.grpc.server.MAX_MESSAGE_BYTES``)."""
 CLEAR = {"OK", "INVALID_ARGUMENT", "RESOURCE_EXHAUSTED", "UNAUTHENTICATED", "FAILED_PRECONDITION",
          "ALREADY_EXISTS", "PERMISSION_DENIED", "UNAVAILABLE"}
 """The statuses a hostile stream may end with; anything else (UNKNOWN, INTERNAL, ...) is a problem."""
@@ -66,7 +66,7 @@ LONGEST_TEXT = 400
 PYTHON_TEXT = ("Traceback", "Unexpected <class", "Exception", 'File "')
 MOST_FAULTS_AT_ONE_DECISION = 2 * (10 + 6) + 4 + 1
 """Strays are collected twice at most at one decision (before it, and after the player failed it),
-each time ten in detail and a count for each kind past them (``arena.net.remote.HELD_FAULTS``); then
+each time ten in detail and a count for each kind past them (``arena.transports.grpc.remote.HELD_FAULTS``); then
 four illegal answers (``max_retries`` 3, and the last) and a late or disconnect fault."""
 U32 = 2**32 - 1
 U64 = 2**64 - 1

@@ -46,10 +46,10 @@ from arena.botkit import Bot, play_session
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
-from arena.net.remote import Session
-from arena.net.server import ArenaServer, ServerSettings
-from arena.net.tokens import token_sha256
 from arena.players.table import TableSettings
+from arena.transports.grpc.remote import Session
+from arena.transports.grpc.server import ArenaServer, ServerSettings
+from arena.transports.grpc.tokens import token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 

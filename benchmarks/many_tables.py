@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 from arena.core.dealing import seeded_deals  # noqa: E402
 from arena.core.faults import FaultKind  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
-from arena.net.server import ArenaServer, ServerSettings  # noqa: E402
-from arena.net.tokens import token_sha256  # noqa: E402
 from arena.players.pauses import paused_s  # noqa: E402
 from arena.players.table import GameRecord, TableSettings  # noqa: E402
+from arena.transports.grpc.server import ArenaServer, ServerSettings  # noqa: E402
+from arena.transports.grpc.tokens import token_sha256  # noqa: E402
 from protocol import callbreak_pb2 as pb  # noqa: E402
 from protocol import callbreak_pb2_grpc as pb_grpc  # noqa: E402
 

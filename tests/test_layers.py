@@ -2,7 +2,7 @@
 gRPC transport and the bot kit touch grpc, and nothing in the package names the sample bots.
 
 ``arena/core`` < ``arena/players`` < ``arena/transports`` < ``arena/kit`` < ``arena/event`` <
-``arena/rating`` < the command line. ``arena/errors.py`` (the exception tree) sits below them all;
+``arena/rating`` < ``arena/web`` (the pages a server answers) < the command line. ``arena/errors.py`` (the exception tree) sits below them all;
 ``arena/__init__.py`` and ``arena/botkit.py`` are public faces that may name any layer.
 
 The cycle check reads the import graph of the whole package, inside a layer too: an edge for every
@@ -31,8 +31,8 @@ from pathlib import Path
 import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
-LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "cli": 7,
-          "__main__": 8}
+LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "web": 7,
+          "cli": 8, "__main__": 9}
 GRPC = ("arena.transports.grpc.", "arena.kit.")
 """Where grpc and the generated protocol code may be imported."""
 FACES = {"__init__", "botkit"}

@@ -20,6 +20,7 @@ import enum
 import reprlib
 
 from arena.core.cards import SUIT_MASK
+from arena.errors import ArenaError
 
 __all__ = [
     "ANSWER_TEXT_LIMIT",
@@ -95,7 +96,7 @@ class Fault:
         }
 
 
-class PlayerFault(Exception):
+class PlayerFault(ArenaError):
     """Raised by a player that could not give a decision (late, disconnected, crashed); ``gone``
     when the seat cannot play again in this game (the fallback takes it to the end)."""
 

@@ -51,7 +51,7 @@ import time
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.event.botlog import BotLogs, size_text
 from arena.event.config import BotConfig
 from arena.event.sandbox import (
@@ -158,7 +158,7 @@ INSTANCES = "http"
 """The kind of the folders of ``bhoos`` instances' sockets (:mod:`arena.event.scratch`)."""
 
 
-class LaunchFailed(Exception):
+class LaunchFailed(ArenaError):
     """A process started for one game did not connect."""
 
 

@@ -105,6 +105,7 @@ import grpc
 
 from arena.core.cards import Card
 from arena.core.views import View
+from arena.errors import ArenaError
 from arena.players.local import raised_at
 from arena.transports.grpc.wire import view_from_proto
 from protocol import callbreak_pb2 as pb
@@ -168,7 +169,7 @@ class Bot:
         print(f"[{self.name}] arena notice {kind}: {notice.detail}", file=sys.stderr, flush=True)
 
 
-class Refused(Exception):
+class Refused(ArenaError):
     """The arena refused the bot; ``reason`` is the ``RefusalReason`` value, ``detail`` its words."""
 
     def __init__(self, reason: int, detail: str) -> None:

@@ -17,6 +17,7 @@ from arena.core.cards import Hand, Suit
 from arena.core.faults import FaultKind
 from arena.core.rules import Rules
 from arena.core.scoring import format_score
+from arena.errors import ArenaError
 from arena.players.base import (
     CallMade,
     CardPlayed,
@@ -36,7 +37,7 @@ __all__ = ["HumanPlayer", "LeftTheGame", "show_hand"]
 SYMBOLS = {Suit.SPADES: "♠", Suit.HEARTS: "♥", Suit.DIAMONDS: "♦", Suit.CLUBS: "♣"}
 
 
-class LeftTheGame(Exception):
+class LeftTheGame(ArenaError):
     """The person ended their input: the game stops."""
 
 

@@ -24,6 +24,8 @@ import re
 import ssl
 import urllib.parse
 
+from arena.errors import ArenaError
+
 __all__ = ["BODY_LIMIT", "HEAD_LIMIT", "Endpoint", "HttpError", "Response", "TooLong", "request"]
 
 HEAD_LIMIT = 16 * 1024
@@ -35,7 +37,7 @@ _DIGITS = re.compile(r"[0-9]+")
 _HEX = re.compile(r"[0-9a-fA-F]+")
 
 
-class HttpError(Exception):
+class HttpError(ArenaError):
     """A request that got no complete HTTP response: the connection was refused, reset or cut short, or
     what came back is not HTTP or is too long. The message says which, in words."""
 

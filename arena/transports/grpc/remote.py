@@ -56,6 +56,7 @@ from typing import ClassVar, Protocol, TypeAlias
 import grpc
 
 from arena.core.faults import FaultKind, PlayerFault
+from arena.errors import ArenaError
 from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
 from arena.players.local import crash_detail
 from arena.players.pauses import paused_s
@@ -201,7 +202,7 @@ class StrayLog:
         self.logger.warning("arena: %s", "; ".join(parts))
 
 
-class SessionClosed(Exception):
+class SessionClosed(ArenaError):
     """The session ended while a request was open (the seat may wait for the bot to come back)."""
 
 
