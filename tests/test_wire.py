@@ -1,6 +1,6 @@
 """Conversion to and from the protocol: rules, seat views, events, and the encoder's caches.
 
-What the arena sends most is written as bytes directly (:class:`arena.transports.grpc.wire.TableEncoder`); every
+What the arena sends most is written as bytes directly (:class:`arena.transports.grpc.encoder.TableEncoder`); every
 such message is checked here against the one the generated classes build, byte for byte.
 """
 
@@ -18,20 +18,14 @@ from arena.core.dealing import seeded_deals
 from arena.core.game import Game, Phase
 from arena.core.rules import PROFILES, Rules
 from arena.core.views import SeatView
+from arena.kit.view import RemoteView, view_from_proto
 from arena.players.base import Decision, DecisionKind, QuietPlayer, RedealMade, RoundStart, TableEvent
 from arena.players.table import play_game
-from arena.transports.grpc import wire
-from arena.transports.grpc.wire import (
-    RemoteView,
-    RequestEncoder,
-    event_message,
-    request_to_proto,
-    rules_from_proto,
-    rules_to_proto,
-    view_from_proto,
-    view_to_proto,
-)
+from arena.transports.grpc import encoder as encoding
+from arena.transports.grpc.encoder import RequestEncoder
+from arena.transports.grpc.wire import rules_from_proto, rules_to_proto
 from protocol import callbreak_pb2 as pb
+from tests.helpers.messages import encoded_view, event_message, request_to_proto, view_to_proto
 
 # --- rules ----------------------------------------------------------------------------------------
 
@@ -170,7 +164,7 @@ def test_a_reused_encoder_builds_the_same_bytes_as_a_fresh_one(rules: Rules, see
         assert per_seat[decision.seat].request(decision, request_id, 700) == fresh, request_id
         assert shared.request(decision, request_id, 700) == fresh, request_id
         names = list(reversed(NAMES))  # a changed seating must not reuse the cached names
-        assert shared.view(decision.view, names, decision.game_id) == view_to_proto(
+        assert encoded_view(shared, decision.view, names, decision.game_id) == view_to_proto(
             decision.view, rules_msg, names, decision.game_id)
 
 
@@ -275,13 +269,13 @@ def test_an_event_is_encoded_once_for_all_the_seats_of_its_table(monkeypatch: py
     rules = Rules.profile("nepali", rounds=1)
     rules_msg = rules_to_proto(rules)
     encoded: list[object] = []
-    event_body = wire._event_body
+    event_body = encoding._event_body
 
     def counted(body: Any, rules_bytes: bytes) -> bytes:
         encoded.append(body)
         return event_body(body, rules_bytes)
 
-    monkeypatch.setattr(wire, "_event_body", counted)
+    monkeypatch.setattr(encoding, "_event_body", counted)
     events = sorted(table_events(rules, 2), key=lambda event: event.seat)
     by_order = [[event for event in events if event.seat == seat] for seat in range(4)]
     encoders = [RequestEncoder(rules_msg) for _ in range(4)]  # one per seat, as remote seats hold them

@@ -1,7 +1,7 @@
 """What a seat may know: the :class:`View` a bot reads, and the core's :class:`SeatView` snapshot.
 
 A bot is asked to decide with a view: a :class:`SeatView` in-process, a
-:class:`arena.transports.grpc.wire.RemoteView` over the network; both offer the attributes of :class:`View`.
+:class:`arena.kit.view.RemoteView` over the network; both offer the attributes of :class:`View`.
 A :class:`SeatView` is the seat's own cards on top of a :class:`PublicView`, what every seat may know
 at that moment, made once per moment and shared by the seats' views (and by whatever encodes them
 for the network, so the public part of a moment is worked out once).
@@ -64,7 +64,7 @@ class RoundSummary:
 
 class View(Protocol):
     """What a bot sees when asked to decide: a :class:`SeatView` in-process, a
-    :class:`arena.transports.grpc.wire.RemoteView` over the network. Bots should use only these attributes."""
+    :class:`arena.kit.view.RemoteView` over the network. Bots should use only these attributes."""
 
     @property
     def seat(self) -> int: ...

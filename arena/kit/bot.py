@@ -16,7 +16,7 @@ A whole bot::
     if __name__ == "__main__":
         raise SystemExit(run(LowestBot))
 
-The ``view`` is a :class:`~arena.transports.grpc.wire.RemoteView` (a :class:`~arena.core.views.View`) with the
+The ``view`` is a :class:`~arena.kit.view.RemoteView` (a :class:`~arena.core.views.View`) with the
 same attributes as the in-process :class:`~arena.core.views.SeatView`, so the same class plays both
 ways; ``view.deadline_ms`` is the time the arena gives the decision (0: no limit), for a bot that
 budgets its thinking. ``run(factory)`` reads the command line (``--help`` lists it all; the token comes from
@@ -106,8 +106,8 @@ import grpc
 from arena.core.cards import Card
 from arena.core.views import View
 from arena.errors import ArenaError
+from arena.kit.view import view_from_proto
 from arena.players.local import raised_at
-from arena.transports.grpc.wire import view_from_proto
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 

@@ -60,7 +60,7 @@ from arena.errors import ArenaError
 from arena.players.base import Decision, DecisionKind, GameStart, TableEvent
 from arena.players.local import crash_detail
 from arena.players.pauses import paused_s
-from arena.transports.grpc.wire import RequestEncoder
+from arena.transports.grpc.encoder import RequestEncoder
 from protocol import callbreak_pb2 as pb
 
 __all__ = [

@@ -7,7 +7,7 @@ thin: it checks the ``Hello`` (token, protocol version, bars, session limits), o
 which sessions are connected and tells whoever watches it when that changes; a table takes a seat
 from it (:meth:`ArenaServer.seat`) and gets a :class:`~arena.transports.grpc.remote.RemotePlayer`. Many tables
 play at once on one event loop. Requests and events reach the stream already serialized
-(:mod:`arena.transports.grpc.wire`); the service's serializer passes such bytes through as they are.
+(:mod:`arena.transports.grpc.encoder`); the service's serializer passes such bytes through as they are.
 
 Keepalive policy: a bot may send HTTP/2 keepalive pings at most once every :data:`MIN_PING_S`
 seconds (a bot that pings more often is cut off by gRPC with "too many pings"); the arena pings
@@ -292,7 +292,8 @@ class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
 
 
 def _serialize(msg: pb.ConnectResponse | bytes) -> bytes:
-    """A message to a bot as bytes: requests and events come already serialized (:mod:`arena.transports.grpc.wire`)."""
+    """A message to a bot as bytes: requests and events come already serialized
+    (:mod:`arena.transports.grpc.encoder`)."""
     return msg if type(msg) is bytes else msg.SerializeToString()  # type: ignore[union-attr]
 
 
