@@ -1,6 +1,6 @@
-"""The live leaderboard (``arena.rating.leaderboard``): the board read from a results folder, every text
-escaped, its small HTTP server, the command line's ``--page``, and the page in headless Chromium
-following a real tournament as it plays."""
+"""The live leaderboard (``arena.rating.leaderboard``, served by ``arena.web.live``): the board read from a
+results folder, every text escaped, its small HTTP server, the command line's ``--page``, and the page in
+headless Chromium following a real tournament as it plays."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ import pytest
 
 from arena.cli import main
 from arena.event.roster import ROSTER_FILE, Roster
-from arena.rating.leaderboard import POLICY, Board, LivePage, PageLimits, render_page
+from arena.rating.leaderboard import POLICY, Board, render_page
 from arena.rating.ratings import NOT_RANKED_TITLE
+from arena.web.live import LivePage, PageLimits
 from tests.helpers.classroom import ARENA, class_event, podium_names, shown_as
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
 from tests.helpers.pages import Node, body_rows, cells, parse
