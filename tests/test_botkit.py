@@ -26,8 +26,10 @@ import pytest
 import trustme
 
 from arena.core.views import View
-from arena.kit import bot as botkit
-from arena.kit.bot import Bot, Refused, play_session
+from arena.kit import session as kit_session
+from arena.kit.bot import Bot, Refused
+from arena.kit.runner import run as run_bot
+from arena.kit.session import play_session
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import ROOT, free_port, run
@@ -1000,20 +1002,20 @@ def test_help_lists_every_option(kit: KitBots) -> None:
 
 
 def test_keepalive_pings_every_30_s() -> None:
-    assert botkit.KEEPALIVE_MS == 30_000
+    assert kit_session.KEEPALIVE_MS == 30_000
 
 
 def test_an_arena_that_closes_for_too_many_pings_is_explained(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 ) -> None:
     """An arena that allows a ping every 10 s, and a kit made to ping every 0.1 s."""
-    monkeypatch.setattr(botkit, "KEEPALIVE_MS", 100)
+    monkeypatch.setattr(kit_session, "KEEPALIVE_MS", 100)
     options = [("grpc.keepalive_permit_without_calls", 1), ("grpc.http2.min_ping_interval_without_data_ms", 10_000)]
 
     async def scenario() -> int:
         async with scripted_arena(options=options) as (arena, port):
             status: list[int] = []
-            thread = threading.Thread(target=lambda: status.append(botkit.run(
+            thread = threading.Thread(target=lambda: status.append(run_bot(
                 Sleepy, ["--arena", f"127.0.0.1:{port}", "--max-backoff", "0.5"])))
             thread.start()
             await arena.welcome()  # and then silence, while the kit pings

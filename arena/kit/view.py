@@ -10,8 +10,9 @@ import functools
 from collections.abc import Sequence
 
 from arena.core.cards import CARDS, Card, Hand, Suit, card_text
-from arena.core.game import Phase, RoundSummary, Trick, _four
+from arena.core.game import Phase, RoundSummary, Trick
 from arena.core.rules import Rules
+from arena.core.turns import four
 from arena.transports.grpc.wire import rules_from_proto, suit_from_proto
 from protocol import callbreak_pb2 as pb
 
@@ -130,8 +131,8 @@ class RemoteView:
         """The public outcome of each finished round of this game."""
         rounds = self._msg.past_rounds
         return tuple(
-            RoundSummary(r.round_number, (self.dealer - len(rounds) + i) & 3, _four(r.calls), _four(r.tricks),
-                         _four(r.score_tenths))
+            RoundSummary(r.round_number, (self.dealer - len(rounds) + i) & 3, four(r.calls), four(r.tricks),
+                         four(r.score_tenths))
             for i, r in enumerate(rounds)
         )
 
