@@ -19,7 +19,7 @@
   * ``PlayerFault`` (:mod:`arena.core.faults`) -- a player could not give a decision (late,
     disconnected, crashed); it carries the fault's kind and detail, and whether the seat is gone.
   * ``LeftTheGame`` (:mod:`arena.players.human`) -- the person at a human seat ended their input.
-  * ``SessionClosed`` (:mod:`arena.transports.grpc.remote`) -- a remote bot's session ended while a
+  * ``SessionClosed`` (:mod:`arena.transports.grpc.session`) -- a remote bot's session ended while a
     request to it was open.
   * ``HttpError`` (:mod:`arena.transports.bhoos.httpclient`) -- a request to a Bhoos bot got no
     complete HTTP response; the message says why in words.

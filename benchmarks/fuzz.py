@@ -66,7 +66,7 @@ LONGEST_TEXT = 400
 PYTHON_TEXT = ("Traceback", "Unexpected <class", "Exception", 'File "')
 MOST_FAULTS_AT_ONE_DECISION = 2 * (10 + 6) + 4 + 1
 """Strays are collected twice at most at one decision (before it, and after the player failed it),
-each time ten in detail and a count for each kind past them (``arena.transports.grpc.remote.HELD_FAULTS``); then
+each time ten in detail and a count for each kind past them (``arena.transports.grpc.strays.HELD_FAULTS``); then
 four illegal answers (``max_retries`` 3, and the last) and a late or disconnect fault."""
 U32 = 2**32 - 1
 U64 = 2**64 - 1

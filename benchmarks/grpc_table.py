@@ -47,8 +47,8 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
 from arena.players.table import TableSettings
-from arena.transports.grpc.remote import Session
 from arena.transports.grpc.server import ArenaServer, ServerSettings
+from arena.transports.grpc.session import Session
 from arena.transports.grpc.tokens import token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

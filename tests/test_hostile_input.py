@@ -20,14 +20,15 @@ from typing import Any
 import grpc
 import pytest
 
-from arena.cli import render_status
+from arena.cli.results import render_status
 from arena.core.dealing import seeded_deals
 from arena.core.faults import ANSWER_TEXT_LIMIT, FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.event.policy import FaultPolicy
 from arena.event.status import SessionState, Status
 from arena.players.table import GameRecord, TableSettings
-from arena.transports.grpc.remote import END_QUIET_S, END_WAIT_S, HELD_FAULTS, STRAY_LIMIT, STRAY_WINDOW_S, HeldFaults
 from arena.transports.grpc.server import MAX_MESSAGE_BYTES, ArenaServer
+from arena.transports.grpc.session import END_QUIET_S, END_WAIT_S
+from arena.transports.grpc.strays import HELD_FAULTS, STRAY_LIMIT, STRAY_WINDOW_S, HeldFaults
 from benchmarks.fuzz import fuzz
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

@@ -28,7 +28,7 @@ from arena.players.pauses import THRESHOLDS, paused_s, settle, wait_for
 from arena.transports.bhoos.httpclient import Endpoint
 from arena.transports.bhoos.player import BhoosPlayer
 from arena.transports.grpc.encoder import RequestEncoder
-from arena.transports.grpc.remote import Session
+from arena.transports.grpc.session import Session
 from arena.transports.stdio import StdioPlayer
 from protocol import callbreak_pb2 as pb
 from sample_bots.random_bot import RandomBot

@@ -24,8 +24,8 @@ from arena.players.base import Decision, DecisionKind
 from arena.players.local import LocalPlayer
 from arena.players.table import TableSettings, play_game
 from arena.transports.grpc.encoder import RequestEncoder
-from arena.transports.grpc.remote import OUTBOX_LIMIT, WRITE_STALL_S, Session
 from arena.transports.grpc.server import ARENA_PING_S, HELLO_TIMEOUT_S, MIN_PING_S, PING_TIMEOUT_S, ServerSettings
+from arena.transports.grpc.session import OUTBOX_LIMIT, WRITE_STALL_S, Session
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot

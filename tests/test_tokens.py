@@ -21,8 +21,8 @@ from arena.core.rules import Rules
 from arena.event.config import BotConfig, load_config
 from arena.event.launcher import Launcher
 from arena.event.tournament import Tournament
-from arena.transports.grpc.remote import Session
 from arena.transports.grpc.server import ArenaServer, ServerSettings
+from arena.transports.grpc.session import Session
 from arena.transports.grpc.tokens import find_bot, is_sha256, new_token, token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

@@ -68,7 +68,7 @@ from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.transports.bhoos import bridge
 from arena.transports.bhoos.httpclient import Endpoint
 from arena.transports.bhoos.player import wait_until_ready
-from arena.transports.grpc.remote import Session
+from arena.transports.grpc.session import Session
 from arena.transports.grpc.tokens import new_token
 from arena.transports.stdio import StdioPlayer
 

@@ -43,7 +43,9 @@ from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.players.pauses import settle
 from arena.players.table import GameRecord, TableSettings, play_game
-from arena.transports.grpc.remote import END_WAIT_S, HeldFaults, RemotePlayer, Session, StrayLog
+from arena.transports.grpc.remote import RemotePlayer
+from arena.transports.grpc.session import END_WAIT_S, Session
+from arena.transports.grpc.strays import HeldFaults, StrayLog
 from arena.transports.grpc.tokens import find_bot, new_token, token_sha256
 from arena.transports.grpc.wire import rules_to_proto
 from protocol import callbreak_pb2 as pb
