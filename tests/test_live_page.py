@@ -305,12 +305,12 @@ def test_the_page_refuses_connections_beyond_its_limit_and_ends_requests_that_ne
         for client in _half_requests(url, 5):
             with client:
                 answer = _until_closed(client)
-            assert answer.startswith(b"HTTP/1.0 503 ") and b"too many connections" in answer
+            assert answer.startswith(b"HTTP/1.1 503 ") and b"too many connections" in answer
         assert threading.active_count() <= threads + limits.threads
         # A request that never arrives whole is answered 408 and closed after head_s.
         for client in held:
             answer = _until_closed(client)
-            assert answer.startswith(b"HTTP/1.0 408 ") and b"within 1 seconds" in answer
+            assert answer.startswith(b"HTTP/1.1 408 ") and b"within 1 seconds" in answer
         assert get(url)[0] == 200
         # So is one that trickles in a byte at a time, each byte well within the time allowed.
         with socket.create_connection(("127.0.0.1", page.port), timeout=10) as slow:
@@ -324,14 +324,18 @@ def test_the_page_refuses_connections_beyond_its_limit_and_ends_requests_that_ne
                 with contextlib.suppress(OSError):
                     slow.send(bytes([byte]))
                 time.sleep(0.02)
-            assert answer.startswith(b"HTTP/1.0 408 ")
-        # Not HTTP, too long, or another method: a clear answer each.
+            assert answer.startswith(b"HTTP/1.1 408 ")
+        # Not HTTP, too long (whole, in pieces, or in too many lines), or another method: a clear answer each.
         too_long = b"GET / HTTP/1.0\r\n" + (b"X-Long: " + b"a" * 1000 + b"\r\n") * 40
-        for request, status in ((b"hello\r\n\r\n", b"400"), (too_long, b"431"),
-                                (b"POST / HTTP/1.0\r\nContent-Length: 5\r\n\r\nhello", b"501")):
+        too_many = b"GET / HTTP/1.0\r\n" + b"X-Many: a\r\n" * 100 + b"\r\n"
+        for pieces, status in (([b"hello\r\n\r\n"], b"400"), ([too_long + b"\r\n"], b"431"),
+                               ([too_long[:20000], too_long[20000:]], b"431"), ([too_many], b"431"),
+                               ([b"POST / HTTP/1.0\r\nContent-Length: 5\r\n\r\nhello"], b"501")):
             with socket.create_connection(("127.0.0.1", page.port), timeout=10) as client:
-                client.sendall(request)
-                assert _until_closed(client).startswith(b"HTTP/1.0 " + status + b" ")
+                for piece in pieces:
+                    client.sendall(piece)
+                    time.sleep(0.05)
+                assert _until_closed(client).startswith(b"HTTP/1.1 " + status + b" ")
         assert get(url)[0] == 200
     finally:
         for client in held:

@@ -1,12 +1,16 @@
-"""The live page's server: the board of a results folder, on a thread of its own, within :class:`PageLimits`.
+"""The live page's server: the board of a results folder as a Starlette application, served by uvicorn.
 
-The server is a small HTTP/1.0 one (one request per connection) on an event loop of its own thread,
-loopback only unless asked otherwise. What clients may cost the arena is bounded (:class:`PageLimits`):
-a connection is a socket and a coroutine, never a thread, so connections that send nothing hold no
-thread; at most 256 are open at once, and one more is refused at once; a request must arrive whole within
-seconds, however slowly it trickles, and its answer be taken within seconds; two threads make the
-answers. Paths: ``/`` the page, ``/board`` the board alone (what the script fetches),
-``/live.json`` the same as data; every answer carries the page's Content-Security-Policy.
+The application (:func:`live_app`) answers ``/`` the page, ``/board`` the board alone (what the page's
+script fetches) and ``/live.json`` the same as data, every answer with the page's Content-Security-Policy;
+:class:`LivePage` serves it with uvicorn on an event loop of a thread of its own, so that the arena's own
+loop never waits for a browser, loopback only unless asked otherwise. What clients may cost the arena is
+bounded (:class:`PageLimits`): a connection is a socket on that loop, never a thread, so connections
+that send nothing hold no thread; at most 256 are open at once, and one more is refused at once; a
+request must arrive whole within seconds, however slowly it trickles, and its answer be taken within
+seconds; two threads make the answers. uvicorn keeps none of these bounds by itself (its
+``limit_concurrency`` counts a connection only once its request has arrived, it gives a request no time
+limit, and it waits as long as a client takes to read): :class:`_Guard`, its HTTP protocol with a
+connection count and one deadline per connection, keeps them.
 """
 
 from __future__ import annotations
@@ -16,17 +20,28 @@ import concurrent.futures
 import dataclasses
 import email.utils
 import json
+import logging
 import socket
 import threading
 import time
-import urllib.parse
+from collections.abc import Callable
 from pathlib import Path
+from typing import ClassVar
+
+import uvicorn
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
+from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.errors import ConfigError
-from arena.event.tournament import check_address
 from arena.rating.leaderboard import POLICY, Board, render_board, render_page
+from arena.transports.grpc.server import check_address
 
-__all__ = ["LivePage", "PageLimits"]
+__all__ = ["PATHS", "LivePage", "PageLimits", "live_app"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -45,21 +60,40 @@ class PageLimits:
     """Threads that make answers (each reads the results folder); the only threads requests cost."""
 
 
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 408: "Request Timeout",
-            431: "Request Header Fields Too Large", 500: "Internal Server Error", 501: "Not Implemented",
+_REASONS = {400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large",
             503: "Service Unavailable"}
 _HEADERS = 100
 """The most header lines a request may have (as the standard library's server)."""
+_TEXT = "text/plain; charset=utf-8"
+PATHS = ("/", "/board", "/live.json")
+"""What the page answers; anything else is 404."""
 
 
-def _answer(board: Board, method: str, target: str) -> tuple[int, str, bytes]:
-    """The status, type and body of the answer to a request of the page (a HEAD's body is dropped later)."""
-    try:
-        path = urllib.parse.urlsplit(target).path
-    except ValueError:
-        return 400, "text/plain; charset=utf-8", b"not a path: the live page is at /\n"
-    if path not in ("/", "/board", "/live.json"):
-        return 404, "text/plain; charset=utf-8", b"not found: the live page is at /\n"
+def _fields(kind: str, length: int) -> list[tuple[bytes, bytes]]:
+    """The header fields of every answer of the page, in the order and spelling it has always sent them."""
+    fields = [("Server", "callbreak-arena"), ("Date", email.utils.formatdate(usegmt=True)), ("Content-Type", kind),
+              ("Content-Length", str(length)), ("Cache-Control", "no-store"), ("Content-Security-Policy", POLICY),
+              ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("Connection", "close")]
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in fields]
+
+
+def _plain(code: int, text: str) -> bytes:
+    """A whole answer in bytes, for what the protocol answers before any request reaches the application."""
+    data = text.encode()
+    head = [f"HTTP/1.1 {code} {_REASONS[code]}".encode()] + [name + b": " + value
+                                                              for name, value in _fields(_TEXT, len(data))]
+    return b"\r\n".join(head) + b"\r\n\r\n" + data
+
+
+class _Answer(Response):
+    """An answer of the application, with the header fields of :func:`_fields` (Starlette's are lower case)."""
+
+    def init_headers(self, headers: object = None) -> None:
+        self.raw_headers = _fields(self.media_type or _TEXT, len(self.body))
+
+
+def _answer(board: Board, path: str) -> tuple[int, str, bytes]:
+    """The status, type and body of the answer for one of :data:`PATHS`; made by a thread of the page's."""
     try:
         snapshot = board.snapshot()
         if path == "/live.json":
@@ -68,40 +102,136 @@ def _answer(board: Board, method: str, target: str) -> tuple[int, str, bytes]:
             kind = "text/html; charset=utf-8"
             text = render_page(snapshot) if path == "/" else render_board(snapshot)
     except Exception as err:  # the page says it failed; the arena plays on
-        return 500, "text/plain; charset=utf-8", f"the board cannot be made: {err}\n".encode()
+        return 500, _TEXT, f"the board cannot be made: {err}\n".encode()
     return 200, kind, text.encode("utf-8")
 
 
-def _response(code: int, kind: str, data: bytes, body: bool = True) -> bytes:
-    head = [f"HTTP/1.0 {code} {_REASONS[code]}", "Server: callbreak-arena",
-            f"Date: {email.utils.formatdate(usegmt=True)}", f"Content-Type: {kind}", f"Content-Length: {len(data)}",
-            "Cache-Control: no-store", f"Content-Security-Policy: {POLICY}", "X-Content-Type-Options: nosniff",
-            "Referrer-Policy: no-referrer", "Connection: close"]
-    return ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + (data if body else b"")
+class _Door:
+    """Turns away, before routing, the requests the page does not serve: methods but GET and HEAD (501), and
+    heads of more than :attr:`PageLimits.head_bytes` or :data:`_HEADERS` lines (431).
+
+    uvicorn's parser bounds the head it holds incomplete, not one that arrives whole in a single read:
+    the length is checked here, on the head as parsed (its line and fields, as a client spells them).
+    """
+
+    def __init__(self, app: ASGIApp, head_bytes: int) -> None:
+        self.app = app
+        self.head_bytes = head_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            fields: list[tuple[bytes, bytes]] = scope["headers"]
+            line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + 16
+            size = line + sum(len(name) + len(value) + 4 for name, value in fields) + 2
+            if scope["method"] not in ("GET", "HEAD"):
+                await _Answer(b"the live page answers GET and HEAD only\n", 501)(scope, receive, send)
+                return
+            if size > self.head_bytes or len(fields) >= _HEADERS:
+                await _Answer(b"the request is too long\n", 431)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
-def _plain(code: int, text: str) -> bytes:
-    return _response(code, "text/plain; charset=utf-8", text.encode())
+def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int = PageLimits.head_bytes) -> Starlette:
+    """The live page of ``board`` as an ASGI application; its answers are made by ``makers`` (each reads the
+    results folder), never on the event loop."""
+
+    async def answer(request: Request) -> Response:
+        path = request.scope["path"]
+        code, kind, data = await asyncio.get_running_loop().run_in_executor(makers, _answer, board, path)
+        return _Answer(data, code, media_type=kind)
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _Answer(b"not found: the live page is at /\n", 404)
+
+    return Starlette(routes=[Route(path, answer) for path in PATHS], exception_handlers={404: not_found},
+                     middleware=[Middleware(_Door, head_bytes=head_bytes)])
+
+
+class _Guard(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with the bounds of :attr:`limits` that uvicorn does not keep.
+
+    One deadline per connection, never a thread: from the first byte, :attr:`PageLimits.head_s` for the
+    request to arrive whole (else 408); from the answer handed to the socket, :attr:`PageLimits.answer_s`
+    for the client to take it (else the connection is dropped): uvicorn would wait for ever on both.
+    A connection beyond :attr:`PageLimits.connections` is refused as it opens, where uvicorn's own limit
+    would hold it until its request came.
+    """
+
+    limits: ClassVar[PageLimits] = PageLimits()
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if len(self.connections) >= self.limits.connections:
+            self.transport = transport  # what connection_lost closes
+            # Refused at once, in a line a browser shows; the answer fits the socket's buffer.
+            transport.write(_plain(503, "the live page has too many connections open: it answers again in a few "
+                                        "seconds\n"))
+            transport.close()
+            return
+        super().connection_made(transport)
+        self._within(self.limits.head_s, self._head_late)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._within(None, None)
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """What uvicorn answers to a request its parser refuses: a line that is not HTTP, or a head that grew
+        beyond :attr:`PageLimits.head_bytes` before it was whole."""
+        if len(self.conn.trailing_data[0]) > self.limits.head_bytes:
+            self._close_with(_plain(431, "the request is too long\n"))
+        else:
+            self._close_with(_plain(400, "not an HTTP request\n"))
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._within(self.limits.answer_s, self.transport.abort)
+
+    def _head_late(self) -> None:
+        if self.cycle is None:  # no request yet: once it has come, the answer's deadline follows it
+            self._close_with(_plain(408, f"the request did not arrive whole within {self.limits.head_s:g} seconds\n"))
+
+    def _close_with(self, answer: bytes) -> None:
+        self.transport.write(answer)
+        self.transport.close()
+        self._within(self.limits.answer_s, self.transport.abort)
+
+    def _within(self, seconds: float | None, then: Callable[[], object] | None) -> None:
+        """Replaces the connection's deadline: ``then`` in ``seconds``, or none."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None if seconds is None or then is None else self.loop.call_later(seconds, then)
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn's server, saying when it listens."""
+
+    def __init__(self, config: uvicorn.Config, listening: threading.Event) -> None:
+        super().__init__(config)
+        self.listening = listening
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.listening.set()
 
 
 class _Server:
-    """The page's HTTP/1.0 server: one request per connection, on an event loop of its own thread.
-
-    A connection costs a socket and a coroutine, never a thread: one that sends nothing, or half a
-    request, holds no thread while the arena waits for it, and is closed when :attr:`PageLimits.head_s`
-    has passed. Answers are made by at most :attr:`PageLimits.threads` threads.
-    """
+    """The page's application served by uvicorn on an event loop of its own thread, within ``limits``."""
 
     def __init__(self, board: Board, listener: socket.socket, limits: PageLimits) -> None:
-        self.board = board
-        self.limits = limits
         self._listener = listener
-        self._loop = asyncio.new_event_loop()
         self._makers = concurrent.futures.ThreadPoolExecutor(limits.threads, thread_name_prefix="live-page-answer")
-        self._open = 0
-        self._tasks: set[asyncio.Task[None]] = set()
-        self._stop: asyncio.Event | None = None
+        guard = type("_PageGuard", (_Guard,), {"limits": limits})
+        # Its own lines are not the arena's: uvicorn logs nothing (a failing answer is a 500 the page makes),
+        # and leaves the process's logging as it found it.
+        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes), http=guard, ws="none",
+                                lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
+                                proxy_headers=False, server_header=False, date_header=False,
+                                h11_max_incomplete_event_size=limits.head_bytes)
         self._ready = threading.Event()
+        self._uvicorn = _Uvicorn(config, self._ready)
+        self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._run, name="live-page", daemon=True)
 
     def start(self) -> None:
@@ -111,11 +241,18 @@ class _Server:
 
     def close(self) -> None:
         """Stops listening, ends the connections still open, and the threads."""
-        if self._thread.is_alive() and self._stop is not None:
-            self._loop.call_soon_threadsafe(self._stop.set)
+        if self._thread.is_alive():
+            self._loop.call_soon_threadsafe(self._stop)
             self._thread.join(5)
         self._makers.shutdown(wait=True, cancel_futures=True)
         self._listener.close()
+
+    def _stop(self) -> None:
+        """On the page's loop: uvicorn ends without waiting for the connections, which end here."""
+        self._uvicorn.should_exit = self._uvicorn.force_exit = True
+        for connection in list(self._uvicorn.server_state.connections):
+            if isinstance(connection, H11Protocol):
+                connection.transport.abort()
 
     def _run(self) -> None:
         try:
@@ -125,76 +262,13 @@ class _Server:
             self._loop.close()
 
     async def _serve(self) -> None:
-        self._stop = asyncio.Event()
-        server = await asyncio.start_server(self._connection, sock=self._listener, limit=self.limits.head_bytes)
-        self._ready.set()
         try:
-            await self._stop.wait()
-        finally:
-            server.close()
-            for task in list(self._tasks):
+            await self._uvicorn.serve(sockets=[self._listener])
+        finally:  # answers still being made end with the page
+            tasks = list(self._uvicorn.server_state.tasks)
+            for task in tasks:
                 task.cancel()
-            await asyncio.gather(*self._tasks, return_exceptions=True)
-
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        if self._open >= self.limits.connections:
-            # Refused at once, in a line a browser shows; the answer fits the socket's buffer.
-            writer.write(_plain(503, "the live page has too many connections open: it answers again in a few "
-                                     "seconds\n"))
-            writer.close()
-            return
-        assert task is not None
-        self._open += 1
-        self._tasks.add(task)
-        # The answer counts as taken only once the kernel holds all of it: else a client that reads
-        # nothing would keep its socket open after its coroutine ended, outside every limit.
-        writer.transport.set_write_buffer_limits(high=0)
-        try:
-            try:
-                request = await asyncio.wait_for(self._head(reader), self.limits.head_s)
-            except TimeoutError:
-                request = _plain(408, f"the request did not arrive whole within {self.limits.head_s:g} seconds\n")
-            except ValueError:  # a line beyond the limit
-                request = _plain(431, "the request is too long\n")
-            if isinstance(request, tuple):
-                method, target = request
-                code, kind, data = await asyncio.get_running_loop().run_in_executor(
-                    self._makers, _answer, self.board, method, target)
-                writer.write(_response(code, kind, data, body=method == "GET"))
-            else:
-                writer.write(request)
-            await asyncio.wait_for(writer.drain(), self.limits.answer_s)
-            writer.close()
-        except (OSError, EOFError, RuntimeError):  # RuntimeError: the page closing (no thread takes answers)
-            pass  # a client that went away, or takes nothing, or a page closing: closed below
-        except asyncio.CancelledError:  # the page closing: ended here, as asyncio's streams expect of a handler
-            pass
-        finally:
-            if not writer.is_closing():  # whatever happened, the connection ends with its coroutine
-                writer.transport.abort()
-            self._open -= 1
-            self._tasks.discard(task)
-
-    async def _head(self, reader: asyncio.StreamReader) -> tuple[str, str] | bytes:
-        """The method and target of the request, or the answer to a request that is not one the page serves."""
-        line = await reader.readline()
-        size = len(line)
-        for count in range(_HEADERS + 1):  # the headers: read, and not needed
-            header = await reader.readline()
-            if not header:
-                raise EOFError
-            size += len(header)
-            if size > self.limits.head_bytes or count == _HEADERS:
-                raise ValueError("too long")
-            if header in (b"\r\n", b"\n"):
-                break
-        words = line.decode("latin-1").split()
-        if len(words) != 3 or not words[2].startswith("HTTP/"):
-            return _plain(400, "not an HTTP request\n")
-        if words[0] not in ("GET", "HEAD"):
-            return _plain(501, "the live page answers GET and HEAD only\n")
-        return words[0], words[1]
+            await asyncio.gather(*tasks, return_exceptions=True)
 
 
 class LivePage:
