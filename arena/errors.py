@@ -14,7 +14,7 @@
     names the key, what was found and what is allowed.
   * ``RecordsError`` -- a results folder cannot be resumed or read: it belongs to another
     configuration, or its records are damaged beyond a torn last line.
-  * ``UsageError`` (:mod:`arena.cli`) -- bad input on the command line: printed on one line, exit
+  * ``UsageError`` (:mod:`arena.cli.usage`) -- bad input on the command line: printed on one line, exit
     status 2.
   * ``PlayerFault`` (:mod:`arena.core.faults`) -- a player could not give a decision (late,
     disconnected, crashed); it carries the fault's kind and detail, and whether the seat is gone.

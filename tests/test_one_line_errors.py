@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-import arena.cli
+import arena.cli.games
 from arena.cli import main
 from tests.helpers.runs import ROOT, cli, tournament_text, write
 
@@ -146,7 +146,7 @@ def test_what_the_system_refuses_is_one_line_and_status_1(monkeypatch: pytest.Mo
     def full(args: object) -> int:
         raise OSError(errno.ENOSPC, "No space left on device", "/data/results/records.jsonl")
 
-    monkeypatch.setattr(arena.cli, "_cmd_game", full)
+    monkeypatch.setattr(arena.cli.games, "_cmd_game", full)
     assert main(["game"]) == FAILURE
     assert capsys.readouterr().err == (
         "callbreak-arena: error: /data/results/records.jsonl: No space left on device\n"

@@ -1,0 +1,65 @@
+"""What every command shares: the exit statuses, the usage error, a parser that exits 2, one line to stderr."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from arena.core.rules import PROFILES, SWITCHES, Rules
+from arena.errors import ArenaError
+from arena.event.store import ResultsStore
+
+EXIT_OK = 0
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_OUTSTANDING = 3
+EXIT_INTERRUPTED = 130
+"""Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2."""
+EXIT_TERMINATED = 143
+"""Stopped by SIGTERM, as shells report it: 128 + 15."""
+
+FORMATS = ("table", "markdown", "json", "csv")
+"""The ways a command prints standings (``--format``)."""
+
+
+class UsageError(ArenaError):
+    """Bad input on the command line: printed on one line, exit status 2."""
+
+
+class Parser(argparse.ArgumentParser):
+    """An argument parser that prints its usage and exits with :data:`EXIT_USAGE` on bad arguments."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def say(text: str) -> None:
+    """Tells the person at the terminal ``text``, on one line of stderr, at once."""
+    print(f"callbreak-arena: {text}", file=sys.stderr, flush=True)
+
+
+def add_rules_options(parser: argparse.ArgumentParser) -> None:
+    """Adds ``--profile`` and ``--set``, which :func:`rules_of` reads."""
+    parser.add_argument(
+        "--profile", default="nepali", metavar="P",
+        help=f"rules profile: {', '.join(PROFILES)} (default: nepali)",
+    )
+    parser.add_argument(
+        "--set", dest="switches", action="append", default=[], metavar="KEY=VALUE",
+        help=f"change one rules switch, repeatable; switches: {', '.join(SWITCHES)}",
+    )
+
+
+def rules_of(args: argparse.Namespace) -> Rules:
+    """The rules that ``--profile`` and ``--set`` name."""
+    return Rules.profile(args.profile).with_text_switches(args.switches)
+
+
+def results_store(folder: Path) -> ResultsStore:
+    """The store of a results folder; :class:`UsageError` when ``folder`` is not one."""
+    store = ResultsStore(folder)
+    if store.manifest() is None:
+        raise UsageError(f"{folder} is not a results folder (it has no manifest.json)")
+    return store
