@@ -251,10 +251,10 @@ def test_a_bhoos_command_without_the_sandbox_is_refused_in_one_line(tmp_path: Pa
 def test_a_bhoos_command_where_bubblewrap_cannot_run_is_refused(
     tmp_path: Path, bot: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import arena.event.tournament
+    import arena.event.services
 
     missing = "bubblewrap (bwrap) is not installed (on Debian or Ubuntu: apt install bubblewrap)"
-    monkeypatch.setattr(arena.event.tournament, "bwrap_problem", lambda: missing)
+    monkeypatch.setattr(arena.event.services, "bwrap_problem", lambda: missing)
     text = config_text([("b", "bhoos", f"{{python}} {bot} modern"), ("r1", "python", RANDOM),
                         ("r2", "python", RANDOM), ("r3", "python", RANDOM)])
     with pytest.raises(ConfigError) as caught:

@@ -42,7 +42,7 @@ def test_the_tournament_log_goes_around_its_progress_bar(tmp_path: Path) -> None
     lines: list[str] = []
     tournament = Tournament(parse_config(tournament_text()), tmp_path / "out", log=lines.append)
     terminal = io.StringIO()
-    tournament._bar = Progress(4, 0, True, file=terminal)
+    tournament.monitor.bar = Progress(4, 0, True, file=terminal)
     tournament.log("a line")
     # The bar was cleared for the line (the log's own stream is its terminal too), then drawn again.
     assert lines == ["a line"] and "\r" + " " * 20 in terminal.getvalue()

@@ -23,7 +23,7 @@ from arena.event.schedule import Assignment, Block
 
 __all__ = ["BlockState", "Dispatcher"]
 
-Seat = TypeVar("Seat")
+SeatT = TypeVar("SeatT")
 
 
 @dataclasses.dataclass
@@ -47,7 +47,7 @@ class BlockState:
         return not self.left and self.running == 0
 
 
-class Dispatcher(Generic[Seat]):
+class Dispatcher(Generic[SeatT]):
     """The released blocks, and the choice of the games to start."""
 
     def __init__(self, rotation: str) -> None:
@@ -87,10 +87,10 @@ class Dispatcher(Generic[Seat]):
         return not self.blocks
 
     def pick(
-        self, slots: int, take: Callable[[str, BlockState], Seat | None], give_back: Callable[[Seat], None],
+        self, slots: int, take: Callable[[str, BlockState], SeatT | None], give_back: Callable[[SeatT], None],
         only_started: bool = False, *, pooled: Callable[[BlockState], bool] | None = None,
         pool_slots: int = 0,
-    ) -> list[tuple[Assignment, list[Seat]]]:
+    ) -> list[tuple[Assignment, list[SeatT]]]:
         """Starts up to ``slots`` games whose four seats can all be taken now, in plan order.
 
         ``take(bot, block)`` returns a seat, or ``None`` when the bot cannot sit now; ``give_back``
@@ -99,7 +99,7 @@ class Dispatcher(Generic[Seat]):
         new one begins). The games of a block for which ``pooled(block)`` is true (played elsewhere,
         in a pool of workers) count against ``pool_slots`` instead of ``slots``.
         """
-        started: list[tuple[Assignment, list[Seat]]] = []
+        started: list[tuple[Assignment, list[SeatT]]] = []
         unavailable: set[tuple[str, bool]] = set()
         """(bot, block has it in fallback) pairs that could not sit in this pass: not asked again."""
         free = [slots, pool_slots]
@@ -113,7 +113,7 @@ class Dispatcher(Generic[Seat]):
             index = 0
             while index < len(state.left) and free[kind] > 0:
                 game = state.left[index]
-                seats: list[Seat] = []
+                seats: list[SeatT] = []
                 for bot in game.seats:
                     key = (bot, bot in state.fallback)
                     seat = None if key in unavailable else take(bot, state)

@@ -45,6 +45,7 @@ from arena import __version__
 from arena.errors import RecordsError
 from arena.event.config import TournamentConfig
 from arena.event.schedule import Assignment, Block, Lineup, Schedule
+from arena.event.status import BotCondition
 
 __all__ = [
     "MANIFEST_VERSION",
@@ -76,7 +77,7 @@ Entry = Lineup | Block
 class BotStatus:
     """Why a bot does not (or did not always) play: withdrawn, disqualified, or absent when a run stopped."""
 
-    status: str
+    status: BotCondition
     reason: str
 
 
@@ -573,7 +574,8 @@ class Manifest:
                 "start this one again"
             )
         try:
-            statuses = {bot: BotStatus(str(s["status"]), str(s["reason"])) for bot, s in data["statuses"].items()}
+            statuses = {bot: BotStatus(BotCondition(str(s["status"])), str(s["reason"]))
+                        for bot, s in data["statuses"].items()}
             raw = data["plan"]
             plan = Plan.from_listing(raw) if version == LISTED_VERSION else Plan.from_dict(raw)
             return cls(

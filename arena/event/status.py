@@ -4,28 +4,68 @@ folder about once a second, and read back by ``callbreak-arena status``.
 It says what an organiser needs at a glance: where the arena listens, which bots are connected
 (and with which sessions), which tables are playing which game, how many games are done and
 planned, which bots the event is waiting for and since when, and each bot's faults and standing.
-The file is replaced atomically, so a reader never sees half of it.
+The file is replaced atomically, so a reader never sees half of it. The running arena builds each
+snapshot with :func:`snapshot` from what it holds; the run's state and each bot's are closed sets
+(:class:`RunState`, :class:`BotCondition`) whose values are the words written in the file.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import enum
 import json
 import os
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from arena.errors import RecordsError
 from arena.event.store import write_atomic
 
-__all__ = ["STATUS", "BotState", "Progress", "SessionState", "Status", "TableState", "read_status", "write_status"]
+__all__ = ["STATUS", "TAKEN_OUT", "BotCondition", "BotState", "Progress", "RunState", "SessionState", "Status",
+           "TableState", "read_status", "snapshot", "write_status"]
 
 STATUS = "status.json"
 STALE_S = 10.0
 """A running status not refreshed for this long belongs to an arena that has ended."""
+
+
+class RunState(enum.StrEnum):
+    """Where a run stands."""
+
+    STARTING = "starting"
+    RUNNING = "running"
+    WAITING = "waiting"
+    """Only games of absent bots are left."""
+    FINISHED = "finished"
+    STOPPED = "stopped"
+    """Ended with games outstanding (their bots were absent)."""
+    INTERRUPTED = "interrupted"
+
+
+LIVE = frozenset({RunState.STARTING, RunState.RUNNING, RunState.WAITING})
+"""The states of a run still going."""
+
+
+class BotCondition(enum.StrEnum):
+    """Where a bot stands in the event: in the live status, and (withdrawn, disqualified, absent) in the
+    manifest's statuses."""
+
+    PLAYING = "playing"
+    """Present, or in-process."""
+    FINISHED = "finished"
+    """The event has ended."""
+    ABSENT = "absent"
+    BROKEN = "broken"
+    """Launched, and cannot start."""
+    WITHDRAWN = "withdrawn"
+    DISQUALIFIED = "disqualified"
+
+
+TAKEN_OUT = frozenset({BotCondition.WITHDRAWN, BotCondition.DISQUALIFIED})
+"""The conditions of a bot taken out of the tournament: it plays no block not yet begun."""
 
 
 @dataclasses.dataclass
@@ -68,9 +108,7 @@ class BotState:
     """``python`` (in-process), ``command`` (launched, gRPC), ``stdio`` (a process per seat per game, JSON
     lines), ``bhoos`` (a process per seat per game, HTTP), ``bhoos_url`` (HTTP, running elsewhere) or
     ``remote``."""
-    state: str
-    """``playing`` (present, or in-process), ``finished`` (the event has ended), ``absent``, ``broken``
-    (launched and cannot start), ``withdrawn`` or ``disqualified``."""
+    state: BotCondition
     reason: str
     absent_s: float | None
     """Seconds since it was last seen, while absent."""
@@ -85,9 +123,7 @@ class Status:
     """The whole status of a tournament."""
 
     tournament: str
-    state: str
-    """``starting``, ``running``, ``waiting`` (only games of absent bots are left), ``finished``,
-    ``stopped`` (ended with games outstanding) or ``interrupted``."""
+    state: RunState
     message: str
     pid: int
     updated: float
@@ -107,7 +143,7 @@ class Status:
     @property
     def live(self) -> bool:
         """True when an arena is running and refreshing this status."""
-        if self.state not in ("starting", "running", "waiting"):
+        if self.state not in LIVE:
             return False
         if time.time() - self.updated > STALE_S:
             return False
@@ -125,7 +161,8 @@ class Status:
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Status:
         fields = dict(data)
-        fields["bots"] = [BotState(**b) for b in data["bots"]]
+        fields["state"] = RunState(data["state"])
+        fields["bots"] = [BotState(**{**b, "state": BotCondition(b["state"])}) for b in data["bots"]]
         fields["sessions"] = [SessionState(**s) for s in data["sessions"]]
         fields["tables"] = [TableState(**t) for t in data["tables"]]
         return cls(**fields)
@@ -145,6 +182,98 @@ def read_status(folder: Path) -> Status | None:
         return Status.from_dict(json.loads(path.read_text(encoding="utf-8")))
     except (OSError, ValueError, TypeError, KeyError) as err:
         raise RecordsError(f"{path} cannot be read: {err}") from None
+
+
+class Presence(Protocol):
+    """Who is there to play, and since when not (the seating answers)."""
+
+    def present(self, bot: str) -> bool: ...
+
+    def absent_for(self, bot: str) -> float: ...
+
+    def why_absent(self, bot: str) -> str: ...
+
+
+class Told(Protocol):
+    """A bot's recorded status (withdrawn, disqualified, absent) and why."""
+
+    @property
+    def status(self) -> str: ...
+
+    @property
+    def reason(self) -> str: ...
+
+
+class LiveSession(Protocol):
+    """A connected stream, as the server's lobby holds it."""
+
+    @property
+    def session_id(self) -> str: ...
+
+    @property
+    def bot(self) -> str: ...
+
+    @property
+    def version(self) -> str: ...
+
+    @property
+    def tables(self) -> int: ...
+
+    @property
+    def max_tables(self) -> int: ...
+
+    @property
+    def wants_events(self) -> bool: ...
+
+    @property
+    def connected_at(self) -> float: ...
+
+    @property
+    def fault_counts(self) -> Mapping[str, int]: ...
+
+
+def snapshot(
+    tournament: str, state: RunState, *, address: str, tls: bool, done: int, planned: int, kinds: Mapping[str, str],
+    statuses: Mapping[str, Told], presence: Presence, broken: Mapping[str, str], left: Iterable[Sequence[str]],
+    games: Mapping[str, int], faults: Mapping[str, int], decisions: Mapping[str, int],
+    sessions: Iterable[LiveSession], tables: list[TableState], awaited: Iterable[str], test: str,
+) -> Status:
+    """The status of a running tournament: ``kinds`` names its bots (in the configuration's order) and their
+    kinds, ``left`` gives the seats of each game not started, ``games``, ``faults`` and ``decisions`` count
+    each bot's games recorded, faults and faulty decisions."""
+    remaining: dict[str, int] = {}
+    for seats in left:
+        for seated in seats:
+            remaining[seated] = remaining.get(seated, 0) + 1
+    bots = []
+    for name, kind in kinds.items():
+        told = statuses.get(name)
+        if told is not None and told.status in TAKEN_OUT:
+            condition, reason = BotCondition(told.status), told.reason
+        elif state == RunState.FINISHED:  # the event is over: nobody is still playing
+            condition, reason = BotCondition.FINISHED, ""
+        elif name in broken:
+            condition, reason = BotCondition.BROKEN, broken[name]
+        elif not presence.present(name):
+            condition, reason = BotCondition.ABSENT, presence.why_absent(name)
+        else:
+            condition, reason = BotCondition.PLAYING, ""
+        bots.append(BotState(
+            bot=name, kind=kind, state=condition, reason=reason,
+            absent_s=None if condition != BotCondition.ABSENT else round(presence.absent_for(name), 1),
+            games_done=games.get(name, 0), games_left=remaining.get(name, 0), faults=faults.get(name, 0),
+            faulty_decisions=decisions.get(name, 0),
+        ))
+    live = [SessionState(s.session_id, s.bot, s.version, s.tables, s.max_tables, s.wants_events,
+                         round(time.time() - s.connected_at, 1), dict(s.fault_counts)) for s in sessions]
+    waited = sorted(awaited)
+    message = f"only games of absent bots are left: waiting for {', '.join(waited)}" if (
+        state == RunState.WAITING) else ""
+    return Status(
+        tournament=tournament, state=state, message=message, pid=os.getpid(), updated=time.time(), address=address,
+        tls=tls, games_done=done, games_planned=planned, awaited=waited, bots=bots, sessions=live, tables=tables,
+        test=test,
+    )
 
 
 class Progress:

@@ -25,10 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import errno
 import itertools
 import logging
+import socket
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import grpc
@@ -37,12 +39,11 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from arena import __version__
-from arena.core.dealing import DealSource
 from arena.core.faults import FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.players.pauses import settle
-from arena.players.table import GameRecord, TableSettings, play_game
+from arena.players.table import TableSettings
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.session import END_WAIT_S, Session
 from arena.transports.grpc.strays import HeldFaults, StrayLog
@@ -52,7 +53,7 @@ from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
 __all__ = ["ARENA_PING_S", "MAX_MESSAGE_BYTES", "MIN_PING_S", "PING_TIMEOUT_S", "PROTOCOL_VERSION", "ArenaServer",
-           "Lobby", "ServerSettings"]
+           "Lobby", "ServerSettings", "check_address"]
 
 PROTOCOL_VERSION = 1
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
@@ -550,23 +551,6 @@ class ArenaServer:
         """A seat for ``bot``, waiting up to ``timeout`` s for it to connect."""
         return self.player(await self.lobby.claim(bot, timeout))
 
-    async def play(
-        self, bots: Sequence[str], deals: DealSource, *, table_id: str = "t1", game_id: str = "g1",
-        game_number: int = 1, first_dealer: int = 3, timeout: float | None = None,
-    ) -> GameRecord:
-        """Seats four connected bots (by seat) and plays one game."""
-        players: list[RemotePlayer] = []
-        try:
-            for bot in bots:
-                players.append(await self.claim(bot, timeout))
-            return await play_game(
-                self.settings.rules, players, deals, table_id=table_id, game_id=game_id,
-                game_number=game_number, first_dealer=first_dealer, settings=self.settings.table,
-            )
-        finally:
-            for player in players:
-                await player.close()
-
     def bar(self, bot: str, reason: int, detail: str, notice: int | None, code: grpc.StatusCode) -> None:
         """Ends the bot's sessions with ``code`` (after a notice, if given); later Hellos are refused."""
         self.lobby.barred[bot] = (reason, detail)
@@ -585,3 +569,30 @@ class ArenaServer:
         """Withdraws a bot: its streams end with OK (its tournament is over), later Hellos are refused."""
         self.bar(bot, pb.REFUSAL_REASON_WITHDRAWN, f"{bot} is withdrawn from the tournament: {reason}", None,
                  grpc.StatusCode.OK)
+
+
+def check_address(host: str, port: int) -> None:
+    """Refuses, in words and before anything runs, an address the arena server could not listen on
+    (gRPC would only log a line of its own and say that binding failed)."""
+    where = f"cannot listen on {host}:{port}"
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host.strip("[]") or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except (socket.gaierror, UnicodeError) as err:
+        raise ConfigError(f"{where}: {host!r} is not a host name or address known here ({err})") from None
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as a server does: TIME_WAIT is no obstacle
+        try:
+            probe.bind(address)
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                why = f"port {port} is in use by another program (choose another port, or 0 for any free one)"
+            elif err.errno == errno.EADDRNOTAVAIL:
+                why = (f"{host} is not an address of this machine (listen on 127.0.0.1, on 0.0.0.0 for every "
+                       "interface, or on one of this machine's own addresses)")
+            elif err.errno == errno.EACCES:
+                why = f"port {port} needs privileges this user lacks (ports below 1024 do): choose a higher one"
+            else:
+                why = err.strerror or str(err)
+            raise ConfigError(f"{where}: {why}") from None

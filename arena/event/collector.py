@@ -1,0 +1,143 @@
+"""Games handed to a pool of workers in chunks, and their records taken back in the order handed out.
+
+The pool (:mod:`arena.event.backends`) plays chunks side by side and they come back in any order;
+the :class:`Collector` numbers each chunk as it hands it out and gives the games of a chunk to be
+recorded only once every chunk handed out before it is recorded, so the records are those of a run
+in one process.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.core.dealing import Deal, DealFile
+from arena.errors import ArenaError, ConfigError
+from arena.event.backends import Chunk, Chunker, Context, GameJob, Pool
+from arena.event.botconfig import BotConfig, PythonBot
+from arena.event.config import TournamentConfig
+from arena.event.dispatcher import BlockState
+from arena.event.schedule import Assignment
+from arena.event.seats import Seat
+from arena.players.table import GameRecord
+
+__all__ = ["Collector"]
+
+
+class Collector:
+    """Hands games to a pool and records them in order.
+
+    ``record(game, lines, record)`` is called for each game played, in the order handed out; ``failed(err)``
+    when a chunk could not be played (the arena's failure, which ends the run); ``changed()`` after each chunk
+    comes back; ``spawn`` runs a coroutine as a task the runner looks after.
+    """
+
+    def __init__(
+        self, pool: Pool, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
+        record: Callable[[Assignment, str, GameRecord], None], failed: Callable[[BaseException], None],
+        changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None],
+    ) -> None:
+        self.pool = pool
+        self._config = config
+        self._bots = bots
+        self._deal_file = deal_file
+        self._record, self._failed, self._changed, self._spawn = record, failed, changed, spawn
+        self._chunker = Chunker()
+        self._out = 0
+        """Chunks handed out and not yet back."""
+        self._handed = 0
+        """Chunks handed to the pool so far (each is numbered in that order)."""
+        self._back: dict[int, tuple[list[GameJob], Chunk]] = {}
+        """Chunks played but not yet recorded, waiting for the chunks handed out before them."""
+        self._next_back = 0
+        self._file_deals: dict[int, dict[tuple[int, int, int], Deal]] | None = None
+        """A deal file's deals by deal set, for the workers (made when first needed)."""
+        self._in_process: frozenset[str] = frozenset()
+        self.refresh()
+
+    def refresh(self) -> None:
+        """Learns the in-process bots again (house bots and copies join as the run goes)."""
+        self._in_process = frozenset(name for name, bot in self._bots.items() if bot.kind == "python")
+
+    @property
+    def free(self) -> int:
+        """Games the pool could take now: two chunks per worker in flight at most."""
+        return max(0, 2 * self.pool.workers - self._out) * self._chunker.size
+
+    @property
+    def lookahead(self) -> int:
+        """Games the dispatcher should be given ahead of play to keep the pool busy."""
+        return 2 * self.pool.workers * self._chunker.size
+
+    def pooled(self, state: BlockState) -> bool:
+        """True when every seat of the block's games is in-process (a ``python`` bot, or the fallback
+        player): a worker can play them."""
+        outside = state.block.bots - self._in_process
+        return not outside or outside <= state.fallback
+
+    def job(self, game: Assignment, seats: Sequence[Seat]) -> GameJob:
+        """The worker's job of a game whose seats are taken."""
+        reasons = [seat.reason if seat.kind == "fallback" else None for seat in seats]
+        deals = None
+        if self._deal_file is not None:
+            if self._file_deals is None:
+                self._file_deals = {}
+                for key, deal in self._deal_file.deals.items():
+                    self._file_deals.setdefault(key[0], {})[key] = deal
+            deals = self._file_deals.get(game.deal_set, {})
+        return GameJob(game, (reasons[0], reasons[1], reasons[2], reasons[3]), deals)
+
+    def _context(self) -> Context:
+        """What the workers need: in-process bots named by absolute paths (a Ray worker starts elsewhere)."""
+        bots = {}
+        for name, bot in self._bots.items():
+            if isinstance(bot.setup, PythonBot):
+                module, _, cls = bot.setup.spec.rpartition(":")
+                if module.endswith(".py"):
+                    bot = dataclasses.replace(bot, setup=PythonBot(f"{Path(module).resolve()}:{cls}"))
+                bots[name] = bot
+        config = self._config
+        deals = f"file:{config.deal_file.name}" if config.deal_file else "seed"
+        return Context(config.name, config.seed, deals, config.rules, config.table, bots)
+
+    def hand_out(self, jobs: list[GameJob]) -> None:
+        """Hands games to the pool in chunks, numbered in order."""
+        context = self._context()
+        size = self._chunker.size
+        for first in range(0, len(jobs), size):
+            chunk = jobs[first: first + size]
+            number = self._handed
+            self._handed += 1
+            self._out += 1
+            self._spawn(self._collect(number, chunk, self.pool.submit(context, chunk)))
+
+    async def _collect(self, number: int, jobs: list[GameJob], played: asyncio.Future[Chunk]) -> None:
+        """Records a chunk once it and every chunk handed out before it are played."""
+        try:
+            try:
+                chunk = await played
+            finally:
+                self._out -= 1
+            self._chunker.timed(chunk)
+            self._back[number] = (jobs, chunk)
+            while self._next_back in self._back:
+                done, chunk = self._back.pop(self._next_back)
+                self._next_back += 1
+                for job, game in zip(done, chunk.games, strict=True):
+                    self._record(job.game, game.lines, game.record)
+        except asyncio.CancelledError:
+            raise
+        except ArenaError as err:
+            self._failed(err)
+        except BaseException as err:  # a worker died, or could not run: the arena's failure
+            self._failed(ConfigError(f"a worker could not play games {jobs[0].game.id} to {jobs[-1].game.id}: "
+                                     f"{type(err).__name__}: {err}"))
+        finally:
+            self._changed()
+
+    def close(self) -> None:
+        """Ends the pool (chunks not yet started are cancelled)."""
+        self.pool.close()
