@@ -15,7 +15,7 @@ round score (tenths) is
   whole call): a centred exponential, skewness −2, with the same standard deviation;
 - noise: everything else, fresh at every table.
 
-The games are built as records (:class:`~arena.event.records.GameRecords`) and go through
+The games are built as records (:class:`~arena.players.records.GameRecords`) and go through
 ``compute_standings``; a bot's true duplicate score per game is 5 × (its skill − the mean skill of
 the others), which its interval should cover 95 % of the time. Printed per field size: the share of
 intervals that covered the truth, its binomial standard error, and the mean interval width.
@@ -37,9 +37,10 @@ import random
 import time
 from collections.abc import Sequence
 
+from arena.core.cards import Hand, Suit
 from arena.core.game import places
 from arena.core.rules import Rules
-from arena.event.records import GameRecords, RoundRecord
+from arena.players.records import GameRecords, RoundRecord
 from arena.rating.ratings import compute_standings
 
 RULES = Rules.profile()
@@ -83,7 +84,7 @@ def _record(game: str, block: str, number: int, group: int, deal_set: int, rotat
         line=0, version=2, tournament="coverage", game=game, block=block, schedule_round=number, group=group,
         deal_set=deal_set, rotation=rotation, seed=0, deals="seed", rules=RULES, seats=seats, first_dealer=3,
         deal=f"{deal_set}.{round_number}.0", round=round_number, attempt=0, dealer=(3 + round_number - 1) % 4,
-        trump="S", hands=("", "", "", ""), calls=(3, 3, 3, 3), tricks=(), tricks_won=(3, 3, 3, 4), scores=scores,
+        trump=Suit.SPADES, hands=(Hand(),) * 4, calls=(3, 3, 3, 3), tricks=(), tricks_won=(3, 3, 3, 4), scores=scores,
         totals=totals, faults=(), redeals=(), fallbacks=(0, 0, 0, 0), final=final,
         places=places(totals) if final else (), versions=("", "", "", ""),
         think_ms=(),

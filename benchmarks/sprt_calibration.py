@@ -40,9 +40,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.event.config import parse_config
-from arena.event.records import GameRecords
 from arena.event.schedule import Assignment
 from arena.event.tournament import Tournament
+from arena.players.records import GameRecords
 from arena.players.table import GameRecord
 from arena.rating.sequential import METHODS, Method, RunningLlr
 

@@ -33,8 +33,8 @@ def test_a_full_game_of_four_random_bots(bots: Bots) -> None:
 
     record = run(scenario())
     assert record.faults == []
-    assert record.players == tuple(FOUR)
-    assert record.game_id == "g7"
+    assert record.seats == tuple(FOUR)
+    assert record.game == "g7"
     check_record(record, Rules.profile())
     assert len(record.rounds) == 5
     assert [sum(r.scores[seat] for r in record.rounds) for seat in range(4)] == list(record.totals)
@@ -148,7 +148,7 @@ def test_two_tables_of_four_processes_play_concurrently(bots: Bots) -> None:
             ))
 
     one, two = run(scenario())
-    assert one.players == tuple(names[:4]) and two.players == tuple(names[4:])
+    assert one.seats == tuple(names[:4]) and two.seats == tuple(names[4:])
     assert one.faults == two.faults == []
     check_record(one, Rules.profile())
     check_record(two, Rules.profile())
@@ -270,7 +270,7 @@ def test_a_bot_restarted_between_games_is_seated_again(bots: Bots) -> None:
 
     first, second = run(scenario())
     assert first.faults == second.faults == []
-    assert second.players == tuple(FOUR)
+    assert second.seats == tuple(FOUR)
     assert bots.processes[-1].wait(10) == 0  # the new process played game 2 and saw the tournament end
 
 

@@ -18,9 +18,9 @@ from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
 from arena.event.config import parse_config
-from arena.event.records import RoundRecord, parse_record
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
+from arena.players.records import RoundRecord, parse_record
 from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compare, compute_standings, head_to_head, seat_report
 from arena.rating.report import render_comparison, render_head_to_head, render_seat_report, render_standings
 from arena.rating.sequential import describe, sprt

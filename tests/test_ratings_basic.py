@@ -12,7 +12,7 @@ import pytest
 
 from arena.core.game import places
 from arena.core.rules import Rules
-from arena.event.records import RoundRecord, parse_record
+from arena.players.records import RoundRecord, parse_record
 from arena.rating.ratings import compute_standings
 from arena.rating.report import render_standings
 

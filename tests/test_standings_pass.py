@@ -17,17 +17,17 @@ from pathlib import Path
 
 import pytest
 
+from arena.core.cards import Hand, Suit
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.errors import RecordsError
 from arena.event.config import parse_config
-from arena.event.records import GameRecords, RoundRecord
 from arena.event.tournament import Tournament
+from arena.players.records import GameRecords, RoundRecord, TornLine, iter_records
 from arena.rating.ratings import compute_standings
 from arena.rating.report import (
     HEAD_TO_HEAD_FILE,
     folder_report,
-    read_records,
     render_standings,
     write_standings,
 )
@@ -46,7 +46,7 @@ def record(game: str, seats: Sequence[str], round_number: int, scores: Sequence[
         line=0, version=2, tournament="t", game=game, block=game.rsplit("-p", 1)[0], schedule_round=number,
         group=group, deal_set=deal_set, rotation=rotation, seed=1, deals="seed", rules=RULES, seats=tuple(seats),
         first_dealer=3, deal=f"{deal_set}.{round_number}.0", round=round_number, attempt=0,
-        dealer=(2 + round_number) % 4, trump="S", hands=("", "", "", ""), calls=(3, 3, 3, 3), tricks=(),
+        dealer=(2 + round_number) % 4, trump=Suit.SPADES, hands=(Hand(),) * 4, calls=(3, 3, 3, 3), tricks=(),
         tricks_won=(4, 3, 3, 3), scores=tuple(scores), totals=tuple(totals), faults=(), redeals=(),
         fallbacks=(0, 0, 0, 0), final=final, places=places(totals) if final else (), versions=("", "", "", ""),
         think_ms=(),
@@ -162,10 +162,10 @@ def test_a_torn_last_line_is_left_out_and_damage_is_an_error(played: Path, tmp_p
     lines = (played / "records.jsonl").read_text(encoding="utf-8").splitlines()
     path = tmp_path / "records.jsonl"
     path.write_text("\n".join(lines) + "\n" + lines[0][: len(lines[0]) // 2], encoding="utf-8")
-    assert len(list(read_records(path))) == len(lines)
+    assert len(list(iter_records(path, TornLine.SKIP))) == len(lines)
     path.write_text("\n".join(lines[:3]) + "\n{not json\n" + "\n".join(lines[3:]) + "\n", encoding="utf-8")
     with pytest.raises(RecordsError, match="line 4: not a JSON record"):
-        list(read_records(path))
+        list(iter_records(path, TornLine.SKIP))
 
 
 def _peak(folder: Path) -> int:

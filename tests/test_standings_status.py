@@ -19,9 +19,9 @@ from arena.core.game import places
 from arena.core.rules import Rules
 from arena.event.config import TournamentConfig, parse_config
 from arena.event.plan import BotStatus, Manifest, Plan
-from arena.event.records import GameRecords, RoundRecord, parse_record
 from arena.event.schedule import Assignment, Block
 from arena.event.store import ResultsStore
+from arena.players.records import GameRecords, RoundRecord, parse_record
 from arena.players.table import GameRecord
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compute_standings
@@ -230,7 +230,7 @@ def game_record(game: Assignment, a_minus_b: int) -> GameRecord:
     """A finished game in which A scored ``a_minus_b`` more than B (only the totals matter here)."""
     totals = tuple(a_minus_b if bot == "A" else 0 if bot == "B" else -50 for bot in game.seats)
     return GameRecord(
-        table_id="t0", game_id=game.id, game_number=game.deal_set, rules=RULES, players=game.seats,
+        table_id="t0", game=game.id, deal_set=game.deal_set, rules=RULES, seats=game.seats,
         first_dealer=game.first_dealer, rounds=[], redeals=[], faults=[], totals=totals, places=places(totals),
         think_ms=[0.0] * 4, decisions=[0] * 4,
     )

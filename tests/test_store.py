@@ -8,15 +8,16 @@ from typing import Any
 
 import pytest
 
+from arena.core.cards import Card
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.errors import RecordsError
 from arena.event.config import load_config
 from arena.event.plan import Manifest, describe_difference, digest
 from arena.event.schedule import Assignment
-from arena.event.store import ResultsStore, game_lines, read_records, round_json
+from arena.event.store import ResultsStore
 from arena.players.fast import play_fast
-from arena.players.table import round_dict
+from arena.players.records import game_lines, read_records, round_dict, round_json
 from sample_bots.random_bot import RandomBot
 from tests.helpers.runs import copy_results, finished_tournament, games, records, run, write
 
@@ -87,7 +88,7 @@ def test_the_records_file_reads_back_as_typed_records(folder: Path) -> None:
     assert [r.game for r in typed] == [r["game"] for r in raw]
     assert [list(r.scores) for r in typed] == [r["scores"] for r in raw]
     assert [r.line for r in typed] == list(range(1, 41))
-    assert [r.tricks[0].cards for r in typed] == [tuple(r["tricks"][0]["cards"]) for r in raw]
+    assert [r.tricks[0].cards for r in typed] == [tuple(map(Card.parse, r["tricks"][0]["cards"])) for r in raw]
     assert read_records(folder / "nothing.jsonl") == []
 
 

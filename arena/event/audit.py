@@ -14,15 +14,15 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from arena.core.cards import SUIT_OF, Card, Hand, Suit
+from arena.core.cards import SUIT_OF, Hand, Suit
 from arena.core.dealing import DealFile, seeded_deal
 from arena.core.game import Phase, Round, places
 from arena.core.rules import Rules, TrumpMode
 from arena.errors import ArenaError, IllegalAction, RecordsError
 from arena.event.config import read_deal_file
 from arena.event.plan import Manifest, Plan
-from arena.event.records import RoundRecord
-from arena.event.store import ResultsStore, read_records
+from arena.event.store import ResultsStore
+from arena.players.records import RoundRecord, read_records
 
 __all__ = ["Violation", "audit"]
 
@@ -68,11 +68,11 @@ def _deal_hands(record: RoundRecord, deal_file: DealFile | None) -> tuple[list[i
 def _replay_round(record: RoundRecord, rules: Rules, deal_file: DealFile | None) -> list[int]:
     """Checks one round record; returns its scores."""
     hands, last_suit = _deal_hands(record, deal_file)
-    recorded = [Hand.parse(h).mask for h in record.hands]
+    recorded = [h.mask for h in record.hands]
     for seat in range(4):
         _check(recorded[seat] == hands[seat],
                f"seat {seat}'s hand {Hand(recorded[seat])} is not the hand its deal gives, {Hand(hands[seat])}")
-    trump = Suit.parse(record.trump)
+    trump = record.trump
     expected_trump = last_suit if rules.trump_mode is TrumpMode.LAST_CARD else rules.trump
     _check(trump == expected_trump, f"the trump is {trump.noun}, but the rules make it {expected_trump.noun}")
     dealer = int(record.dealer)
@@ -90,12 +90,12 @@ def _replay_round(record: RoundRecord, rules: Rules, deal_file: DealFile | None)
         _check(trick.leader == rnd.current_seat,
                f"trick {number} was led by seat {trick.leader}, but seat {rnd.current_seat} had the lead")
         _check(len(trick.cards) == 4, f"trick {number} has {len(trick.cards)} cards")
-        for text in trick.cards:
+        for card in trick.cards:
             seat = rnd.current_seat
             try:
-                rnd.play(Card.parse(text))
+                rnd.play(card)
             except (IllegalAction, ArenaError) as err:
-                raise _Bad(f"trick {number}: seat {seat} played {text}, which was not legal: {err}") from None
+                raise _Bad(f"trick {number}: seat {seat} played {card}, which was not legal: {err}") from None
         _check(rnd.winners[-1] == trick.winner,
                f"trick {number} was won by seat {rnd.winners[-1]}, not seat {trick.winner} as recorded")
     _check(rnd.phase is Phase.OVER, "the round did not end")

@@ -48,11 +48,11 @@ from arena.event.bots import load_bot_class, make_bot
 from arena.event.config import BotConfig, TournamentConfig
 from arena.event.schedule import Assignment
 from arena.event.seats import BrokenPlayer
-from arena.event.store import game_lines
 from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path, play_fast
 from arena.players.local import LocalPlayer
 from arena.players.pauses import settle
+from arena.players.records import game_lines
 from arena.players.table import GameRecord, TableSettings, play_game
 
 __all__ = ["Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool", "open_pool",

@@ -34,10 +34,10 @@ from arena.core.rules import PROFILES, Rules
 from arena.errors import ArenaError, ConfigError
 from arena.event.bots import HOUSE_BOT, registered_bot
 from arena.event.config import parse_config
-from arena.event.records import GameRecords, RoundRecord
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.store import MANIFEST, ResultsStore
 from arena.event.tournament import RunSummary, Tournament
+from arena.players.records import GameRecords, RoundRecord
 
 __all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "bot_table", "check_bot", "default_profiles",
            "play_one_deal_set", "report"]
@@ -195,13 +195,13 @@ def play_one_deal_set(
 
 def _hand_before(record: RoundRecord, seat: int, trick: int | None) -> tuple[list[str], list[str]]:
     """The seat's hand when it was asked (before ``trick``), and the cards of that trick before its turn."""
-    hand = record.hands[seat].split()
+    hand = [str(card) for card in record.hands[seat]]
     played: list[str] = []
     for index, entry in enumerate(record.tricks):
         if trick is None or index > trick:
             break
         order = [(entry.leader + k) % 4 for k in range(4)]
-        for position, card in zip(order, entry.cards, strict=False):
+        for position, card in zip(order, map(str, entry.cards), strict=False):
             if index == trick:
                 if position == seat:
                     break

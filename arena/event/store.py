@@ -6,7 +6,8 @@ written and flushed as each round ends. The fsync is a group commit on a worker 
 own (a timer thread, whatever runs the store: an event loop or not), started at most
 :attr:`ResultsStore.sync_interval` after the first record it covers was written, and never more
 often than once per interval; :meth:`ResultsStore.close` fsyncs whatever is left. The format is
-public (``docs/records.md``): load it with pandas or jq.
+public (``docs/records.md``), and written and read by :mod:`arena.players.records` alone: the store
+keeps the file.
 
 Resume reads the records back. A torn last line (a power cut in the middle of a write) is
 detected and cut off; the rounds of a game that did not finish are dropped, so the game is
@@ -24,121 +25,22 @@ from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from arena.core.cards import card_text
-from arena.core.game import RoundResult
 from arena.errors import RecordsError
-from arena.event.records import FORMAT_VERSION, GameRecords, RoundRecord, group_games, parse_record
-from arena.event.schedule import Assignment
-from arena.players.table import GameRecord
+from arena.players.records import (
+    GameRecords,
+    RoundRecord,
+    TornLine,
+    group_games,
+    iter_records,
+    parse_record,
+    read_lines,
+    read_records,
+)
 
-__all__ = ["ResultsStore", "game_lines", "read_lines", "read_records", "round_json", "write_atomic"]
+__all__ = ["ResultsStore", "write_atomic"]
 
-_TEXT = tuple(card_text(i) for i in range(52))
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
-
-
-def game_lines(
-    tournament: str, seed: int, deals: str, assignment: Assignment, record: GameRecord, first: int = 0
-) -> list[str]:
-    """The records of a game's rounds from ``first`` on, one JSON line per round, in the public format.
-
-    ``record`` may be a game in progress: its last round is then not marked final.
-    """
-    # The fields shared by every round of the game are encoded once; each line is that prefix
-    # followed by the round's own fields.
-    head = _json({
-        "v": FORMAT_VERSION, "tournament": tournament, "game": assignment.id, "block": assignment.block,
-        "schedule_round": assignment.round, "group": assignment.group, "deal_set": assignment.deal_set,
-        "rotation": assignment.rotation, "seed": seed, "deals": deals, "rules": record.rules.to_dict(),
-        "seats": list(assignment.seats), "first_dealer": assignment.first_dealer,
-    })[:-1]
-    over = any(record.places)
-    lines = []
-    last = len(record.rounds) - 1
-    for index in range(first, len(record.rounds)):
-        result = record.rounds[index]
-        final = over and index == last
-        data: dict[str, Any] = {
-            "faults": [f.to_dict() for f in record.faults if f.round_number == result.round_number],
-            "redeals": [
-                {"attempt": r.attempt, "reason": r.reason}
-                for r in record.redeals if r.round_number == result.round_number
-            ],
-            "fallbacks": list(record.fallbacks[index]) if index < len(record.fallbacks) else [0, 0, 0, 0],
-            "final": final,
-        }
-        if final:
-            data["places"] = list(record.places)
-            data["versions"] = list(record.versions)
-        data["timings"] = {"think_ms": [round(t, 3) for t in record.think_ms]} if final else {}
-        lines.append(
-            f'{head},"deal":"{assignment.deal_set}.{result.round_number}.{result.attempt}",'
-            f"{round_json(result)[1:-1]},{_json(data)[1:]}\n"
-        )
-    return lines
-
-
-def round_json(result: RoundResult) -> str:
-    """``json.dumps(round_dict(result))`` (compact), built directly: records are written for
-    every round of every game, and this is most of their cost."""
-    tricks = ",".join(
-        f'{{"leader":{t.leader},"cards":["{_TEXT[t.cards[0].index]}","{_TEXT[t.cards[1].index]}",'
-        f'"{_TEXT[t.cards[2].index]}","{_TEXT[t.cards[3].index]}"],"winner":{t.winner}}}'
-        for t in result.tricks
-    )
-    c, w, sc, to = result.calls, result.tricks_won, result.scores, result.totals
-    return (
-        f'{{"round":{result.round_number},"attempt":{result.attempt},"dealer":{result.dealer},'
-        f'"trump":"{result.trump.letter}","hands":["{result.hands[0]}","{result.hands[1]}","{result.hands[2]}",'
-        f'"{result.hands[3]}"],"calls":[{c[0]},{c[1]},{c[2]},{c[3]}],"tricks":[{tricks}],'
-        f'"tricks_won":[{w[0]},{w[1]},{w[2]},{w[3]}],"scores":[{sc[0]},{sc[1]},{sc[2]},{sc[3]}],'
-        f'"totals":[{to[0]},{to[1]},{to[2]},{to[3]}]}}'
-    )
-
-
-def _json(data: Mapping[str, Any]) -> str:
-    return json.dumps(data, separators=(",", ":"))
-
-
-def read_lines(path: Path, repair: bool = False, skip_torn: bool = False) -> list[tuple[int, dict[str, Any]]]:
-    """The JSON objects of a records file with their line numbers. A torn last line (no newline,
-    or not JSON) is an error, unless ``repair`` cuts it off the file or ``skip_torn`` leaves it out
-    (a reader of a folder being written, which may see a line half written); damage anywhere else
-    is always an error, with its line."""
-    if not path.exists():
-        return []
-    raw = path.read_bytes()
-    lines = raw.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    torn = bool(raw) and not raw.endswith(b"\n")
-    records: list[tuple[int, dict[str, Any]]] = []
-    for number, line in enumerate(lines, start=1):
-        last = number == len(lines)
-        try:
-            record = json.loads(line) if not (last and torn) else None
-        except ValueError:
-            record = None
-        if not isinstance(record, dict):
-            if not last:
-                raise RecordsError(f"{path}, line {number}: not a JSON record; the file is damaged")
-            if skip_torn:
-                break
-            if not repair:
-                raise RecordsError(f"{path}, line {number}: the last record is incomplete (a torn write)")
-            with path.open("r+b") as f:
-                f.truncate(len(raw) - len(line) - (0 if torn else 1))
-                f.flush()
-                os.fsync(f.fileno())
-            break
-        records.append((number, record))
-    return records
-
-
-def read_records(path: Path, repair: bool = False) -> list[RoundRecord]:
-    """The records of a file as typed values (see :func:`read_lines` for damage and repair)."""
-    return [parse_record(data, number, str(path)) for number, data in read_lines(path, repair)]
 
 
 class ResultsStore:
@@ -206,7 +108,7 @@ class ResultsStore:
                 f"{self.records_path} holds records but {self.manifest_path.name} is missing, so nothing says "
                 "which tournament they belong to: restore the manifest, or use --fresh to discard the records"
             )
-        lines = read_lines(self.records_path, repair=True)
+        lines = list(read_lines(self.records_path, TornLine.REPAIR))
         records = [parse_record(data, number, str(self.records_path)) for number, data in lines]
         games = group_games(records)
         complete = {g.game for g in games}
@@ -305,12 +207,11 @@ class ResultsStore:
 
     def games(self) -> list[GameRecords]:
         """The complete games, in file order (a last line still being written is left out)."""
-        lines = read_lines(self.records_path, skip_torn=True)
-        return group_games([parse_record(data, number, str(self.records_path)) for number, data in lines])
+        return group_games(list(iter_records(self.records_path, TornLine.SKIP)))
 
 
 def _line(record: Mapping[str, Any]) -> str:
-    return _json(record) + "\n"
+    return json.dumps(record, separators=(",", ":")) + "\n"
 
 
 def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:

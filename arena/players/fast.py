@@ -2,7 +2,7 @@
 
 When all four seats are in-process Python bots that offer the fast interface below, a game is
 played through :meth:`arena.core.game.Game.playout`, with no views, no events and no asyncio, and
-gives the same :class:`~arena.players.table.GameRecord` a normal table would (timings aside). A bot
+gives the same :class:`~arena.players.records.GameRecord` a normal table would (timings aside). A bot
 offers the fast path with two methods:
 
 - ``fast_call(seat, game, round, hand, calls) -> int``: ``hand`` is the mask of the cards dealt
@@ -23,7 +23,7 @@ from typing import Any
 from arena.core.dealing import DealSource
 from arena.core.game import Game, Round
 from arena.core.rules import Rules
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord
 
 __all__ = ["has_fast_path", "play_fast"]
 
@@ -52,7 +52,7 @@ def play_fast(
         return None
     plays = 13 * len(game.results)
     return GameRecord(
-        table_id=table_id, game_id=game_id, game_number=game_number, rules=rules, players=tuple(names),
+        table_id=table_id, game=game_id, deal_set=game_number, rules=rules, seats=tuple(names),
         first_dealer=first_dealer, rounds=list(game.results), redeals=list(game.redeals), faults=[],
         totals=tuple(game.totals), places=game.places(), think_ms=[0.0, 0.0, 0.0, 0.0],
         decisions=[d + plays for d in decisions], fallbacks=[(0, 0, 0, 0)] * len(game.results),

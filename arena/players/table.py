@@ -13,7 +13,8 @@ thrown in gives ``RedealMade`` right before the ``RoundStart`` of the new deal: 
 thrown-in hands are never shown).
 
 Every decision the arena makes for a seat (a fallback call or card) is counted per round, so the
-standings can say what share of a bot's decisions it really made.
+standings can say what share of a bot's decisions it really made. The game comes back as a
+:class:`~arena.players.records.GameRecord`, which the records module writes.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 from arena.core.cards import CARDS, Card, Hand, Suit, card_text
 from arena.core.dealing import DealSource
 from arena.core.faults import ANSWER_TEXT_LIMIT, Fault, FaultKind, PlayerFault, fallback_call, fallback_card, shown
-from arena.core.game import Game, Phase, Redeal, RoundResult
+from arena.core.game import Game, Phase
 from arena.core.rules import Rules
 from arena.errors import CardError
 from arena.players.base import (
@@ -42,6 +43,7 @@ from arena.players.base import (
     TableEvent,
     TrickWon,
 )
+from arena.players.records import GameRecord
 
 __all__ = ["GameRecord", "TableSettings", "play_game"]
 
@@ -60,69 +62,6 @@ class TableSettings:
     def __post_init__(self) -> None:
         if self.deadline_ms < 0 or self.time_bank_ms < 0 or self.max_retries < 0:
             raise ValueError("deadline_ms, time_bank_ms and max_retries must be 0 or more")
-
-
-@dataclasses.dataclass
-class GameRecord:
-    """Everything about one game played at a table."""
-
-    table_id: str
-    game_id: str
-    game_number: int
-    rules: Rules
-    players: tuple[str, ...]
-    """Names by seat."""
-    first_dealer: int
-    rounds: list[RoundResult]
-    redeals: list[Redeal]
-    faults: list[Fault]
-    totals: tuple[int, ...]
-    places: tuple[int, ...]
-    think_ms: list[float]
-    """Time each seat took to answer, summed over the game (not part of the deterministic record)."""
-    decisions: list[int]
-    """Decisions asked of each seat."""
-    fallbacks: list[tuple[int, int, int, int]] = dataclasses.field(default_factory=list)
-    """For each round of :attr:`rounds`, the decisions the arena made for each seat (fallbacks)."""
-    versions: tuple[str, ...] = ("", "", "", "")
-    """Each seat's bot version, as the bot states it."""
-
-    def to_dict(self) -> dict[str, object]:
-        """JSON-ready form; everything but ``timings`` is a pure function of seed, rules and bots."""
-        return {
-            "table": self.table_id,
-            "game_id": self.game_id,
-            "game": self.game_number,
-            "rules": self.rules.to_dict(),
-            "players": list(self.players),
-            "first_dealer": self.first_dealer,
-            "rounds": [round_dict(r) for r in self.rounds],
-            "fallbacks": [list(f) for f in self.fallbacks],
-            "versions": list(self.versions),
-            "redeals": [{"round": r.round_number, "attempt": r.attempt, "reason": r.reason} for r in self.redeals],
-            "faults": [f.to_dict() for f in self.faults],
-            "totals": list(self.totals),
-            "places": list(self.places),
-            "timings": {"think_ms": [round(t, 3) for t in self.think_ms], "decisions": self.decisions},
-        }
-
-
-def round_dict(result: RoundResult) -> dict[str, object]:
-    """A finished round as plain data."""
-    return {
-        "round": result.round_number,
-        "attempt": result.attempt,
-        "dealer": result.dealer,
-        "trump": result.trump.letter,
-        "hands": [str(h) for h in result.hands],
-        "calls": list(result.calls),
-        "tricks": [
-            {"leader": t.leader, "cards": [str(c) for c in t.cards], "winner": t.winner} for t in result.tricks
-        ],
-        "tricks_won": list(result.tricks_won),
-        "scores": list(result.scores),
-        "totals": list(result.totals),
-    }
 
 
 _NONE = (0, 0, 0, 0)
@@ -320,8 +259,8 @@ class _Table:
         """The record of the game so far (places only once it is over)."""
         game = self.game
         return GameRecord(
-            table_id=self.table_id, game_id=self.game_id, game_number=game.game_number, rules=self.rules,
-            players=self.names, first_dealer=game.first_dealer, rounds=list(game.results),
+            table_id=self.table_id, game=self.game_id, deal_set=game.game_number, rules=self.rules,
+            seats=self.names, first_dealer=game.first_dealer, rounds=list(game.results),
             redeals=list(game.redeals), faults=list(self.faults), totals=tuple(game.totals),
             places=game.places() if game.over else (0, 0, 0, 0), think_ms=list(self.think_ms),
             decisions=list(self.decisions),

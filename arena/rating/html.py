@@ -40,10 +40,10 @@ from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
 from arena.errors import ArenaError, CardError, RecordsError
 from arena.event.plan import Manifest
-from arena.event.records import GameRecords, RoundRecord
 from arena.event.roster import read_roster
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
+from arena.players.records import GameRecords, RoundRecord
 from arena.rating.plots import Interval, Series, color, dash, interval_plot, line_chart
 from arena.rating.ratings import NOT_RANKED_TITLE, Comparison, RoundMark, Standing, listed_apart
 from arena.rating.report import (
@@ -677,18 +677,11 @@ def _card(text: str, *classes: str) -> str:
     return f'<span class="{" ".join(("card", *red, *classes))}">{rank}{card.suit.symbol}</span>'
 
 
-def _hand(text: str) -> str:
-    try:
-        return "".join(_card(str(card)) for card in Hand.parse(text).cards())
-    except CardError:
-        return "".join(_card(word) for word in text.split())
+def _hand(hand: Hand) -> str:
+    return "".join(_card(str(card)) for card in hand.cards())
 
 
-def _suit_name(letter: str) -> str:
-    try:
-        suit = Suit.parse(letter)
-    except CardError:
-        return _esc(letter)
+def _suit_name(suit: Suit) -> str:
     return f"{suit.symbol} {suit.noun}"
 
 
@@ -714,10 +707,10 @@ def _replay_round(page: _Page, game: GameRecords, record: RoundRecord) -> str:
     rows = []
     for number, trick in enumerate(record.tricks):
         by_seat: dict[int, str] = {}
-        for k, text in enumerate(trick.cards):
+        for k, card in enumerate(trick.cards):
             seat = (trick.leader + k) % 4
             classes = (("lead",) if k == 0 else ()) + (("win",) if seat == trick.winner else ())
-            by_seat[seat] = _card(text, *classes)
+            by_seat[seat] = _card(str(card), *classes)
         cells = []
         for seat in range(4):
             happened = trick_faults.get((number, seat))

@@ -26,7 +26,6 @@ import base64
 import dataclasses
 import hashlib
 import html
-import json
 import math
 import threading
 import time
@@ -38,10 +37,10 @@ from arena.core.faults import FaultKind
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import ArenaError
-from arena.event.records import parse_record
 from arena.event.roster import read_roster
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
+from arena.players.records import read_tail
 from arena.rating.html import ADVICE
 from arena.rating.ratings import NOT_RANKED_TITLE, Standing, not_ranked_because
 from arena.rating.report import podium, read_folder, unit_name
@@ -230,22 +229,8 @@ def _named(bot: str, displays: Mapping[str, str]) -> str:
 
 def _latest_faults(path: Path) -> list[FaultLine]:
     """The latest faults of the records' last :data:`TAIL_BYTES`, newest first."""
-    try:
-        with path.open("rb") as f:
-            size = f.seek(0, 2)
-            f.seek(max(0, size - TAIL_BYTES))
-            tail = f.read()
-    except OSError:
-        return []
-    lines = tail.split(b"\n")
-    if size > TAIL_BYTES:
-        lines = lines[1:]  # the first is a piece of a line
     found: list[FaultLine] = []
-    for line in lines[:-1]:  # the last is empty, or a line still being written
-        try:
-            record = parse_record(json.loads(line), 0, str(path))
-        except (ArenaError, ValueError, TypeError, KeyError):
-            continue
+    for record in read_tail(path, TAIL_BYTES):
         for fault in record.faults:
             if fault.kind is FaultKind.ABSENT:  # a fault per game of an absent bot: the board says it once
                 continue

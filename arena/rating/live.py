@@ -14,9 +14,9 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import ConfigError
 from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.plan import Manifest
-from arena.event.records import GameRecords
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
+from arena.players.records import GameRecords
 from arena.players.table import GameRecord
 from arena.rating.html import write_report_files
 from arena.rating.ratings import BlockDifferences

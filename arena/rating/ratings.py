@@ -53,7 +53,7 @@ from openskill.models import PlackettLuce
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.event.plan import BotStatus, Plan
-from arena.event.records import GameRecords, RoundRecord
+from arena.players.records import GameRecords, RoundRecord
 from arena.rating.sequential import DEFAULT_METHOD, Method, SprtResult, sprt
 from arena.rating.stats import (
     ClusteredMean,

@@ -21,7 +21,7 @@ import io
 import json
 import math
 import textwrap
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +31,9 @@ from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
 from arena.event.plan import Manifest
-from arena.event.records import GameRecords, RoundRecord, parse_record
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
+from arena.players.records import GameRecords, TornLine, iter_records
 from arena.rating.ratings import (
     CLUSTERED_BY,
     NOT_RANKED,
@@ -61,7 +61,6 @@ __all__ = [
     "matrix_cell",
     "measures",
     "read_folder",
-    "read_records",
     "render_comparison",
     "render_head_to_head",
     "render_seat_report",
@@ -108,36 +107,6 @@ def measures(comparison: Comparison | None) -> str:
 # -- reading a folder ------------------------------------------------------------------------------
 
 
-def read_records(path: Path) -> Iterator[RoundRecord]:
-    """The records of a file one line at a time, never all at once. A last line still being written
-    (no newline yet, or not JSON) is left out; damage anywhere else is an error naming its line."""
-    if not path.exists():
-        return
-    with path.open("rb") as f:
-        held: tuple[int, bytes] | None = None
-        for number, line in enumerate(f, start=1):
-            if held is not None:
-                yield _parse(held[0], held[1], path)
-            held = (number, line)
-        if held is not None and held[1].endswith(b"\n"):
-            try:
-                data = json.loads(held[1])
-            except ValueError:
-                return
-            if isinstance(data, dict):
-                yield parse_record(data, held[0], str(path))
-
-
-def _parse(number: int, line: bytes, path: Path) -> RoundRecord:
-    try:
-        data = json.loads(line)
-    except ValueError:
-        data = None
-    if not isinstance(data, dict):
-        raise RecordsError(f"{path}, line {number}: not a JSON record; the file is damaged")
-    return parse_record(data, number, str(path))
-
-
 @dataclasses.dataclass
 class FolderReport:
     """Everything the records of a results folder say about the bots, from one pass."""
@@ -177,7 +146,7 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
     tally = Tally(manifest.plan if manifest is not None else None, on_game=heard if hooks else None,
                   on_round=on_round)
     done = 0
-    for record in read_records(store.records_path):
+    for record in iter_records(store.records_path, TornLine.SKIP):
         tally.add(record)
         done += record.final
     tally.finish()
