@@ -170,11 +170,12 @@ def test_good_configuration_of_each_format_parses(fmt: str) -> None:
 
 
 def test_format_options_are_read() -> None:
-    assert parse_config(GOOD["gauntlet"]).format_options == {"champion": "a"}
-    assert parse_config(GOOD["head-to-head with a pool"]).format_options == {
+    assert parse_config(GOOD["gauntlet"]).format_options.to_dict() == {"champion": "a"}
+    assert parse_config(GOOD["head-to-head with a pool"]).format_options.to_dict() == {
         "a": "a", "b": "b", "opponents": ["c", "d", "e"]}
-    assert parse_config(GOOD["head-to-head with copies"]).format_options == {"a": "a", "b": "b", "opponents": []}
-    assert parse_config(GOOD["swiss"]).format_options == {"opening_rounds": 3}
+    copies = parse_config(GOOD["head-to-head with copies"]).format_options
+    assert copies.to_dict() == {"a": "a", "b": "b", "opponents": []}
+    assert parse_config(GOOD["swiss"]).format_options.to_dict() == {"opening_rounds": 3}
 
 
 def test_defaults() -> None:
@@ -260,11 +261,11 @@ token_sha256 = "5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8
     assert config.tls_client_ca == Path("/srv/league/clients.pem") and config.sessions_per_bot == 3
     assert parse_config(FOUR).sessions_per_bot == 1 and parse_config(FOUR).tls_client_ca is None
     assert [b.kind for b in config.bots] == ["command", "python", "remote", "command", "remote"]
-    assert config.bots[0].command[0] == "{python}" and config.bots[0].seed == 5
-    assert config.bots[3].command == ("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}")
-    assert config.bot("far").token == "secret-token"
-    assert config.bot("hashed").token_sha256 == token_sha256("password")  # read in lower case
-    assert config.bot("hashed").token == ""
+    assert config.bots[0].setup.argv[0] == "{python}" and config.bots[0].seed == 5
+    assert config.bots[3].setup.argv == ("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}")
+    assert config.bot("far").setup.token == "secret-token"
+    assert config.bot("hashed").setup.token_sha256 == token_sha256("password")  # read in lower case
+    assert config.bot("hashed").setup.token == ""
     # The manifest must not leak a remote bot's token, nor its digest.
     assert "secret-token" not in str(config.to_dict()) and token_sha256("password") not in str(config.to_dict())
 

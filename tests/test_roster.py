@@ -109,19 +109,19 @@ def test_a_revoked_token_admits_nothing_and_a_new_one_does(tmp_path: Path, capsy
         ok(capsys, *roster_cli(roster, "add", name))
     old = issued(ok(capsys, *roster_cli(roster, "token", "alice")))
     config = load_config(class_config(tmp_path))
-    digests = {bot.token_sha256: bot.name for bot in config.bots if bot.remote}
+    digests = {bot.setup.token_sha256: bot.name for bot in config.bots if bot.kind == "remote"}
     assert find_bot(digests, old) == "alice"
 
     assert "admits nothing" in ok(capsys, *roster_cli(roster, "revoke", "alice"))
     config = load_config(class_config(tmp_path))
     assert [bot.name for bot in config.bots] == ["house", "bob", "carol", "dave"]  # a revoked student plays no more
-    digests = {bot.token_sha256: bot.name for bot in config.bots if bot.remote}
+    digests = {bot.setup.token_sha256: bot.name for bot in config.bots if bot.kind == "remote"}
     assert find_bot(digests, old) is None
     assert "nothing (token revoked)" in ok(capsys, *roster_cli(roster, "list"))
 
     new = issued(ok(capsys, *roster_cli(roster, "token", "alice")))
     config = load_config(class_config(tmp_path))
-    digests = {bot.token_sha256: bot.name for bot in config.bots if bot.remote}
+    digests = {bot.setup.token_sha256: bot.name for bot in config.bots if bot.kind == "remote"}
     assert find_bot(digests, new) == "alice" and find_bot(digests, old) is None
     server = ArenaServer(ServerSettings(rules=config.rules, tokens=digests))  # what serve holds
     assert server.admit(hello(new, name="alice").hello) == ("alice", None)
@@ -313,13 +313,14 @@ def test_each_student_plays_as_their_submission_or_as_a_remote_bot(tmp_path: Pat
     assert config.roster == tmp_path / ROSTER_FILE
     bots = {bot.name: bot for bot in config.bots}
     assert list(bots) == ["house", "ada", "ben", "cy", "dee"]  # the [[bots]] tables first, then the roster's order
-    assert bots["ada"].remote and bots["ada"].token_sha256 == token_sha256(tokens["ada"])
+    assert bots["ada"].kind == "remote" and bots["ada"].setup.token_sha256 == token_sha256(tokens["ada"])
     submitted = tmp_path / "submissions"
-    assert bots["ben"].command == ("{python}", str(submitted / "ben" / "bot.py"), "--arena", "{address}")
-    assert bots["ben"].folder == submitted / "ben" and not bots["ben"].remote
-    assert bots["cy"].stdio == ("node", "lowest_bot.js") and bots["cy"].folder == submitted / "cy"
+    assert bots["ben"].setup.argv == ("{python}", str(submitted / "ben" / "bot.py"), "--arena", "{address}")
+    assert bots["ben"].setup.folder == submitted / "ben" and bots["ben"].kind == "command"
+    assert bots["cy"].setup.argv == ("node", "lowest_bot.js") and bots["cy"].kind == "stdio"
+    assert bots["cy"].setup.folder == submitted / "cy"
     # A command bot starts in the arena's folder: the files its command names are found in its own.
-    assert bots["dee"].command == ("node", str(submitted / "dee" / "bot.js"), "--arena", "{address}")
+    assert bots["dee"].setup.argv == ("node", str(submitted / "dee" / "bot.js"), "--arena", "{address}")
 
 
 def test_a_roster_that_cannot_be_used_is_refused(tmp_path: Path) -> None:

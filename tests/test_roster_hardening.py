@@ -210,7 +210,7 @@ def test_a_class_folder_with_braces_in_its_name_still_fills_in(tmp_path: Path) -
     students.submit("alice", RANDOM_BOT)
     config = parse_config('[tournament]\nroster = "roster.toml"\n', folder / "c.toml")
     values = {"python": sys.executable, "address": "unix:/run/x", "name": "alice", "seed": "0"}
-    filled = [part.format(**values) for part in config.bot("alice").command]  # as the launcher fills it in
+    filled = [part.format(**values) for part in config.bot("alice").setup.argv]  # as the launcher fills it in
     assert filled[1] == str(folder / "submissions" / "alice" / "bot.py")
 
 

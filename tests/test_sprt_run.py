@@ -14,7 +14,8 @@ import pytest
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.event.audit import audit
-from arena.event.config import SPRT_DEAL_SETS, parse_config
+from arena.event.config import parse_config
+from arena.event.formats import SPRT_DEAL_SETS
 from arena.event.store import ResultsStore
 from arena.event.tournament import RunSummary, Tournament
 from arena.rating.live import LiveJudge
@@ -157,7 +158,7 @@ def test_the_cap_gives_no_decision(a: tuple[str, str, int], b: tuple[str, str, i
 def test_alt2_changes_the_statistic_only(tmp_path: Path) -> None:
     _, alt = run(config(HEUR, RAND, delta1=20), tmp_path / "alt")
     _, alt2 = run(config(HEUR, RAND, delta1=20, method="alt2"), tmp_path / "alt2")
-    assert alt2.config.format_options["method"] == "alt2" and alt.config.format_options["method"] == "alt"
+    assert alt2.config.format_options.method == "alt2" and alt.config.format_options.method == "alt"
 
     def lines(folder: Path) -> list[str]:
         # Everything but the timings, and the line each record was read from (games finish in any order).
@@ -191,7 +192,7 @@ def test_the_default_method_is_el_and_decides(tmp_path: Path) -> None:
     # The heuristic bot is about 41 points per game better than the random bot: H1 at 20 points is
     # accepted right after the burn-in, in words that name the bots and restate the test.
     text = config(HEUR, RAND, delta1=20, method=None)
-    assert parse_config(text).format_options["method"] == "el"
+    assert parse_config(text).format_options.method == "el"
     summary, judge = run(text, tmp_path / "el")
     result = state(judge)
     assert (result.verdict, result.n, result.method, result.per_point) == ("H1", 10, "el", 10)
@@ -241,7 +242,7 @@ def test_a_cap_below_the_burn_in_is_refused_naming_both_keys() -> None:
         parse_config(config(HEUR, RAND, delta1=1, deal_sets=20, burn_in=25))
     with pytest.raises(ConfigError, match=r"tournament\.deal_sets is 9"):
         parse_config(config(HEUR, RAND, delta1=1, deal_sets=9, burn_in=10))
-    assert parse_config(config(HEUR, RAND, delta1=1, deal_sets=30, burn_in=None)).format_options["burn_in"] == 30
+    assert parse_config(config(HEUR, RAND, delta1=1, deal_sets=30, burn_in=None)).format_options.burn_in == 30
 
 
 def test_the_smallest_configuration_allowed_can_decide(tmp_path: Path) -> None:

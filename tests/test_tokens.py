@@ -18,7 +18,8 @@ import pytest
 from arena.cli import main
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.event.config import BotConfig, load_config
+from arena.event.botconfig import BotConfig, CommandBot
+from arena.event.config import load_config
 from arena.event.launcher import Launcher
 from arena.event.tournament import Tournament
 from arena.transports.grpc.server import ArenaServer, ServerSettings
@@ -327,7 +328,7 @@ def test_the_token_commands_table_for_a_named_bot_is_admitted_by_an_arena(
     made, table = lines[1], "\n".join(lines[2:])
     assert tomllib.loads(table)["bots"] == [{"name": "ana", "remote": True, "token_sha256": token_sha256(made)}]
     config = load_config(write(tmp_path / "t.toml", tournament_text(("b", "c", "d"), spec=RANDOM) + table + "\n"))
-    digests = {config.bot("ana").token_sha256: "ana"}
+    digests = {config.bot("ana").setup.token_sha256: "ana"}
     server = ArenaServer(ServerSettings(rules=Rules.profile(), tokens=digests))
     assert server.admit(hello(made, name="ana").hello) == ("ana", None)
 
@@ -346,7 +347,7 @@ def test_the_token_of_a_process_launched_for_one_game_is_forgotten_when_it_stops
         async with arena(FOUR) as (server, port):
             launcher = Launcher(tmp_path, f"127.0.0.1:{port}", restarts=0, register=server.add_token,
                                 unregister=server.remove_token, present=server.lobby.present, changed=lambda: None)
-            bot = BotConfig(name="bo", command=("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}"))
+            bot = BotConfig("bo", CommandBot(argv=("{python}", "-m", "sample_bots.random_bot", "--arena", "{address}")))
             entry, session = await launcher.launch_for_game(bot, "bo@g1", server.lobby.claim, 30)
             known_while_playing = "bo@g1" in server._tokens.values()
             session.close("test over")

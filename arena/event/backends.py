@@ -44,8 +44,9 @@ from typing import Any, Protocol
 from arena.core.dealing import Deal, DealFile, DealSource, seeded_deals
 from arena.core.rules import Rules
 from arena.errors import ConfigError
+from arena.event.botconfig import BotConfig, PythonBot
 from arena.event.bots import load_bot_class, make_bot
-from arena.event.config import BotConfig, TournamentConfig
+from arena.event.config import TournamentConfig
 from arena.event.schedule import Assignment
 from arena.event.seats import BrokenPlayer
 from arena.players.base import AbsentPlayer, Player
@@ -121,7 +122,8 @@ def _factory(spec: str) -> Callable[..., Any]:
 
 def _make(bot: BotConfig) -> Any:
     """A fresh instance, or why it could not be made (a ``str``), as the arena's own seats do."""
-    factory = _factory(bot.python)
+    assert isinstance(bot.setup, PythonBot)  # the workers play in-process bots only
+    factory = _factory(bot.setup.spec)
     try:
         return make_bot(factory, bot.seed, bot.options)
     except BaseException as err:

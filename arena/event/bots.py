@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 
-__all__ = ["BOT_ENTRY_POINTS", "HOUSE_BOT", "check_bot", "load_bot_class", "make_bot", "registered_bot"]
+__all__ = ["BOT_ENTRY_POINTS", "HOUSE_BOT", "load_bot_class", "make_bot", "registered_bot", "try_instantiate"]
 
 HOUSE_BOT = "arena.players.house:HouseBot"
 """The unranked filler bot that pads a field to a multiple of four."""
@@ -77,7 +77,7 @@ def make_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any],
             ) from None
 
 
-def check_bot(factory: Callable[..., Any], seed: int, options: Mapping[str, Any], bot: str) -> None:
+def try_instantiate(factory: Callable[..., Any], seed: int, options: Mapping[str, Any], bot: str) -> None:
     """Makes one instance of ``bot`` before a tournament begins: a bot that cannot be made at all is
     refused with a :class:`ConfigError` naming it. (Once games run, a failure to make one is a
     crash of that game's seat instead.)"""

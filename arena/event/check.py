@@ -34,6 +34,7 @@ from arena.core.rules import PROFILES, Rules
 from arena.errors import ArenaError, ConfigError
 from arena.event.bots import HOUSE_BOT, registered_bot
 from arena.event.config import parse_config
+from arena.event.kinds import BotKind
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.store import MANIFEST, ResultsStore
 from arena.event.tournament import RunSummary, Tournament
@@ -42,7 +43,7 @@ from arena.players.records import GameRecords, RoundRecord
 __all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "bot_table", "check_bot", "default_profiles",
            "play_one_deal_set", "report"]
 
-KINDS = ("python", "command", "stdio", "bhoos", "bhoos_url", "remote")
+KINDS = (BotKind.PYTHON, BotKind.COMMAND, BotKind.STDIO, BotKind.BHOOS, BotKind.BHOOS_URL, BotKind.REMOTE)
 """How a bot under test is given: the key of its ``[[bots]]`` table."""
 
 

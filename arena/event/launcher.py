@@ -52,8 +52,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
+from arena.event.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, LaunchedBot, StdioBot
 from arena.event.botlog import BotLogs, size_text
-from arena.event.config import BotConfig
 from arena.event.sandbox import (
     INSIDE_SOCKET,
     PASSED_FD,
@@ -223,13 +223,14 @@ class Launcher:
         remove_leftovers(INSTANCES)
 
     def _argv(self, bot: BotConfig) -> list[str]:
+        setup = _launched(bot)
         values = {"name": bot.name, "seed": str(bot.seed), "python": sys.executable}
-        if bot.kind == "command":
+        if isinstance(setup, CommandBot):
             values["address"] = f"unix:{INSIDE_SOCKET}" if self.socket is not None else self.address
         try:
-            argv = [part.format(**values) for part in bot.argv]
+            argv = [part.format(**values) for part in setup.argv]
         except (KeyError, IndexError, ValueError) as err:
-            placeholders = PLACEHOLDERS if bot.kind == "command" else OWN_PLACEHOLDERS
+            placeholders = PLACEHOLDERS if isinstance(setup, CommandBot) else OWN_PLACEHOLDERS
             raise ConfigError(
                 f"bot {bot.name!r}: cannot fill in its command ({err}); the placeholders are {placeholders}"
             ) from None
@@ -241,8 +242,9 @@ class Launcher:
         """Refuses, before anything runs, a command whose placeholders cannot be filled in, or a
         folder that is not one."""
         self._argv(bot)
-        if bot.folder is not None and not bot.folder.is_dir():
-            raise ConfigError(f"bot {bot.name!r}: its folder {bot.folder} is not a folder")
+        folder = _launched(bot).folder
+        if folder is not None and not folder.is_dir():
+            raise ConfigError(f"bot {bot.name!r}: its folder {folder} is not a folder")
 
     def _unstartable(self, bot: BotConfig, status: int | None) -> str:
         """Why a process of ``bot`` that ended with ``status`` before it answered could not run its program,
@@ -255,9 +257,10 @@ class Launcher:
             program = self._argv(bot)[0]
         except (ConfigError, IndexError):
             return ""
-        cwd = bot.folder if bot.kind in ("stdio", "bhoos") and bot.folder is not None else Path.cwd()
+        setup = _launched(bot)
+        cwd = setup.folder if not isinstance(setup, CommandBot) and setup.folder is not None else Path.cwd()
         if "/" not in program:
-            search = bot.env.get("PATH") or os.environ.get("PATH") or os.defpath
+            search = setup.env.get("PATH") or os.environ.get("PATH") or os.defpath
             found = shutil.which(program, path=search)
             if found is None:
                 return f"its program {program!r} is in no folder of its PATH ({search})"
@@ -273,7 +276,7 @@ class Launcher:
                 return f"the interpreter that the first line of its program {path} names, {interpreter}, does not exist"
             paths.append((f"the interpreter that the first line of its program {path} names", interpreter))
         if self.confined:
-            folder = own_folder(self._argv(bot), bot.folder)
+            folder = own_folder(self._argv(bot), setup.folder)
             for what, candidate in paths:
                 if unseen(candidate, self.sandbox, folder):
                     parent = candidate.absolute().parent
@@ -312,33 +315,33 @@ class Launcher:
         logs.mkdir(parents=True, exist_ok=True)
         log = logs / f"{bot.name}.log"
         shown = shlex.join(argv)
-        own = bot.kind in ("stdio", "bhoos")
-        cwd = bot.folder if own and bot.folder is not None else None
-        variables = {**bot.env, **({"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if bot.kind == "command"
-                                   else {})}
+        setup = _launched(bot)
+        command = isinstance(setup, CommandBot)
+        cwd = setup.folder if not command and setup.folder is not None else None
+        variables = {**setup.env, **({"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if command else {})}
         env = bot_environment(variables, confined=self.confined)
-        folder = own_folder(argv, bot.folder) if self.confined else None
+        folder = own_folder(argv, setup.folder) if self.confined else None
         plan: dict[int, int] = {}
         """A descriptor of the started program -> the one of the arena's (or 0 and 1, its pipes) it is."""
-        if bot.kind == "bhoos":  # the bridge starts the bot beside it, in the same sandbox
-            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()), str(PASSED_FD), str(bot.port), "--",
+        if isinstance(setup, BhoosBot):  # the bridge starts the bot beside it, in the same sandbox
+            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()), str(PASSED_FD), str(setup.port), "--",
                     *argv]
             assert listener is not None
             plan[PASSED_FD] = listener.fileno()
         program, note, files = argv[0], "", {}
         if self.confined:
             confinement = sandboxed(
-                argv, folder=folder, socket=self.socket if bot.kind == "command" else None, settings=self.sandbox,
-                hidden=[self.folder], env=env, cwd=cwd, stdio=bot.kind == "stdio")
+                argv, folder=folder, socket=self.socket if command else None, settings=self.sandbox,
+                hidden=[self.folder], env=env, cwd=cwd, stdio=isinstance(setup, StdioBot))
             program, argv, env, files = confinement.program, confinement.argv, confinement.env, confinement.files
-            if bot.kind == "stdio":  # its pipes reach the bot alone, not bubblewrap's processes
+            if isinstance(setup, StdioBot):  # its pipes reach the bot alone, not bubblewrap's processes
                 plan[PASSED_FD], plan[PASSED_FD + 1] = 0, 1
             note = (f"--- in the sandbox: it sees {folder} read-only\n" if folder else
                     "--- in the sandbox: its command names no file of its own, so it sees no folder of its own (give "
                     "the bot folder = \"...\" in the configuration to show it one)\n")
         what = f"launched for {label}" if label else "launched"
-        if bot.env:  # the names only: a value may be a secret
-            note += f"--- with env {', '.join(sorted(bot.env))} set (values not shown)\n"
+        if setup.env:  # the names only: a value may be a secret
+            note += f"--- with env {', '.join(sorted(setup.env))} set (values not shown)\n"
         with log.open("ab") as out:
             out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
         opened: list[int] = []
@@ -351,7 +354,7 @@ class Launcher:
             try:
                 process = await asyncio.create_subprocess_exec(
                     *_limited(program, argv, plan, *self._limits()), stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE if bot.kind == "stdio" else asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE if isinstance(setup, StdioBot) else asyncio.subprocess.DEVNULL,
                     stderr=write_end, env=env, start_new_session=True, cwd=cwd,
                     pass_fds=[source for source in plan.values() if source > 2],
                 )
@@ -370,7 +373,8 @@ class Launcher:
     async def start(self, bot: BotConfig) -> None:
         """Starts the long-lived process of ``bot`` and watches it."""
         try:
-            entry = await self._spawn(bot, bot.token)
+            setup = bot.setup
+            entry = await self._spawn(bot, setup.token if isinstance(setup, CommandBot) else "")
         except OSError as err:
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             return
@@ -501,8 +505,10 @@ class Launcher:
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             raise LaunchFailed(bot.name) from None
         entry.private = private
-        endpoint = Endpoint(unix=str(path), host="localhost", port=bot.port)
-        why = await wait_until_ready(endpoint, bot.start_timeout, lambda: entry.process.returncode)
+        setup = bot.setup
+        assert isinstance(setup, BhoosBot)
+        endpoint = Endpoint(unix=str(path), host="localhost", port=setup.port)
+        why = await wait_until_ready(endpoint, setup.start_timeout, lambda: entry.process.returncode)
         if why is None:
             return entry, endpoint
         hint = self._unstartable(bot, entry.process.returncode)
@@ -515,11 +521,13 @@ class Launcher:
     async def reach(self, bot: BotConfig) -> Endpoint:
         """The endpoint of a ``bhoos_url`` bot, once it answers ``GET /hi``; raises :class:`LaunchFailed`
         (counted as a failed launch) if it does not within its start-up time."""
-        endpoint = Endpoint.from_url(bot.bhoos_url)
-        why = await wait_until_ready(endpoint, bot.start_timeout)
+        setup = bot.setup
+        assert isinstance(setup, BhoosUrlBot)
+        endpoint = Endpoint.from_url(setup.url)
+        why = await wait_until_ready(endpoint, setup.start_timeout)
         if why is None:
             return endpoint
-        self._launch_failed(bot, f"{bot.bhoos_url}: {why}")
+        self._launch_failed(bot, f"{setup.url}: {why}")
         raise LaunchFailed(bot.name)
 
     async def stop(self, entry: _Process, when: str = "at the end of its game") -> None:
@@ -591,3 +599,10 @@ class Launcher:
         if self._instances is not None:
             shutil.rmtree(self._instances, ignore_errors=True)
             self._instances = None
+
+
+def _launched(bot: BotConfig) -> LaunchedBot:
+    """The setup of a bot the arena launches (the launcher is given no other)."""
+    if not isinstance(bot.setup, LaunchedBot):
+        raise TypeError(f"bot {bot.name!r} is a {bot.kind} bot, which the arena does not launch")
+    return bot.setup

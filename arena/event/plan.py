@@ -57,9 +57,9 @@ __all__ = [
     "PlanRound",
     "Planner",
     "change_summary",
-    "check_bots",
     "describe_difference",
     "digest",
+    "refuse_drift",
     "write_plan",
 ]
 
@@ -740,7 +740,7 @@ def write_plan(planner: Planner, builder: PlanBuilder) -> Plan:
     return builder.plan()
 
 
-def check_bots(old: Mapping[str, Any], new: TournamentConfig) -> None:
+def refuse_drift(old: Mapping[str, Any], new: TournamentConfig) -> None:
     """Refuses a configuration in which a bot that has played changed its definition."""
     before = {b["name"]: b for b in old.get("bots", [])}
     for bot in new.bots:

@@ -47,6 +47,7 @@ from typing import Any
 
 from arena.errors import ConfigError
 from arena.event.entries import check_command, is_name
+from arena.event.kinds import BotKind
 from arena.event.store import write_atomic
 from arena.transports.grpc.tokens import is_sha256, new_token, token_sha256
 
@@ -81,7 +82,7 @@ MANIFEST = "bot.json"
 """The file of a submission that says how to start a bot that is not ``bot.py``."""
 PYTHON_BOT = "bot.py"
 """The file a Python submission is started from."""
-KINDS = ("stdio", "command")
+KINDS = (BotKind.STDIO, BotKind.COMMAND)
 """The kinds a ``bot.json`` may name."""
 DISPLAY_LIMIT = 80
 """Characters a display name may have."""

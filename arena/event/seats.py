@@ -19,14 +19,16 @@ every decision as a ``crash`` of that game: the game and the tournament go on.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import math
 import time
 from collections.abc import Callable, Mapping
 from typing import Any
 
 from arena.core.faults import FaultKind, PlayerFault
+from arena.event.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, PythonBot, RemoteBot, StdioBot
 from arena.event.bots import load_bot_class, make_bot
-from arena.event.config import BotConfig, TournamentConfig
+from arena.event.config import TournamentConfig
 from arena.event.dispatcher import BlockState
 from arena.event.launcher import Launcher
 from arena.event.plan import BotStatus
@@ -39,7 +41,37 @@ from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.server import ArenaServer
 from arena.transports.stdio import StdioPlayer
 
-__all__ = ["BrokenPlayer", "Seat", "Seating"]
+__all__ = ["BrokenPlayer", "Seat", "SeatKind", "Seating", "SeatingMode"]
+
+
+class SeatingMode(enum.StrEnum):
+    """How a bot takes a seat (a vocabulary of its own: not the bot's kind)."""
+
+    LOCAL = "local"
+    """In-process: it can always sit."""
+    FRESH = "fresh"
+    """A process launched for the game (or for the seat)."""
+    SINGLE = "single"
+    """A ``bhoos_url`` bot: one seat at a time."""
+    REMOTE = "remote"
+    """A table of one of its sessions."""
+
+
+class SeatKind(enum.StrEnum):
+    """Who sits in a seat taken for a game: a bot's :class:`SeatingMode`, or a stand-in for it."""
+
+    LOCAL = SeatingMode.LOCAL.value
+    """An in-process bot."""
+    FRESH = SeatingMode.FRESH.value
+    """A process to launch for the game."""
+    SINGLE = SeatingMode.SINGLE.value
+    """A ``bhoos_url`` bot's one seat, taken."""
+    REMOTE = SeatingMode.REMOTE.value
+    """A session's table, taken."""
+    FALLBACK = "fallback"
+    """The fallback player."""
+    BROKEN = "broken"
+    """An in-process bot that could not be made."""
 
 
 @dataclasses.dataclass
@@ -47,10 +79,7 @@ class Seat:
     """A seat taken for a game that is about to start."""
 
     bot: str
-    kind: str
-    """``local`` (in-process), ``remote`` (a session's table, taken), ``fresh`` (a process to launch
-    for the game), ``single`` (a ``bhoos_url`` bot's one seat, taken), ``fallback`` (the fallback
-    player) or ``broken`` (an in-process bot that could not be made)."""
+    kind: SeatKind
     remote: RemotePlayer | None = None
     reason: str = ""
 
@@ -88,25 +117,28 @@ class Seating:
 
     # -- presence ------------------------------------------------------------------------------------
 
-    def kind(self, bot: str) -> str:
-        """``local``, ``fresh``, ``single`` or ``remote``: how the bot takes a seat."""
-        config = self.bots[bot]
-        if config.kind == "python":
-            return "local"
-        if config.kind in ("stdio", "bhoos") or (config.kind == "command" and self.config.fresh_process):
-            return "fresh"
-        if config.kind == "bhoos_url":
-            return "single"
-        return "remote"
+    def mode(self, bot: str) -> SeatingMode:
+        """How the bot takes a seat."""
+        match self.bots[bot].setup:
+            case PythonBot():
+                return SeatingMode.LOCAL
+            case StdioBot() | BhoosBot():
+                return SeatingMode.FRESH
+            case CommandBot():
+                return SeatingMode.FRESH if self.config.fresh_process else SeatingMode.REMOTE
+            case BhoosUrlBot():
+                return SeatingMode.SINGLE
+            case RemoteBot():
+                return SeatingMode.REMOTE
 
     def present(self, bot: str) -> bool:
         """True when the bot is there to play (connected, or in-process)."""
-        kind = self.kind(bot)
-        if kind == "local":
+        mode = self.mode(bot)
+        if mode is SeatingMode.LOCAL:
             return True
         if self.launcher is not None and bot in self.launcher.broken:
             return False
-        if kind in ("fresh", "single"):
+        if mode in (SeatingMode.FRESH, SeatingMode.SINGLE):
             return True
         return self.server is not None and self.server.lobby.present(bot)
 
@@ -137,46 +169,46 @@ class Seating:
     def take(self, bot: str, state: BlockState) -> Seat | None:
         """A seat for ``bot`` at a game of ``state``'s block, or ``None`` when it cannot sit now."""
         if bot in state.fallback:
-            return Seat(bot, "fallback", reason=self.fallback_reason(bot))
-        kind = self.kind(bot)
-        if kind == "local":
-            return Seat(bot, "local")
-        if kind == "fresh":
-            return Seat(bot, "fresh") if self.present(bot) else self._forfeit(bot)
-        if kind == "single":
+            return Seat(bot, SeatKind.FALLBACK, reason=self.fallback_reason(bot))
+        mode = self.mode(bot)
+        if mode is SeatingMode.LOCAL:
+            return Seat(bot, SeatKind.LOCAL)
+        if mode is SeatingMode.FRESH:
+            return Seat(bot, SeatKind.FRESH) if self.present(bot) else self._forfeit(bot)
+        if mode is SeatingMode.SINGLE:
             if not self.present(bot):
                 return self._forfeit(bot)
             if bot in self._busy:
                 return None
             self._busy.add(bot)
-            return Seat(bot, "single")
+            return Seat(bot, SeatKind.SINGLE)
         assert self.server is not None
         player = self.server.seat(bot, bot)
         if player is not None:
-            return Seat(bot, "remote", player)
+            return Seat(bot, SeatKind.REMOTE, player)
         return self._forfeit(bot)
 
     def _forfeit(self, bot: str) -> Seat | None:
         if bot in self.forfeiting and not self.present(bot):
-            return Seat(bot, "fallback", reason=self.fallback_reason(bot))
+            return Seat(bot, SeatKind.FALLBACK, reason=self.fallback_reason(bot))
         return None
 
     def can_sit(self, bot: str, state: BlockState) -> bool:
         """:meth:`take` without taking anything."""
-        if bot in state.fallback or self.kind(bot) == "local":
+        if bot in state.fallback or self.mode(bot) is SeatingMode.LOCAL:
             return True
         if not self.present(bot):
             return bot in self.forfeiting
-        kind = self.kind(bot)
-        if kind == "single":
+        mode = self.mode(bot)
+        if mode is SeatingMode.SINGLE:
             return bot not in self._busy
-        return kind == "fresh" or (self.server is not None and self.server.lobby.free_tables(bot) > 0)
+        return mode is SeatingMode.FRESH or (self.server is not None and self.server.lobby.free_tables(bot) > 0)
 
     def give_back(self, seat: Seat) -> None:
         """Returns a seat taken for a game that did not start."""
         if seat.remote is not None and self.server is not None:
             self.server.lobby.give_back(seat.remote.session)
-        if seat.kind == "single":
+        if seat.kind is SeatKind.SINGLE:
             self._busy.discard(seat.bot)
 
     async def player(self, seat: Seat, game: Assignment, fresh: list[Any]) -> Player:
@@ -185,15 +217,15 @@ class Seating:
         Raises :class:`~arena.event.launcher.LaunchFailed` when such a process does not connect (or,
         for a Bhoos bot, does not answer ``GET /hi`` in time).
         """
-        if seat.kind == "fallback":
+        if seat.kind is SeatKind.FALLBACK:
             return AbsentPlayer(seat.bot, seat.reason)
-        if seat.kind == "broken":
+        if seat.kind is SeatKind.BROKEN:
             return BrokenPlayer(seat.bot, seat.reason)
-        if seat.kind == "remote":
+        if seat.kind is SeatKind.REMOTE:
             assert seat.remote is not None
             return seat.remote
         bot = self.bots[seat.bot]
-        if seat.kind == "local":
+        if seat.kind is SeatKind.LOCAL:
             instance = self.make(seat.bot)
             if isinstance(instance, str):
                 return BrokenPlayer(seat.bot, instance)
@@ -202,19 +234,19 @@ class Seating:
         launcher = self.launcher
         assert launcher is not None
         label = f"seat {game.seats.index(seat.bot)} of game {game.id}"
-        if bot.kind == "stdio":
+        if isinstance(bot.setup, StdioBot):
             entry = await launcher.start_stdio(bot, label)
             fresh.append(entry)
-            player = StdioPlayer(seat.bot, entry.process, start_allowance_s=bot.start_timeout,
+            player = StdioPlayer(seat.bot, entry.process, start_allowance_s=bot.setup.start_timeout,
                                  unresponsive_after=self.config.unresponsive_after)
             entry.player = player
             return player
-        if bot.kind == "bhoos":
+        if isinstance(bot.setup, BhoosBot):
             entry, endpoint = await launcher.start_bhoos(bot, label)
             fresh.append(entry)
             return BhoosPlayer(seat.bot, endpoint, process=entry.process,
                                unresponsive_after=self.config.unresponsive_after)
-        if seat.kind == "single":
+        if seat.kind is SeatKind.SINGLE:
             endpoint = await launcher.reach(bot)
             return BhoosPlayer(seat.bot, endpoint, unresponsive_after=self.config.unresponsive_after,
                                on_close=lambda: self._busy.discard(seat.bot))
@@ -228,7 +260,9 @@ class Seating:
     def factory(self, name: str) -> Callable[..., Any]:
         """The class (or function) of an in-process bot, loaded once."""
         if name not in self._factories:
-            self._factories[name] = load_bot_class(self.bots[name].python)
+            setup = self.bots[name].setup
+            assert isinstance(setup, PythonBot)
+            self._factories[name] = load_bot_class(setup.spec)
         return self._factories[name]
 
     def make(self, name: str) -> Any:
@@ -242,7 +276,7 @@ class Seating:
     def fast_bots(self, game: Assignment, seats: list[Seat]) -> list[Any] | None:
         """Instances for the in-process fast path, when all four seats are in-process bots that
         offer it; else ``None``."""
-        if any(seat.kind != "local" for seat in seats):
+        if any(seat.kind is not SeatKind.LOCAL for seat in seats):
             return None
         bots = []
         for index, name in enumerate(game.seats):
@@ -250,7 +284,7 @@ class Seating:
                 return None
             instance = self.make(name)
             if isinstance(instance, str):  # the normal table records the failure
-                seats[index] = Seat(name, "broken", reason=instance)
+                seats[index] = Seat(name, SeatKind.BROKEN, reason=instance)
                 return None
             self._fast[name] = has_fast_path(instance)
             if not self._fast[name]:

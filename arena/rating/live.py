@@ -1,5 +1,5 @@
 """The judge of a running tournament: live standings files, ``report.html`` at the end of a run, and
-the sequential test that may end an ``sprt`` run early (the :class:`~arena.event.tournament.Judge`
+the sequential test that may end an ``sprt`` run early (the :class:`~arena.event.summary.Judge`
 the tournament calls)."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from arena.core.scoring import tenths_per_point
 from arena.errors import ConfigError
 from arena.event.config import TournamentConfig, read_deal_file
+from arena.event.formats import SprtOptions
 from arena.event.plan import Manifest
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
@@ -39,11 +40,10 @@ class LiveJudge:
         self.folder = folder
         self.config = config
         options = config.format_options
-        self._differences = (BlockDifferences(str(options["a"]), str(options["b"]))
-                             if config.format == "sprt" else None)
-        if self._differences is not None and config.deal_file is not None:
+        self._differences = BlockDifferences(options.a, options.b) if isinstance(options, SprtOptions) else None
+        if isinstance(options, SprtOptions) and config.deal_file is not None:
             games = len(read_deal_file(config.deal_file).games)
-            burn_in = int(options["burn_in"])
+            burn_in = options.burn_in
             if games < burn_in:
                 fix = (f", or set sprt.burn_in to {games} or less" if games >= 10
                        else " (sprt.burn_in cannot go below 10)")
@@ -127,11 +127,11 @@ class LiveJudge:
 
     def _new_test(self, cap: int | None) -> SequentialTest:
         options = self.config.format_options
+        assert isinstance(options, SprtOptions)  # the test is made under sprt only
         scale = tenths_per_point(self.config.rules)  # deltas are given in points per game
         return SequentialTest(
-            float(options["delta0"]) * scale, float(options["delta1"]) * scale,
-            alpha=float(options["alpha"]), beta=float(options["beta"]), burn_in=int(options["burn_in"]),
-            cap=cap, method=options["method"], per_point=scale, a=str(options["a"]), b=str(options["b"]),
+            options.delta0 * scale, options.delta1 * scale, alpha=options.alpha, beta=options.beta,
+            burn_in=options.burn_in, cap=cap, method=options.method, per_point=scale, a=options.a, b=options.b,
         )
 
     def _plan_order(self) -> list[str]:

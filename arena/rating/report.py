@@ -30,6 +30,8 @@ from tabulate import tabulate
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
+from arena.event.formats import SprtOptions, stored_options
+from arena.event.kinds import Format
 from arena.event.plan import Manifest
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
@@ -47,7 +49,7 @@ from arena.rating.ratings import (
     listed_apart,
     not_ranked_because,
 )
-from arena.rating.sequential import DEFAULT_METHOD, describe, fishtest_line, sprt
+from arena.rating.sequential import describe, fishtest_line, sprt
 from arena.rating.stats import PAIR_BINS, MeanCI
 
 __all__ = [
@@ -163,16 +165,17 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         rows = tally.standings()
     comparison = tally.comparison(str(options["a"]), str(options["b"])) if compared else None
     if comparison is not None and gathered is not None and manifest is not None:
+        test = stored_options(Format.SPRT, options)
+        assert isinstance(test, SprtOptions)
         scale = tenths_per_point(rules)  # deltas are given in points per game
         plan = manifest.plan
         # The cap is the blocks of the plan, as the run used it (with a deal file the configuration's
         # ``deal_sets`` is only its unused default).
         comparison.sprt = sprt(
             gathered.complete_prefix([block.id for rnd in plan.walk() for block in rnd.blocks], plan.rotations),
-            float(options.get("delta0", 0.0)) * scale, float(options["delta1"]) * scale,
-            alpha=float(options.get("alpha", 0.05)), beta=float(options.get("beta", 0.05)),
-            burn_in=int(options.get("burn_in", 30)), cap=plan.block_count or config.get("deal_sets"),
-            method=options.get("method", DEFAULT_METHOD), per_point=scale, a=comparison.a, b=comparison.b,
+            test.delta0 * scale, test.delta1 * scale, alpha=test.alpha, beta=test.beta, burn_in=test.burn_in,
+            cap=plan.block_count or config.get("deal_sets"), method=test.method, per_point=scale, a=comparison.a,
+            b=comparison.b,
         )
     bots = [row.bot for row in rows]
     return FolderReport(rules, rows, comparison, tally.matrix(bots), tally.seats(), tally.clusters)
