@@ -121,13 +121,13 @@ class _Door:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             fields: list[tuple[bytes, bytes]] = scope["headers"]
-            line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + 16
-            size = line + sum(len(name) + len(value) + 4 for name, value in fields) + 2
+            line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + len(" ? HTTP/1.1\r\n")
+            size = line + sum(len(name) + len(value) + len(": \r\n") for name, value in fields) + len("\r\n")
+            if size > self.head_bytes or len(fields) >= _HEADERS:  # first, as when the head was read line by line
+                await _Answer(b"the request is too long\n", 431)(scope, receive, send)
+                return
             if scope["method"] not in ("GET", "HEAD"):
                 await _Answer(b"the live page answers GET and HEAD only\n", 501)(scope, receive, send)
-                return
-            if size > self.head_bytes or len(fields) >= _HEADERS:
-                await _Answer(b"the request is too long\n", 431)(scope, receive, send)
                 return
         await self.app(scope, receive, send)
 
