@@ -17,7 +17,8 @@ from arena.event.audit import audit
 from arena.event.config import parse_config
 from arena.event.formats import SPRT_DEAL_SETS
 from arena.event.store import ResultsStore
-from arena.event.tournament import RunSummary, Tournament
+from arena.event.summary import RunSummary
+from arena.event.tournament import Tournament
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import compare
 from arena.rating.report import folder_report, read_folder

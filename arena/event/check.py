@@ -37,7 +37,8 @@ from arena.event.config import parse_config
 from arena.event.kinds import BotKind
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.store import MANIFEST, ResultsStore
-from arena.event.tournament import RunSummary, Tournament
+from arena.event.summary import RunSummary
+from arena.event.tournament import Tournament
 from arena.players.records import GameRecords, RoundRecord
 
 __all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "bot_table", "check_bot", "default_profiles",

@@ -16,10 +16,11 @@ from typing import Any
 
 from arena.core.dealing import Deal, DealFile
 from arena.errors import ArenaError, ConfigError
-from arena.event.backends import Chunk, Chunker, Context, GameJob, Pool
+from arena.event.backends import Chunk, Chunker, Context, GameJob, Pool, open_pool
 from arena.event.botconfig import BotConfig, PythonBot
 from arena.event.config import TournamentConfig
 from arena.event.dispatcher import BlockState
+from arena.event.recorder import Recorder
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat
 from arena.players.table import GameRecord
@@ -30,21 +31,23 @@ __all__ = ["Collector"]
 class Collector:
     """Hands games to a pool and records them in order.
 
-    ``record(game, lines, record)`` is called for each game played, in the order handed out; ``failed(err)``
-    when a chunk could not be played (the arena's failure, which ends the run); ``changed()`` after each chunk
-    comes back; ``spawn`` runs a coroutine as a task the runner looks after.
+    Each game played is written by ``recorder`` and given to ``finished(game, record)``, in the order handed
+    out; ``failed(err)`` is called when a chunk could not be played (the arena's failure, which ends the run),
+    ``changed()`` after each chunk comes back; ``spawn`` runs a coroutine as a task the runner looks after.
     """
 
     def __init__(
         self, pool: Pool, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
-        record: Callable[[Assignment, str, GameRecord], None], failed: Callable[[BaseException], None],
-        changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None],
+        recorder: Recorder, finished: Callable[[Assignment, GameRecord], None],
+        failed: Callable[[BaseException], None], changed: Callable[[], None],
+        spawn: Callable[[Coroutine[Any, Any, None]], None],
     ) -> None:
         self.pool = pool
         self._config = config
         self._bots = bots
         self._deal_file = deal_file
-        self._record, self._failed, self._changed, self._spawn = record, failed, changed, spawn
+        self._recorder, self._finished = recorder, finished
+        self._failed, self._changed, self._spawn = failed, changed, spawn
         self._chunker = Chunker()
         self._out = 0
         """Chunks handed out and not yet back."""
@@ -57,6 +60,22 @@ class Collector:
         """A deal file's deals by deal set, for the workers (made when first needed)."""
         self._in_process: frozenset[str] = frozenset()
         self.refresh()
+
+    @classmethod
+    def open(
+        cls, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
+        recorder: Recorder, finished: Callable[[Assignment, GameRecord], None], failed: Callable[[BaseException], None],
+        changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None],
+    ) -> Collector | None:
+        """The collector of the pool the configuration asks for; ``None`` when the games are played in the
+        arena's own process (one worker, or no in-process bot: only their games are pooled)."""
+        if not any(bot.kind == "python" for bot in config.bots):
+            return None
+        pool = open_pool(config)
+        if pool is None:
+            return None
+        return cls(pool, config, bots, deal_file, recorder=recorder, finished=finished, failed=failed, changed=changed,
+                   spawn=spawn)
 
     def refresh(self) -> None:
         """Learns the in-process bots again (house bots and copies join as the run goes)."""
@@ -127,7 +146,8 @@ class Collector:
                 done, chunk = self._back.pop(self._next_back)
                 self._next_back += 1
                 for job, game in zip(done, chunk.games, strict=True):
-                    self._record(job.game, game.lines, game.record)
+                    self._recorder.lines([game.lines])
+                    self._finished(job.game, game.record)
         except asyncio.CancelledError:
             raise
         except ArenaError as err:

@@ -8,7 +8,7 @@ is over.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
+from collections.abc import Callable, Iterator, Sequence, Set
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -23,11 +23,16 @@ SeatT = TypeVar("SeatT")
 
 
 class Release(Generic[SeatT]):
-    """The rounds of a plan released so far, and the next ones."""
+    """The rounds of a plan released so far, and the next ones.
+
+    A swiss round paired now may need house bots (``house(names)`` adds them to the run) and is put into the
+    manifest, which ``save()`` writes.
+    """
 
     def __init__(
         self, schedule: Schedule, planner: Planner, manifest: Manifest, rounds: Iterator[PlanRound] | None,
-        dispatcher: Dispatcher[SeatT], recorded: Recorded, folder: Path, manifest_name: str,
+        dispatcher: Dispatcher[SeatT], recorded: Recorded, folder: Path, manifest_name: str, *,
+        house: Callable[[Sequence[str]], None], save: Callable[[], None],
     ) -> None:
         self.schedule = schedule
         self.planner = planner
@@ -37,6 +42,7 @@ class Release(Generic[SeatT]):
         self._recorded = recorded
         self._folder = folder
         self._manifest_name = manifest_name
+        self._house, self._save = house, save
         self.number = 0
         """The last schedule round released (the swiss standings count the rounds before it only)."""
 
@@ -53,6 +59,22 @@ class Release(Generic[SeatT]):
         if self.stepwise:
             return self._dispatcher.idle
         return more or self._dispatcher.waiting < lookahead
+
+    def fill(self, lookahead: int, more: bool, decided: Callable[[], bool], excluded: Callable[[], Set[str]]) -> bool:
+        """Releases the rounds due (:meth:`wanted`) to the dispatcher; in blocks already begun, the bots
+        ``excluded()`` names are played by the fallback player. Returns True when ``decided()`` (a sequential
+        test has decided) stopped it: no new round begins."""
+        while self.wanted(lookahead, more):
+            more = False
+            if self.schedule.sequential and decided():
+                return True
+            blocks = self.next()
+            if self.schedule.adaptive:
+                self._house(self.schedule.house)
+                self.manifest.house = sorted(set(self.manifest.house) | set(self.schedule.house))
+                self._save()
+            self.add(blocks, excluded())
+        return False
 
     def next(self) -> list[Block]:
         """The blocks of the next round, seated (a swiss round is paired now and put into the plan)."""

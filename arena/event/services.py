@@ -16,6 +16,7 @@ from pathlib import Path
 
 from arena.errors import ConfigError
 from arena.event.botconfig import BhoosBot, BotConfig, CommandBot, RemoteBot
+from arena.event.bots import try_instantiate
 from arena.event.config import TournamentConfig
 from arena.event.kinds import LAUNCHED
 from arena.event.launcher import Launcher
@@ -23,7 +24,6 @@ from arena.event.plan import BotStatus
 from arena.event.sandbox import bwrap_problem
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.seats import Seating
-from arena.event.status import BotCondition
 from arena.transports.grpc.server import ArenaServer, ServerSettings, check_address
 from arena.transports.grpc.tokens import new_token, token_sha256
 
@@ -40,18 +40,20 @@ class Services:
 
     ``bots`` is the run's own table of bots (a launched gRPC bot gets its token there); ``log`` takes a line
     for the organiser; ``changed`` is called when a bot comes or goes; ``returned(bot)`` when an absent bot
-    whose seats the fallback player took is back.
+    whose seats the fallback player took is back; ``bar(bot, status, reason)`` has the server turn away a bot
+    taken out.
     """
 
     def __init__(
         self, config: TournamentConfig, folder: Path, bots: dict[str, BotConfig], seating: Seating, *,
         log: Callable[[str], None], changed: Callable[[], None], returned: Callable[[str], None],
+        bar: Callable[[str, str, str], None],
     ) -> None:
         self.config = config
         self.folder = folder
         self.bots = bots
         self.seating = seating
-        self._log, self._changed, self._returned = log, changed, returned
+        self._log, self._changed, self._returned, self._bar = log, changed, returned, bar
         self.sandboxing = False
         """Launched bots run in the sandbox (decided when the run starts)."""
         self._socket_folder: Path | None = None
@@ -69,8 +71,10 @@ class Services:
         return [b for b in self.bots.values() if b.kind in kinds]
 
     def check(self) -> None:
-        """Refuses, before anything runs, an address the server could not listen on and a sandbox that cannot
-        be had; decides whether launched bots run sandboxed."""
+        """Refuses, before anything runs, an in-process bot that cannot be made, an address the server could not
+        listen on and a sandbox that cannot be had; decides whether launched bots run sandboxed."""
+        for bot in self.kinds(("python",)):
+            try_instantiate(self.seating.factory(bot.name), bot.seed, bot.options, bot.name)
         if self.kinds(SERVED):
             check_address(self.config.host, self.config.port)
         self.sandboxing = self._choose_sandbox()
@@ -139,7 +143,7 @@ class Services:
             raise ConfigError(f"cannot listen on {config.host}:{config.port}: {err}") from None
         self.seating.server = server
         for name, status in statuses.items():
-            self.bar(name, status.status, status.reason)
+            self._bar(name, status.status, status.reason)
         server.lobby.watch(self._lobby_changed)
         security = "plaintext" if not server.tls else "TLS" if config.tls_client_ca is None else "mutual TLS"
         self._log(f"arena listening on {self.address} ({security})")
@@ -184,15 +188,6 @@ class Services:
                     if bot in seating.forfeiting:  # it came back: its blocks not begun are its own again
                         self._returned(bot)
         self._changed()
-
-    def bar(self, bot: str, status: str, reason: str) -> None:
-        """Tells the server a bot is taken out (disqualified, or else withdrawn): its sessions end."""
-        server = self.seating.server
-        if server is not None:
-            if status == BotCondition.DISQUALIFIED:
-                server.disqualify(bot, reason)
-            else:
-                server.withdraw(bot, reason)
 
     async def close(self, finished: bool, continued: bool) -> None:
         """Stops the launched bots and the server (``finished``: the tournament is over; ``continued``: another

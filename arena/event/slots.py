@@ -1,5 +1,6 @@
 """The tables of a run: a slot for each game that may be played at once, and the game played at each.
 
+A game whose four bots are in-process and offer the fast path is played at once, without a table.
 A game at a table gets its four players from the seating (the processes started for it start side
 by side), writes each round as soon as it is played, and gives its players and processes back when
 it ends. A game whose launched bot did not come is put back to be played later; an error of the
@@ -21,6 +22,7 @@ from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.status import TableState
 from arena.players.base import Player
+from arena.players.fast import play_fast
 from arena.players.table import GameRecord, TableSettings, play_game
 
 __all__ = ["Slots"]
@@ -52,7 +54,16 @@ class Slots:
         self._rounds_done: dict[int, int] = {}
 
     def start(self, game: Assignment, seats: list[Seat]) -> None:
-        """Plays a game at a free slot."""
+        """Plays a game: at once through the fast path when all four bots offer it, else at a free slot."""
+        bots = self.seating.fast_bots(game, seats)
+        record = None if bots is None else play_fast(
+            self.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
+            game_number=game.deal_set, first_dealer=game.first_dealer,
+        )
+        if record is not None:
+            self._rounds(game, record, 0)
+            self._finished(game, record)
+            return
         slot = self.free.pop()
         self._spawn(self._play(game, seats, slot))
 

@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import time
 from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from arena.core.dealing import DealSource, seeded_deals
-from arena.errors import RecordsError
-from arena.event.backends import open_pool
-from arena.event.bots import try_instantiate
+from arena.event.attendance import Attendance
 from arena.event.collector import Collector
 from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.dispatcher import Dispatcher
@@ -32,67 +29,26 @@ from arena.event.monitor import Monitor
 from arena.event.plan import BotStatus, Manifest
 from arena.event.policy import FaultPolicy, absence
 from arena.event.preparation import add_house, open_folder, prepare
+from arena.event.recorder import Recorder
 from arena.event.release import Release
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.services import Services
 from arena.event.slots import Slots
-from arena.event.status import TAKEN_OUT, BotCondition, Progress, RunState, Status, snapshot, write_status
+from arena.event.status import BotCondition, Progress, RunState, Status, snapshot, write_status
 from arena.event.store import ResultsStore
+from arena.event.summary import Judge, RunSummary
 from arena.event.tally import Tally
-from arena.players.fast import play_fast
 from arena.players.pauses import settle
-from arena.players.records import GameRecords, game_lines
+from arena.players.records import GameRecords
 from arena.players.table import GameRecord
 
-__all__ = ["Judge", "RunSummary", "Tournament", "woken"]
+__all__ = ["Tournament", "woken"]
 
 YIELD_EVERY_S = 0.005
 """Longest time the dispatcher plays fast-path games without letting the event loop serve others."""
 LOOKAHEAD = 256
 """Games not yet started that the dispatcher is given ahead of play (more while bots are absent)."""
-
-
-class Judge(Protocol):
-    """What watches the results as they come: live standings, and the sequential test that may
-    end a run early. Supplied by the rating layer; a tournament without one just plays its plan."""
-
-    def start(self, games: Sequence[GameRecords]) -> None:
-        """The games recorded before this run began."""
-
-    def game_done(self, game: Assignment, record: GameRecord) -> None:
-        """One more game is recorded."""
-
-    def decided(self) -> bool:
-        """True when no new block needs to begin (a sequential test has decided)."""
-
-    def refresh(self, force: bool = False) -> None:
-        """Rewrites the live standings (at most every few seconds unless ``force``); may be called
-        from a worker thread."""
-
-    def progress_line(self) -> str | None:
-        """The sequential test in one line (``LLR -0.66 (-2.94, 2.94) [0.00, 1.00] 116 blocks, ...``),
-        for the progress bar, the log and the status; ``None`` when there is no test."""
-
-
-@dataclasses.dataclass
-class RunSummary:
-    """What a run did."""
-
-    folder: Path
-    played: int = 0
-    skipped: int = 0
-    faults: int = 0
-    disqualified: dict[str, str] = dataclasses.field(default_factory=dict)
-    withdrawn: dict[str, str] = dataclasses.field(default_factory=dict)
-    changes: list[str] = dataclasses.field(default_factory=list)
-    """What changed in the plan since the folder's last run, one sentence each."""
-    stopped_early: bool = False
-    """A sequential test decided before the last planned block."""
-    outstanding: int = 0
-    """Games left unplayed because the bots they need were absent (``forfeit = "wait"`` under ``run``)."""
-    awaited: dict[str, str] = dataclasses.field(default_factory=dict)
-    """The absent bots those games wait for, and why, in words."""
 
 
 async def woken(event: asyncio.Event, timeout: float | None) -> None:
@@ -133,17 +89,19 @@ class Tournament:
         self.summary = RunSummary(self.folder)
         self.manifest: Manifest | None = None
         self.tally = Tally()
+        self.recorder = Recorder(self.store, config)
         self._wake = asyncio.Event()
         self._dispatcher: Dispatcher[Seat] = Dispatcher(config.rotation)
         self.monitor = Monitor(self.folder, log or (lambda text: None), judge, status=self.status,
                                faults=lambda: self.summary.faults, awaited=self._awaited_words)
+        self.attendance = Attendance(self.statuses, self.seating, self._dispatcher, self.summary, self.store,
+                                     house=self._house, log=self.log, changed=self._wake.set)
         self.services = Services(config, self.folder, self.bots, self.seating, log=self.log, changed=self._wake.set,
-                                 returned=self._returned)
+                                 returned=self.attendance.returned, bar=self.attendance.bar)
         self.tables = Slots(config.concurrency, config.rules, config.table, self.seating, self._dispatcher,
-                            self.deals, rounds=self._write_rounds, finished=self._finished, failed=self._fail,
+                            self.deals, rounds=self.recorder.rounds, finished=self._finished, failed=self._fail,
                             changed=self._wake.set, spawn=self._spawn)
         self._release: Release[Seat] | None = None
-        self._played_blocks: frozenset[str] = frozenset()
         self._collector: Collector | None = None
         """Where games of in-process bots are played, when not here (``workers``, ``backend``)."""
         self._tasks: set[asyncio.Task[None]] = set()
@@ -181,10 +139,10 @@ class Tournament:
         if self._collector is not None:
             self._collector.refresh()
         self.manifest = ready.manifest
-        self.manifest.statuses = self.statuses
         self._release = Release(ready.schedule, ready.planner, ready.manifest, ready.rounds, self._dispatcher,
-                                ready.recorded, self.folder, self.store.manifest_path.name)
-        self._played_blocks = ready.recorded.blocks
+                                ready.recorded, self.folder, self.store.manifest_path.name, house=self._house,
+                                save=self.attendance.save)
+        self.attendance.attach(ready.manifest, self._release, ready.recorded.blocks)
         self.summary.changes = ready.changes
         self.store.write_manifest(self.manifest.to_dict())
         for game in games:
@@ -200,28 +158,16 @@ class Tournament:
         if self._collector is not None:
             self._collector.refresh()
 
-    def _excluded(self) -> set[str]:
-        """The bots taken out of the tournament (withdrawn or disqualified)."""
-        return {bot for bot, s in self.statuses.items() if s.status in TAKEN_OUT}
-
     def _release_rounds(self, more: bool = False) -> None:
         """Releases rounds to the dispatcher (``more``: one round beyond the window, however many games wait)."""
-        release, manifest = self._release, self.manifest
-        assert release is not None and manifest is not None
-        schedule = release.schedule
+        assert self._release is not None
         collector = self._collector
         lookahead = max(LOOKAHEAD, 4 * self.config.concurrency, collector.lookahead if collector is not None else 0)
-        while release.wanted(lookahead, more):
-            more = False
-            if schedule.sequential and self.judge is not None and self.judge.decided():
-                self.summary.stopped_early = True
-                return
-            blocks = release.next()
-            if schedule.adaptive:
-                self._house(schedule.house)
-                manifest.house = sorted(set(manifest.house) | set(schedule.house))
-                self._save_manifest()
-            release.add(blocks, self._excluded())
+        if self._release.fill(lookahead, more, self._decided, self.attendance.excluded):
+            self.summary.stopped_early = True
+
+    def _decided(self) -> bool:
+        return self.judge is not None and self.judge.decided()
 
     # -- play ------------------------------------------------------------------------------------
 
@@ -229,25 +175,18 @@ class Tournament:
         """Plays every game not yet recorded, as far as the bots and the policies allow."""
         settle()
         summary = self.summary
-        for name, bot in self.bots.items():  # an in-process bot that cannot be made is refused before anything runs
-            if bot.kind == "python":
-                try_instantiate(self.seating.factory(name), bot.seed, bot.options, name)
         self.services.check()
-        if any(bot.kind == "python" for bot in self.config.bots):  # only in-process bots' games are pooled
-            pool = open_pool(self.config)  # before the folder is touched: a backend that cannot start is refused
-            if pool is not None:
-                self._collector = Collector(pool, self.config, self.bots, self.deal_file, record=self._pooled_game,
-                                            failed=self._fail, changed=self._wake.set, spawn=self._spawn)
+        # Before the folder is touched: a backend that cannot start is refused.
+        self._collector = Collector.open(self.config, self.bots, self.deal_file, recorder=self.recorder,
+                                         finished=self._finished, failed=self._fail, changed=self._wake.set,
+                                         spawn=self._spawn)
         try:
             games = self.prepare()
             # The folder is this run's now: a status of a run before this one must not pass for this one's. A run
             # refused before this point (another tournament's folder, a bot that cannot be loaded) changed nothing.
             with contextlib.suppress(OSError):
                 write_status(self.folder, self.status())
-            summary.skipped = len(games)
-            summary.faults = sum(len(r.faults) for game in games for r in game.rounds)
-            summary.disqualified = {b: s.reason for b, s in self.statuses.items() if s.status == "disqualified"}
-            summary.withdrawn = {b: s.reason for b, s in self.statuses.items() if s.status == "withdrawn"}
+            summary.begin(games, self.statuses)
             for change in summary.changes:
                 self.log(f"plan changed: {change}")
             if self.judge is not None:
@@ -263,7 +202,7 @@ class Tournament:
         bar = self.monitor.bar = Progress(None if open_ended else self._release.planned(total), done, self.progress)
         ticker: asyncio.Task[None] | None = None
         try:
-            await self.services.start(self.statuses, self._excluded())
+            await self.services.start(self.statuses, self.attendance.excluded())
             self._state = RunState.RUNNING
             ticker = asyncio.get_running_loop().create_task(self.monitor.tick())
             await self._dispatch()
@@ -310,16 +249,7 @@ class Tournament:
                 if collector is not None and all(seat.kind in (SeatKind.LOCAL, SeatKind.FALLBACK) for seat in seats):
                     jobs.append(collector.job(game, seats))
                     continue
-                bots = seating.fast_bots(game, seats)
-                record = None if bots is None else play_fast(
-                    self.config.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
-                    game_number=game.deal_set, first_dealer=game.first_dealer,
-                )
-                if record is not None:
-                    self._write_rounds(game, record, 0)
-                    self._finished(game, record)
-                else:
-                    tables.start(game, seats)
+                tables.start(game, seats)  # the fast path plays it at once
             if collector is not None and jobs:
                 collector.hand_out(jobs)
             if picked:
@@ -344,84 +274,17 @@ class Tournament:
             await woken(self._wake, timeout)
             yielded = time.monotonic()
 
-    # -- the policies, applied -------------------------------------------------------------------
-
     def _absence(self) -> float | None:
         """Applies the absence policy; returns how long to wait before looking again (None: until something
         happens; 0: look again at once)."""
-        seating, release = self.seating, self._release
-        assert release is not None
-        told = absence(self._dispatcher, seating, self.bots, patience=self.config.absent_after,
+        told = absence(self._dispatcher, self.seating, self.bots, patience=self.config.absent_after,
                        forfeit=self.config.forfeit, room=bool(self.tables.free), serve=self.serve)
         self._awaited = told.awaited
         self._state = RunState.WAITING if told.waiting else RunState.RUNNING
-        for bot in told.forfeit:
-            why = seating.why_absent(bot)
-            self.log(f"{bot} is absent ({why}): the fallback player takes its seats")
-            self.statuses[bot] = BotStatus(BotCondition.ABSENT, f"{why}; the fallback player took its seats")
-            seating.forfeiting.add(bot)
-        for bot in told.withdraw:
-            self._take_out(bot, BotCondition.WITHDRAWN, f"absent: {seating.why_absent(bot)}")
-        if told.stop:
-            done, total = self._dispatcher.counts()
-            self.summary.outstanding = release.planned(total) - done
-            self.summary.awaited = {bot: seating.why_absent(bot) for bot in sorted(told.awaited)}
-            for bot in told.stop:
-                self.statuses[bot] = BotStatus(BotCondition.ABSENT, seating.why_absent(bot))
-        if told.forfeit or told.stop:
-            self._save_manifest()
+        self.attendance.apply(told)
         return told.next_look
 
-    def _take_out(self, bot: str, status: BotCondition, reason: str) -> None:
-        """Withdraws or disqualifies a bot: a status, its blocks not begun dropped, its seats in blocks
-        under way played by the fallback player, its connections ended."""
-        if bot in self._excluded():
-            return
-        self.statuses[bot] = BotStatus(status, reason)
-        (self.summary.disqualified if status == BotCondition.DISQUALIFIED else self.summary.withdrawn)[bot] = reason
-        self.seating.forfeiting.discard(bot)
-        dropped = self._dispatcher.drop(bot)
-        release, manifest = self._release, self.manifest
-        assert release is not None and manifest is not None
-        schedule = release.schedule
-        if schedule.adaptive:  # swiss: the rounds to come are paired without it
-            schedule.set_field([b for b in schedule.bots if b != bot and b not in schedule.house])
-            self._house(schedule.house)
-        # The rounds released keep the blocks under way or played; in the rounds to come, the walk
-        # under way (and any later one) leaves out the blocks of the bot not played before this run.
-        manifest.plan.take_out(bot, release.number, dropped, self._played_blocks)
-        if schedule.adaptive:
-            manifest.plan.field = list(schedule.bots)
-            manifest.house = sorted(set(manifest.house) | set(schedule.house))
-        self._save_manifest()
-        self.log(f"{bot} is {status}: {reason}")
-        self.services.bar(bot, status, reason)
-        self._wake.set()
-
-    def _returned(self, bot: str) -> None:
-        """An absent bot whose seats the fallback player took is back: its blocks not begun are its own again."""
-        self.seating.forfeiting.discard(bot)
-        if bot in self.statuses and self.statuses[bot].status == BotCondition.ABSENT:
-            del self.statuses[bot]
-            self._save_manifest()
-        self.log(f"{bot} is back")
-
     # -- record ----------------------------------------------------------------------------------
-
-    def _write_rounds(self, game: Assignment, record: GameRecord, first: int) -> None:
-        deals = f"file:{self.config.deal_file.name}" if self.config.deal_file else "seed"
-        self._append(game_lines(self.config.name, self.config.seed, deals, game, record, first))
-
-    def _pooled_game(self, game: Assignment, lines: str, record: GameRecord) -> None:
-        self._append([lines])
-        self._finished(game, record)
-
-    def _append(self, lines: Sequence[str]) -> None:
-        try:
-            self.store.append(lines)
-        except OSError as err:
-            path = self.store.records_path
-            raise RecordsError(f"cannot write the records to {path}: {err.strerror or err}") from None
 
     def _finished(self, game: Assignment, record: GameRecord) -> None:
         self._dispatcher.finished(game)
@@ -430,15 +293,10 @@ class Tournament:
         summary.played += 1
         summary.faults += len(record.faults)
         for bot in self.policy.add_game(game.seats, record.faults):
-            self._take_out(bot, BotCondition.DISQUALIFIED, self.policy.reason(bot))
+            self.attendance.take_out(bot, BotCondition.DISQUALIFIED, self.policy.reason(bot))
         if self.judge is not None:
             self.judge.game_done(game, record)
         self.monitor.game_done()
-
-    def _save_manifest(self) -> None:
-        if self.manifest is not None:
-            self.manifest.statuses = dict(self.statuses)
-            self.store.write_manifest(self.manifest.to_dict())
 
     # -- report ----------------------------------------------------------------------------------
 

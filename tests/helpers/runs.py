@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.event.config import load_config
-from arena.event.tournament import RunSummary, Tournament
+from arena.event.summary import RunSummary
+from arena.event.tournament import Tournament
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 
