@@ -43,10 +43,11 @@ from typing import Any
 import grpc
 
 from arena.botkit import Bot, play_session
-from arena.core.dealing import seeded_deals
+from arena.core.dealing import DealSource, seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
-from arena.players.table import TableSettings
+from arena.players.table import GameRecord, TableSettings, play_game
+from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.session import Session
 from arena.transports.grpc.tokens import token_sha256
@@ -190,6 +191,21 @@ def arena_server(tables: int) -> tuple[ArenaServer, dict[str, str]]:
     return server, tokens
 
 
+async def seat_and_play(
+    server: ArenaServer, bots: list[str], deals: DealSource, *, table_id: str, game_id: str, timeout: float,
+) -> GameRecord:
+    """Seats four connected bots (by seat) at one table and plays one game, as the arena's tournaments do."""
+    players: list[RemotePlayer] = []
+    try:
+        for bot in bots:
+            players.append(await server.claim(bot, timeout))
+        return await play_game(server.settings.rules, players, deals, table_id=table_id, game_id=game_id,
+                               settings=server.settings.table)
+    finally:
+        for player in players:
+            await player.close()
+
+
 async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple[float, float, int, float]:
     """Plays games at ``tables`` tables of connected bots for ``seconds``: :func:`measure`'s figures."""
     decisions = [0] * tables
@@ -199,8 +215,8 @@ async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple
         game = 0
         while time.perf_counter() < stop:
             game += 1
-            record = await server.play(bots, seeded_deals(1, game), table_id=f"t{t}", game_id=f"g{t}-{game}",
-                                       timeout=30)
+            record = await seat_and_play(server, bots, seeded_deals(1, game), table_id=f"t{t}",
+                                         game_id=f"g{t}-{game}", timeout=30)
             assert not record.faults, record.faults
             decisions[t] += sum(record.decisions)
 

@@ -31,11 +31,12 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.core.dealing import seeded_deals  # noqa: E402
+from arena.core.dealing import DealSource, seeded_deals  # noqa: E402
 from arena.core.faults import FaultKind  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
 from arena.players.pauses import paused_s  # noqa: E402
-from arena.players.table import GameRecord, TableSettings  # noqa: E402
+from arena.players.table import GameRecord, TableSettings, play_game  # noqa: E402
+from arena.transports.grpc.remote import RemotePlayer  # noqa: E402
 from arena.transports.grpc.server import ArenaServer, ServerSettings  # noqa: E402
 from arena.transports.grpc.tokens import token_sha256  # noqa: E402
 from protocol import callbreak_pb2 as pb  # noqa: E402
@@ -113,6 +114,21 @@ def rss_mb() -> float:
     return pages * resource.getpagesize() / 1e6
 
 
+async def seat_and_play(
+    server: ArenaServer, bots: list[str], deals: DealSource, *, table_id: str, game_id: str, timeout: float,
+) -> GameRecord:
+    """Seats four connected bots (by seat) at one table and plays one game, as the arena's tournaments do."""
+    players: list[RemotePlayer] = []
+    try:
+        for bot in bots:
+            players.append(await server.claim(bot, timeout))
+        return await play_game(server.settings.rules, players, deals, table_id=table_id, game_id=game_id,
+                               settings=server.settings.table)
+    finally:
+        for player in players:
+            await player.close()
+
+
 async def arena(
     tables: int, games: int, fleets: int, deadline_ms: int = DEADLINE_MS, default_collector: bool = False,
 ) -> dict[str, float]:
@@ -138,8 +154,8 @@ async def arena(
 
         async def table(t: int) -> list[GameRecord]:
             seats = [f"bot-{4 * t + s}" for s in range(4)]
-            return [await server.play(seats, seeded_deals(t + 1, game), table_id=f"t{t}", game_id=f"t{t}-g{game}",
-                                      timeout=60) for game in range(1, games + 1)]
+            return [await seat_and_play(server, seats, seeded_deals(t + 1, game), table_id=f"t{t}",
+                                        game_id=f"t{t}-g{game}", timeout=60) for game in range(1, games + 1)]
 
         cpu, bots_cpu, paused = time.process_time(), sum(cpu_s(proc.pid) for proc in procs), paused_s()
         start = time.perf_counter()

@@ -20,6 +20,7 @@ from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot
 from tests.conftest import Bots, arena, check_record, handshake, hello, run, token, wait_connected, without_timings
+from tests.helpers.seating import seat_and_play
 
 FOUR = ["ana", "bo", "cy", "di"]
 
@@ -29,7 +30,7 @@ def test_a_full_game_of_four_random_bots(bots: Bots) -> None:
         async with arena(FOUR) as (server, port):
             for seed, name in enumerate(FOUR):
                 bots.random(port, name, seed=seed)
-            return await server.play(FOUR, seeded_deals(7, 1), game_id="g7", timeout=20)
+            return await seat_and_play(server, FOUR, seeded_deals(7, 1), game_id="g7", timeout=20)
 
     record = run(scenario())
     assert record.faults == []
@@ -53,7 +54,7 @@ def test_heuristic_and_random_bots_share_a_table(bots: Bots) -> None:
             bots.random(port, "rand1", seed=1)
             bots.heuristic(port, "heur2", seed=2)
             bots.random(port, "rand2", seed=2)
-            return await server.play(names, seeded_deals(3, 1), timeout=20)
+            return await seat_and_play(server, names, seeded_deals(3, 1), timeout=20)
 
     record = run(scenario())
     assert record.faults == []
@@ -69,7 +70,7 @@ def test_every_profile_plays_a_game(bots: Bots, profile: str) -> None:
             procs = [bots.fake("good", port, name) for name in FOUR[:1]]
             for seed, name in enumerate(FOUR[1:], 1):
                 bots.random(port, name, seed=seed)
-            record = await server.play(FOUR, seeded_deals(11, 1), timeout=20)
+            record = await seat_and_play(server, FOUR, seeded_deals(11, 1), timeout=20)
         return record, [line["profile"] for line in procs[0].lines() if "welcome" in line]
 
     record, welcomed = run(scenario())
@@ -87,7 +88,7 @@ def test_the_same_seed_gives_the_same_record_in_process_and_over_grpc(bots: Bots
         async with arena(FOUR) as (server, port):
             for seed, name in enumerate(FOUR):
                 bots.random(port, name, seed=seed)
-            return [await server.play(FOUR, seeded_deals(5, 2), game_id="g2", game_number=2, timeout=20)
+            return [await seat_and_play(server, FOUR, seeded_deals(5, 2), game_id="g2", game_number=2, timeout=20)
                     for _ in range(2)]
 
     first, second = run(scenario())
@@ -118,7 +119,7 @@ def test_one_session_serves_two_tables_at_once(bots: Bots) -> None:
 
             watcher = asyncio.create_task(watch())
             records = await asyncio.gather(*(
-                server.play(FOUR, seeded_deals(9, 1), table_id=table, game_id="g1", timeout=20)
+                seat_and_play(server, FOUR, seeded_deals(9, 1), table_id=table, game_id="g1", timeout=20)
                 for table in ("t1", "t2")
             ))
             watcher.cancel()
@@ -143,8 +144,8 @@ def test_two_tables_of_four_processes_play_concurrently(bots: Bots) -> None:
             for seed, name in enumerate(names):
                 bots.random(port, name, seed=seed)
             return list(await asyncio.gather(
-                server.play(names[:4], seeded_deals(1, 1), table_id="t1", timeout=20),
-                server.play(names[4:], seeded_deals(1, 2), table_id="t2", game_number=2, timeout=20),
+                seat_and_play(server, names[:4], seeded_deals(1, 1), table_id="t1", timeout=20),
+                seat_and_play(server, names[4:], seeded_deals(1, 2), table_id="t2", game_number=2, timeout=20),
             ))
 
     one, two = run(scenario())
@@ -260,12 +261,12 @@ def test_a_bot_restarted_between_games_is_seated_again(bots: Bots) -> None:
         async with arena(FOUR) as (server, port):
             for seed, name in enumerate(FOUR):
                 bots.random(port, name, seed=seed)
-            first = await server.play(FOUR, seeded_deals(2, 1), timeout=20)
+            first = await seat_and_play(server, FOUR, seeded_deals(2, 1), timeout=20)
             bots.processes[3].kill()
             while server.lobby.live("di"):  # the arena notices the broken stream
                 await asyncio.sleep(0.01)
             bots.random(port, "di", seed=3)
-            second = await server.play(FOUR, seeded_deals(2, 2), game_number=2, timeout=20)
+            second = await seat_and_play(server, FOUR, seeded_deals(2, 2), game_number=2, timeout=20)
             return [first, second]
 
     first, second = run(scenario())
@@ -283,9 +284,9 @@ def test_a_failed_claim_gives_the_seats_back(bots: Bots) -> None:
                 bots.random(port, name, seed=seed)
             await wait_connected(server, FOUR[:3])
             with pytest.raises(TimeoutError):
-                await server.play(FOUR, seeded_deals(1, 1), timeout=0.3)
+                await seat_and_play(server, FOUR, seeded_deals(1, 1), timeout=0.3)
             bots.random(port, "di", seed=3)
-            return await server.play(FOUR, seeded_deals(1, 1), timeout=10)
+            return await seat_and_play(server, FOUR, seeded_deals(1, 1), timeout=10)
 
     assert run(scenario()).faults == []
 
@@ -295,7 +296,7 @@ def test_a_disqualified_bot_gets_a_notice_its_stream_ends_and_it_is_refused(bots
         cheat = bots.fake("illegal", port, "ana")
         for seed, name in enumerate(FOUR[1:], 1):
             bots.random(port, name, seed=seed)
-        record = await server.play(FOUR, seeded_deals(4, 1), timeout=20)
+        record = await seat_and_play(server, FOUR, seeded_deals(4, 1), timeout=20)
         server.disqualify("ana", "too many faulty decisions")
         status = await cheat.wait_async(10)
         refused = await handshake(port, hello(token("ana")))

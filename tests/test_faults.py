@@ -17,6 +17,7 @@ from arena.core.game import Round
 from arena.core.rules import Rules
 from arena.players.table import GameRecord, TableSettings
 from tests.conftest import BotProcess, Bots, arena, check_record, run
+from tests.helpers.seating import seat_and_play
 
 NAMES = ["s0", "s1", "s2", "s3"]
 NEPALI = Rules.profile("nepali")
@@ -35,7 +36,7 @@ def play_with(
         async with arena(NAMES, rules, table=settings, **server_settings) as (server, port):
             for s, name in enumerate(NAMES):
                 bots.fake(mode if s == seat else "good", port, name, *(extra if s == seat else ()))
-            record = await server.play(NAMES, seeded_deals(seed, 1), timeout=20)
+            record = await seat_and_play(server, NAMES, seeded_deals(seed, 1), timeout=20)
             if until is not None:
                 await bots.processes[seat].wait_for_line(*until)
             return record

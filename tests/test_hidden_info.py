@@ -20,6 +20,7 @@ from arena.core.rules import Rules
 from arena.players.table import GameRecord
 from protocol import callbreak_pb2 as pb
 from tests.conftest import BotProcess, Bots, arena, run
+from tests.helpers.seating import seat_and_play
 
 NAMES = ["spy0", "spy1", "spy2", "spy3"]
 CARD = re.compile(r"(?<![A-Za-z0-9])[2-9TJQKA][SHDC](?![A-Za-z0-9])")
@@ -120,7 +121,7 @@ def play_spied(bots: Bots, rules: Rules, seed: int) -> tuple[GameRecord, list[Bo
         async with arena(NAMES, rules) as (server, port):
             for seat, name in enumerate(NAMES):
                 bots.fake("good", port, name, "--dump", *(["--events"] if seat % 2 == 0 else []))
-            return await server.play(NAMES, seeded_deals(seed, 1), timeout=20)
+            return await seat_and_play(server, NAMES, seeded_deals(seed, 1), timeout=20)
 
     record = run(scenario())
     for spy in bots.processes:  # all it received is logged once it has seen the stream end

@@ -33,6 +33,7 @@ from benchmarks.fuzz import fuzz
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import ROOT, arena, handshake, hello, run, token
+from tests.helpers.seating import seat_and_play
 
 FOUR = ["ana", "bo", "cy", "di"]
 NOT_PYTHON = ("Traceback", "Unexpected <class", "Exception", "DecodeError")
@@ -87,7 +88,7 @@ async def game(server: ArenaServer, port: int, players: list[RawBot], seed: int 
     """One game of four raw bots (seated in the order given)."""
     tasks = [asyncio.get_running_loop().create_task(p.play()) for p in players]
     try:
-        return await server.play([p.name for p in players], seeded_deals(seed, 1), timeout=10)
+        return await seat_and_play(server, [p.name for p in players], seeded_deals(seed, 1), timeout=10)
     finally:
         for task in tasks:
             task.cancel()
@@ -190,7 +191,7 @@ def test_a_huge_version_is_kept_cut_in_the_session_and_the_record() -> None:
                 while len(server.lobby.all_live()) < 4:
                     await asyncio.sleep(0.01)
                 versions = [s.version for s in server.lobby.all_live()]
-                return await server.play(FOUR, seeded_deals(2, 1), timeout=10), versions
+                return await seat_and_play(server, FOUR, seeded_deals(2, 1), timeout=10), versions
             finally:
                 for task in tasks:
                     task.cancel()

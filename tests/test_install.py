@@ -14,6 +14,7 @@ import pytest
 from arena.core.dealing import seeded_deals
 from arena.players.table import GameRecord
 from tests.conftest import Bots, arena, check_record, run, token
+from tests.helpers.seating import seat_and_play
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["student", "r1", "r2", "r3"]
@@ -62,7 +63,7 @@ def test_the_readme_bot_plays_a_game_with_the_installed_kit(installed: Path, tmp
                        cwd=student)
             for seed, name in enumerate(NAMES[1:]):
                 bots.random(port, name, seed=seed)
-            return await server.play(NAMES, seeded_deals(5, 1), timeout=30)
+            return await seat_and_play(server, NAMES, seeded_deals(5, 1), timeout=30)
 
     record = run(scenario())
     assert record.faults == []

@@ -22,6 +22,7 @@ from sample_bots.montecarlo_bot import DEADLINE_SHARE, MIN_SAMPLES, Knowledge, M
 from sample_bots.random_bot import RandomBot
 from tests.conftest import ROOT, Bots, arena, check_record, run, token
 from tests.helpers.games import SWITCH_CASES, game_with, rest_of_deck, run_game
+from tests.helpers.seating import seat_and_play
 
 MONTECARLO_BOT = ROOT / "sample_bots" / "montecarlo_bot.py"
 SAMPLES = 4
@@ -301,7 +302,7 @@ def test_over_grpc_it_plays_as_in_process(bots: Bots) -> None:
                               "--seed", "5", "--option", f"samples={SAMPLES}"])
             for seed, name in enumerate(names[1:], 1):
                 bots.heuristic(port, name, seed=seed)
-            return await server.play(names, seeded_deals(43, 1), game_number=1, first_dealer=3, timeout=30)
+            return await seat_and_play(server, names, seeded_deals(43, 1), game_number=1, first_dealer=3, timeout=30)
 
     record = run(scenario())
     assert record.faults == []

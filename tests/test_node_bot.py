@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.helpers.seating import seat_and_play
 
 from arena.core.cards import Card, Hand, Suit
 from arena.core.dealing import seeded_deals
@@ -170,7 +171,7 @@ def test_node_bots_play_over_a_unix_socket_and_stop_when_the_tournament_is_over(
                 for name in names:  # the first one's token was copied with its line end: the bot trims it
                     copied = token(name) + ("\r\n" if name == names[0] else "")
                     node_process(node, bots, name, ["--arena", address, "--name", name], copied)
-                return await server.play(names, seeded_deals(23, 1), timeout=30)
+                return await seat_and_play(server, names, seeded_deals(23, 1), timeout=30)
             finally:
                 await server.stop(0.5)  # the tournament is over: the streams end with status OK
 

@@ -14,6 +14,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.players.table import GameRecord
 from tests.conftest import ROOT, Bots, arena, check_record, run, token
+from tests.helpers.seating import seat_and_play
 
 BOT = ROOT / "tests" / "proto_only_bot.py"
 NAMES = ["x0", "x1", "x2", "x3"]
@@ -55,7 +56,7 @@ def test_proto_only_bots_play_a_whole_game(bots: Bots, generated: Path, tmp_path
             for seed, name in enumerate(NAMES):
                 bots.start(name, ["-I", str(BOT), "--gen", str(generated), "--arena", f"127.0.0.1:{port}",
                                   "--token", token(name), "--name", name, "--seed", str(seed)], env=env, cwd=tmp_path)
-            return await server.play(NAMES, seeded_deals(17, 1), timeout=20)
+            return await seat_and_play(server, NAMES, seeded_deals(17, 1), timeout=20)
 
     record = run(scenario())
     assert record.faults == []

@@ -19,6 +19,7 @@ from arena.transports.grpc.session import Session
 from arena.transports.grpc.wire import rules_to_proto
 from protocol import callbreak_pb2 as pb
 from tests.conftest import Bots, arena, check_record, run
+from tests.helpers.seating import seat_and_play
 
 NAMES = ["s0", "s1", "s2", "s3"]
 ONE_ROUND = Rules.profile("nepali", rounds=1)
@@ -32,7 +33,7 @@ def play_one(bots: Bots, seat_args: list[str], *, grace: float, events: bool = F
             for seat, name in enumerate(NAMES):
                 mode, *extra = seat_args if seat == 2 else ["good"]
                 bots.fake(mode, port, name, *extra, *(["--events"] if events and seat == 2 else []))
-            return await server.play(NAMES, seeded_deals(3, 1), timeout=20)
+            return await seat_and_play(server, NAMES, seeded_deals(3, 1), timeout=20)
 
     record = run(scenario())
     check_record(record, ONE_ROUND)

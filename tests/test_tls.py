@@ -19,6 +19,7 @@ from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, run, token
 from tests.helpers.runs import UNSANDBOXED, tournament_text, write
+from tests.helpers.seating import seat_and_play
 
 NAMES = ["tls0", "tls1", "tls2", "tls3"]
 
@@ -52,7 +53,7 @@ def test_bots_that_trust_the_ca_play_a_game_over_tls(bots: Bots, pki: dict[str, 
         async with arena(NAMES, tls_cert=pki["cert"], tls_key=pki["key"]) as (server, port):
             for seed, name in enumerate(NAMES):
                 bots.random(port, name, "--tls-ca", str(pki["ca"]), seed=seed)
-            return await server.play(NAMES, seeded_deals(1, 1), timeout=20)
+            return await seat_and_play(server, NAMES, seeded_deals(1, 1), timeout=20)
 
     record = run(scenario())
     assert record.faults == []
@@ -66,7 +67,7 @@ def test_a_plaintext_bot_cannot_connect_to_a_tls_arena(bots: Bots, pki: dict[str
         async with arena(NAMES, tls_cert=pki["cert"], tls_key=pki["key"]) as (server, port):
             plain = bots.random(port, "tls0", "--once")
             with pytest.raises(TimeoutError):
-                await server.play(NAMES, seeded_deals(1, 1), timeout=1.0)
+                await seat_and_play(server, NAMES, seeded_deals(1, 1), timeout=1.0)
             assert server.lobby.live("tls0") == []
             return await plain.wait_async(10)
 
@@ -115,7 +116,7 @@ def test_bots_with_a_client_certificate_play_over_mutual_tls(
             for seed, name in enumerate(NAMES):
                 bots.random(port, name, "--tls-ca", str(pki["ca"]), "--tls-cert", str(clients["bot"]),
                             "--tls-key", str(clients["bot-key"]), seed=seed)
-            return await server.play(NAMES, seeded_deals(1, 1), timeout=20)
+            return await seat_and_play(server, NAMES, seeded_deals(1, 1), timeout=20)
 
     record = run(scenario())
     assert record.faults == []

@@ -30,6 +30,7 @@ from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, free_port, handshake, hello, run, token, tokens
 from tests.helpers.runs import BOTS, RANDOM, ROOT, UNSANDBOXED, tournament_text, write
 from tests.helpers.runs import run as run_tournament
+from tests.helpers.seating import seat_and_play
 
 FOUR = ["ana", "bo", "cy", "di"]
 TELLER = f"{{python}} {BOTS} TokenTeller --arena {{address}} --seed {{seed}} --option out={{out}}/{{name}}.jsonl"
@@ -107,7 +108,7 @@ def test_the_bot_kit_sends_a_name_only_when_told_and_is_refused_for_a_wrong_one(
             # The kit's own class name ("random") is not sent: three bots without --name are welcomed.
             for seed, name in enumerate(FOUR):
                 bots.random(port, name, *(["--name", name] if name == "ana" else []), seed=seed)
-            return status, await server.play(FOUR, seeded_deals(5, 1), timeout=20)
+            return status, await seat_and_play(server, FOUR, seeded_deals(5, 1), timeout=20)
 
     status, record = run(scenario())
     assert status == 1
