@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tests.helpers.seating import seat_and_play
 
 from arena.core.cards import Card, Hand, Suit
 from arena.core.dealing import seeded_deals
@@ -28,6 +27,7 @@ from arena.players.table import GameRecord, TableSettings
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from tests.conftest import ROOT, BotProcess, Bots, check_record, free_port, run, token, tokens
 from tests.helpers import runs
+from tests.helpers.seating import seat_and_play
 
 NODE_DIR = ROOT / "sample_bots" / "node"
 BOT_JS = NODE_DIR / "bot.js"
