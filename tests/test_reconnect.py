@@ -13,8 +13,8 @@ from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.players.base import CallMade, Decision, DecisionKind, GameStart, TableEvent
 from arena.players.table import GameRecord, TableSettings
+from arena.transports.grpc.lobby import Lobby
 from arena.transports.grpc.remote import RemotePlayer
-from arena.transports.grpc.server import Lobby
 from arena.transports.grpc.session import Session
 from arena.transports.grpc.wire import rules_to_proto
 from protocol import callbreak_pb2 as pb

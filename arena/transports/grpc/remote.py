@@ -27,7 +27,7 @@ __all__ = ["Lobby", "RemotePlayer"]
 
 
 class Lobby(Protocol):
-    """What a remote seat asks of the arena's lobby (:class:`arena.transports.grpc.server.Lobby` is the
+    """What a remote seat asks of the arena's lobby (:class:`arena.transports.grpc.lobby.Lobby` is the
     one): whether its bot is barred, a session of its bot to come back to, where to give its table back,
     and the faults of the bot's other streams. A protocol, so this module need not import the server that imports it."""
 

@@ -3,11 +3,12 @@
 :class:`ArenaServer` runs a ``grpc.aio`` server with the ``callbreak.v1.Arena`` service, the
 standard health service and server reflection (so ``grpcurl`` can list the API). The servicer is
 thin: it checks the ``Hello`` (token, protocol version, bars, session limits), opens a
-:class:`~arena.transports.grpc.remote.Session`, and hands every later message to it. The :class:`Lobby` knows
-which sessions are connected and tells whoever watches it when that changes; a table takes a seat
-from it (:meth:`ArenaServer.seat`) and gets a :class:`~arena.transports.grpc.remote.RemotePlayer`. Many tables
-play at once on one event loop. Requests and events reach the stream already serialized
-(:mod:`arena.transports.grpc.encoder`); the service's serializer passes such bytes through as they are.
+:class:`~arena.transports.grpc.session.Session`, and hands every later message to it. The
+:class:`~arena.transports.grpc.lobby.Lobby` knows which sessions are connected and tells whoever watches
+it when that changes; a table takes a seat from it (:meth:`ArenaServer.seat`) and gets a
+:class:`~arena.transports.grpc.remote.RemotePlayer`. Many tables play at once on one event loop.
+Requests and events reach the stream already serialized (:mod:`arena.transports.grpc.encoder`); the
+service's serializer passes such bytes through as they are.
 
 Keepalive policy: a bot may send HTTP/2 keepalive pings at most once every :data:`MIN_PING_S`
 seconds (a bot that pings more often is cut off by gRPC with "too many pings"); the arena pings
@@ -17,8 +18,8 @@ every connection every :data:`ARENA_PING_S` seconds and drops one that does not 
 Hostile input: a message larger than :data:`MAX_MESSAGE_BYTES` is refused by gRPC itself (the stream
 ends with RESOURCE_EXHAUSTED); bytes that are not a ``ConnectRequest`` end the stream with
 INVALID_ARGUMENT and a one-line reason; the stray messages of a session are counted and a flood
-ends its stream (:mod:`arena.transports.grpc.remote`). Only the handler of a stream ends it, never another task:
-the arena decides (:meth:`~arena.transports.grpc.remote.Session.kick`), the handler writes the status.
+ends its stream (:mod:`arena.transports.grpc.session`). Only the handler of a stream ends it, never another task:
+the arena decides (:meth:`~arena.transports.grpc.session.Session.kick`), the handler writes the status.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ import itertools
 import logging
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 import grpc
@@ -44,16 +45,17 @@ from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.players.pauses import settle
 from arena.players.table import TableSettings
+from arena.transports.grpc.lobby import Lobby
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.session import END_WAIT_S, Session
-from arena.transports.grpc.strays import HeldFaults, StrayLog
+from arena.transports.grpc.strays import StrayLog
 from arena.transports.grpc.tokens import find_bot, new_token, token_sha256
 from arena.transports.grpc.wire import rules_to_proto
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
 __all__ = ["ARENA_PING_S", "MAX_MESSAGE_BYTES", "MIN_PING_S", "PING_TIMEOUT_S", "PROTOCOL_VERSION", "ArenaServer",
-           "Lobby", "ServerSettings", "check_address"]
+           "ServerSettings", "check_address"]
 
 PROTOCOL_VERSION = 1
 SERVICE_NAME = pb.DESCRIPTOR.services_by_name["Arena"].full_name
@@ -106,121 +108,6 @@ class ServerSettings:
     is the bot's name), so a stolen token is no use without that bot's key too."""
     hello_timeout_s: float = HELLO_TIMEOUT_S
     """Seconds a new stream has to send its Hello."""
-
-
-class Lobby:
-    """The connected sessions, by bot, the seats they hold, and who is barred.
-
-    Everything here is synchronous and runs on the event loop; watchers (:meth:`watch`) are
-    called after every change, so a dispatcher can start games as soon as a bot comes back.
-    """
-
-    def __init__(self) -> None:
-        self.sessions: dict[str, list[Session]] = {}
-        self.count = 0
-        """Sessions in the lobby: those whose streams are open (a session leaves as its stream ends)."""
-        self.barred: dict[str, tuple[int, str]] = {}
-        """Bot -> (refusal reason, detail): disqualified or withdrawn bots, refused at Hello."""
-        self.last_seen: dict[str, float] = {}
-        """Bot -> ``time.monotonic()`` when its last session ended."""
-        self.unclaimed: dict[str, HeldFaults] = {}
-        """Session key -> stream-level faults of its ended sessions that no table has recorded yet."""
-        self._changed = asyncio.Event()
-        self._watchers: list[Callable[[], None]] = []
-
-    def watch(self, callback: Callable[[], None]) -> None:
-        """Calls ``callback`` after every change of sessions or free seats."""
-        self._watchers.append(callback)
-
-    def _notify(self) -> None:
-        self._changed.set()
-        self._changed = asyncio.Event()
-        for callback in self._watchers:
-            callback()
-
-    def add(self, session: Session) -> None:
-        self.sessions.setdefault(session.bot, []).append(session)
-        self.count += 1
-        self._notify()
-
-    def remove(self, session: Session) -> None:
-        """Forgets a session at once (its stream ended, in whatever state)."""
-        live = self.sessions.get(session.bot, [])
-        if session in live:
-            live.remove(session)
-            self.count -= 1
-            self.last_seen[session.bot] = time.monotonic()
-            if session.faults:
-                self.unclaimed.setdefault(session.bot, HeldFaults()).merge(session.faults)
-            self._notify()
-
-    def take_faults(self, key: str, into: HeldFaults) -> None:
-        """Moves into ``into`` the stream-level faults of the sessions of ``key`` that hold no seat or have
-        ended, for a table to record at the bot's decision: they count toward its disqualification."""
-        held = self.unclaimed.pop(key, None)
-        if held:
-            into.merge(held)
-        for session in self.sessions.get(key, ()):
-            if session.tables == 0 and session.faults:
-                into.merge(session.faults)
-
-    def is_barred(self, key: str) -> bool:
-        """True when the bot of a session key (``bot``, or ``bot@game`` for a process launched for one
-        game) is disqualified or withdrawn."""
-        return key in self.barred or key.split("@", 1)[0] in self.barred
-
-    def barred_detail(self, key: str) -> str:
-        """Why the bot of ``key`` is barred."""
-        return self.barred.get(key, self.barred.get(key.split("@", 1)[0], (0, "")))[1]
-
-    def live(self, bot: str) -> list[Session]:
-        """The open sessions of a bot."""
-        return [s for s in self.sessions.get(bot, []) if not s.closed.is_set()]
-
-    def all_live(self) -> list[Session]:
-        """Every open session."""
-        return [s for sessions in self.sessions.values() for s in sessions if not s.closed.is_set()]
-
-    def present(self, bot: str) -> bool:
-        """True when the bot has an open session."""
-        return any(not s.closed.is_set() for s in self.sessions.get(bot, ()))
-
-    def free_tables(self, bot: str) -> int:
-        """Seats the bot's open sessions can still take."""
-        return sum(max(0, s.max_tables - s.tables) for s in self.live(bot))
-
-    def try_claim(self, bot: str) -> Session | None:
-        """Takes one table of an open session of ``bot`` with room, or ``None``."""
-        for session in self.live(bot):
-            if session.tables < session.max_tables:
-                session.tables += 1
-                return session
-        return None
-
-    async def claim(self, bot: str, timeout: float | None = None) -> Session:
-        """Waits up to ``timeout`` s for an open session of ``bot`` with a free table and takes one table."""
-        loop = asyncio.get_running_loop()
-        end = None if timeout is None else loop.time() + timeout
-        while True:
-            session = self.try_claim(bot)
-            if session is not None:
-                return session
-            left = None if end is None else end - loop.time()
-            if left is not None and left <= 0:
-                raise TimeoutError(f"{bot} has no free seat")
-            try:
-                await asyncio.wait_for(self._changed.wait(), left)
-            except TimeoutError:
-                continue
-
-    def give_back(self, session: Session) -> None:
-        """Returns one table of ``session``."""
-        session.tables = max(0, session.tables - 1)
-        self._notify()
-
-    async def release(self, session: Session) -> None:
-        """:meth:`give_back`, for callers that await."""
-        self.give_back(session)
 
 
 class ArenaServicer(pb_grpc.ArenaServicer):  # type: ignore[misc]
