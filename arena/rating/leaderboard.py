@@ -22,10 +22,7 @@ that could read the page. The details are in ``report.html`` when the event ends
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
-import html
 import math
 import threading
 import time
@@ -38,10 +35,11 @@ from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import ArenaError
 from arena.event.roster import read_roster
-from arena.event.status import Status, read_status
+from arena.event.status import BotState, Status, read_status
 from arena.event.store import ResultsStore
 from arena.players.records import read_tail
 from arena.rating.html import ADVICE
+from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.ratings import NOT_RANKED_TITLE, Standing, not_ranked_because
 from arena.rating.report import podium, read_folder, unit_name
 
@@ -246,55 +244,10 @@ def _latest_faults(path: Path) -> list[FaultLine]:
 # -- the page ----------------------------------------------------------------------------------------
 
 
-def _esc(text: object) -> str:
-    return html.escape(str(text), quote=True)
-
-
-_SCRIPT = (
-    "(function(){var board=document.getElementById('board'),note=document.getElementById('note');"
-    "function tick(){fetch('board',{cache:'no-store'}).then(function(r){if(!r.ok)throw new Error(r.status);"
-    "return r.text();}).then(function(t){board.innerHTML=t;note.textContent='';})"
-    ".catch(function(){note.textContent='The arena cannot be reached (it has ended, or stopped): the last "
-    "board received is shown. The final standings are in report.html in the results folder.';})"
-    f".finally(function(){{setTimeout(tick,{int(POLL_S * 1000)});}});}}"
-    f"setTimeout(tick,{int(POLL_S * 1000)});}})();"
-)
+_SCRIPT = script("live.js", poll_ms=int(POLL_S * 1000))
 """Fetches the board again every :data:`POLL_S` seconds and puts it in place (the server escaped it)."""
-_SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
-POLICY = (f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'; connect-src 'self'; "
-          "base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+POLICY = policy(_SCRIPT, "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'")
 """No script but the page's own, nothing fetched but the board, whatever a bot calls itself."""
-
-_STYLE = """
-:root{--ink:#111;--muted:#555;--line:#c8c8c8;--band:#eef1f6;--accent:#1f4e99;--ok:#1d7a34;--bad:#b3261e;--warn:#8a5a00}
-*{box-sizing:border-box}
-body{font:20px/1.35 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--ink);margin:0;
- padding:.6rem 1.2rem 1rem;background:#fff}
-h1{font-size:2.1rem;margin:.2rem 0}h2{font-size:1.3rem;margin:.8rem 0 .3rem;color:var(--accent)}
-.meta{color:var(--muted);margin:.1rem 0 .4rem}.note{color:var(--muted);font-size:.8rem}
-.state{display:inline-block;padding:.05rem .6rem;border-radius:1rem;font-weight:700;color:#fff;background:var(--muted)}
-.state.running{background:var(--ok)}.state.waiting,.state.starting{background:var(--warn)}
-.state.finished{background:var(--accent)}.state.stopped,.state.interrupted,.state.ended{background:var(--bad)}
-progress{width:14rem;height:1rem;vertical-align:middle}
-.grid{display:grid;grid-template-columns:minmax(0,3fr) minmax(0,2fr);gap:1.4rem;align-items:start}
-@media (max-width:1280px){.grid{grid-template-columns:1fr}}
-.grid>*{min-width:0;overflow-x:auto}
-@media (max-width:600px){body{font-size:16px;padding:.4rem .6rem}h1{font-size:1.6rem}}
-.podium{font-size:1.25rem;margin:.3rem 0 .2rem}.waiting{color:var(--warn);font-weight:600}
-table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{border-bottom:1px solid var(--line);padding:.15rem .4rem;text-align:right;vertical-align:top}
-th{background:var(--band);font-size:.85rem}td.text,th.text{text-align:left}
-table.standings td{font-size:1.05rem;white-space:nowrap}table.standings td.rank{font-weight:700}
-table.standings td.why{white-space:normal;font-size:.85rem}table.standings td.who{white-space:normal}
-.who small{color:var(--muted);font-size:.75em;margin-left:.3rem}
-tr.apart td{color:var(--muted)}
-ul.bots{list-style:none;padding:0;margin:0;display:flex;flex-wrap:wrap;gap:.3rem}
-ul.absent{margin:.2rem 0 .4rem;padding-left:1.2rem;font-size:.9rem}
-ul.bots li{padding:.05rem .5rem;border-radius:.3rem;border:1px solid var(--line);font-size:.85rem}
-ul.bots li.playing{border-color:var(--ok);color:var(--ok)}ul.bots li.absent{border-color:var(--warn);color:var(--warn)}
-ul.bots li.broken,ul.bots li.withdrawn,ul.bots li.disqualified{border-color:var(--bad);color:var(--bad)}
-table.small td,table.small th{font-size:.8rem}td.detail{text-align:left;overflow-wrap:anywhere}
-"""
 
 
 def _state(snapshot: Snapshot) -> tuple[str, str]:
@@ -311,36 +264,22 @@ def _signed(value: float | None) -> str:
     return "-" if value is None else f"{value:+.2f}"
 
 
-def _who(bot: str, display: str) -> str:
-    """A student's display name and, smaller and in brackets, the bot's name (words apart in any copy of the text)."""
-    return f"{_esc(display)} <small>({_esc(bot)})</small>" if display and display != bot else _esc(bot)
-
-
 def render_board(snapshot: Snapshot) -> str:
     """The board as HTML (the page's ``<main>``), every text escaped."""
     status = snapshot.status
-    css, words = _state(snapshot)
-    head = [f"<h1>{_esc(snapshot.title)}</h1>", f'<p class="meta"><span class="state {_esc(css)}">{_esc(words)}</span>']
-    if status is not None:
-        planned = max(status.games_planned, status.games_done)
-        head.append(f' games <strong id="games-done">{status.games_done}</strong> of {planned} '
-                    f'<progress value="{status.games_done}" max="{max(planned, 1)}"></progress>')
-        if status.address and snapshot.live:
-            head.append(f" · arena at <code>{_esc(status.address)}</code>")
-        head.append(f" · updated {_esc(time.strftime('%H:%M:%S', time.localtime(status.updated)))}")
-        if status.message and snapshot.live:
-            head.append(f"<br>{_esc(status.message)}")
-        if status.test:
-            head.append(f"<br>sequential test: {_esc(status.test)}")
-    head.append("</p>")
-    if _ended(snapshot):
-        top = snapshot.podium or "no bot is ranked."
-        head.append(f'<p class="podium"><strong>The event has ended.</strong> {_esc(top)}</p>')
-    elif snapshot.standings and _waiting(snapshot):
-        head.append(f'<p class="waiting">{_esc(_waiting(snapshot))}</p>')
-    return ("<header>" + "".join(head) + "</header>" + '<div class="grid"><section id="standings">'
-            + _standings(snapshot) + "</section><aside>" + _tables(snapshot) + _bots(snapshot) + _faults(snapshot)
-            + "</aside></div>")
+    ended = _ended(snapshot)
+    connected = {session.bot for session in status.sessions} if status is not None else set()
+    return render(
+        "board.html", snapshot=snapshot, status=status, state=_state(snapshot), ended=ended,
+        waiting=_waiting(snapshot), not_ranked_title=NOT_RANKED_TITLE, advice=ADVICE, connected=connected,
+        updated=time.strftime("%H:%M:%S", time.localtime(status.updated)) if status is not None else "",
+        ranked=[row for row in snapshot.standings if not row.apart],
+        apart=[row for row in snapshot.standings if row.apart],
+        tables=status.tables if status is not None and snapshot.live else [],
+        bots_count=_bots_count(snapshot, connected),
+        absent_rows=sorted((row for row in snapshot.standings if row.absent_games), key=lambda row: row.bot),
+        signed=_signed, status_cell=_status_cell, how=_how, any_status=_any_status,
+    )
 
 
 def _ended(snapshot: Snapshot) -> bool:
@@ -366,66 +305,10 @@ def _status_cell(row: BoardRow) -> str:
     return row.apart or news
 
 
-def _standings_table(snapshot: Snapshot, rows: Sequence[BoardRow], apart: bool) -> str:
-    said = any(_status_cell(row) for row in rows)  # after the end every ranked bot is simply finished: no column
-    last = f'<th class="text">{"why not ranked" if apart else "status"}</th>' if said else ""
-    out = [f'<table class="standings{" apart" if apart else ""}"><thead><tr><th>#</th><th class="text">bot</th>'
-           "<th>games</th><th>points per game</th><th>95% interval</th><th>mean total</th><th>calls made %</th>"
-           "<th>faults</th>"
-           f"{last}</tr></thead><tbody>"]
-    for row in rows:
-        interval = (f"[{_signed(row.dup_low)}, {_signed(row.dup_high)}]"
-                    if row.dup_low is not None or row.dup_high is not None else "-")
-        out.append(
-            f'<tr data-bot="{_esc(row.bot)}">'
-            f'<td class="rank">{row.rank if row.rank is not None else "-"}</td>'
-            f'<td class="text who">{_who(row.bot, row.display)}{" (house)" if row.house else ""}</td>'
-            f'<td class="games">{row.games}</td><td>{_signed(row.dup_per_game)}</td><td>{interval}</td>'
-            f"<td>{_signed(row.mean_total)}</td><td>{row.made_pct:.0f}</td><td>{row.faults}</td>"
-            + (f'<td class="text why">{_esc(_status_cell(row))}</td>' if said else "") + "</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-def _standings(snapshot: Snapshot) -> str:
-    rows = snapshot.standings
-    out = ["<h2>Standings</h2>"]
-    if not rows:
-        soon = snapshot.status is not None and snapshot.status.games_done > 0
-        waiting = _waiting(snapshot)
-        return out[0] + ("<p>The standings are on their way.</p>" if soon else
-                         "<p>No complete game yet: the standings appear after the first games.</p>") + (
-            f'<p class="waiting">{_esc(waiting)}</p>' if waiting else "")
-    ranked = [row for row in rows if not row.apart]
-    apart = [row for row in rows if row.apart]
-    if ranked:
-        out.append(_standings_table(snapshot, ranked, apart=False))
-    if apart:
-        out.append(f"<h3>{_esc(NOT_RANKED_TITLE)}</h3>" + _standings_table(snapshot, apart, apart=True))
-    out.append(f"<p class=\"note\">Scores in {_esc(snapshot.unit)}: points per game is the duplicate score (how much "
-               "better than the others who held the same cards), with its 95% interval; calls made % the rounds whose "
-               "call was made. From the complete games. Ranked means played: a bot the fallback player played for "
-               "(it was not there) is listed apart, and so are the house bots that fill the tables.</p>")
-    return "".join(out)
-
-
-def _tables(snapshot: Snapshot) -> str:
-    status = snapshot.status
-    tables = status.tables if status is not None and snapshot.live else []
-    if not tables and (_ended(snapshot) or not snapshot.live):
-        return ""  # nothing is played any more: no empty section on the projector
-    out = [f"<h2>Tables in play ({len(tables)})</h2>"]
-    if not tables:
-        return out[0] + "<p class=\"note\">None right now.</p>"
-    out.append('<table class="small"><thead><tr><th class="text">table</th><th class="text">game</th>'
-               '<th class="text">seats</th><th>rounds</th></tr></thead><tbody>')
-    for table in tables:
-        seats = ", ".join(_who(bot, snapshot.displays.get(bot, "")) for bot in table.seats)
-        fallback = f" (fallback for {_esc(', '.join(table.fallback))})" if table.fallback else ""
-        out.append(f'<tr><td class="text">{_esc(table.table)}</td><td class="text">{_esc(table.game)}</td>'
-                   f'<td class="text">{seats}{fallback}</td><td>{table.rounds_done}</td></tr>')
-    out.append("</tbody></table>")
-    return "".join(out)
+def _any_status(rows: Sequence[BoardRow]) -> bool:
+    """True when a row has a status to say: else the table has no status column (after the end every ranked bot
+    is simply finished)."""
+    return any(_status_cell(row) for row in rows)
 
 
 _HOW = {"remote": "connects over the network", "command": "launched by the arena", "stdio": "launched by the arena",
@@ -433,69 +316,27 @@ _HOW = {"remote": "connects over the network", "command": "launched by the arena
 """How a bot of each kind plays, in words (a roster student's submission is launched by the arena)."""
 
 
-def _how(kind: str, connected: bool) -> str:
-    if kind == "remote":
-        return "connected" if connected else "not connected"
-    return _HOW.get(kind, kind)
+def _how(bot: BotState, connected: set[str]) -> str:
+    if bot.kind == "remote":
+        return "connected" if bot.bot in connected else "not connected"
+    return _HOW.get(bot.kind, bot.kind)
 
 
-def _bots(snapshot: Snapshot) -> str:
+def _bots_count(snapshot: Snapshot, connected: set[str]) -> str:
+    """``3 of 5 present; 1 of 2 connected over the network`` while the event runs; ``5 bots`` after."""
     status = snapshot.status
     if status is None:
         return ""
-    connected = {session.bot for session in status.sessions}
     if _ended(snapshot) or not snapshot.live:
-        count = f"{len(status.bots)} bots"
-    else:
-        present = sum(1 for bot in status.bots if bot.state == "playing")
-        remote = [bot for bot in status.bots if bot.kind == "remote"]
-        online = sum(1 for bot in remote if bot.bot in connected)
-        count = f"{present} of {len(status.bots)} present" + (
-            f"; {online} of {len(remote)} connected over the network" if remote else "")
-    out = [f"<h2>Bots ({count})</h2><ul class=\"bots\">"]
-    for bot in status.bots:
-        why = bot.state + (f": {bot.reason}" if bot.reason else "")
-        who = _who(bot.bot, snapshot.displays.get(bot.bot, ""))
-        out.append(f'<li class="{_esc(bot.state)}" title="{_esc(why)}">{who}'
-                   f' · <small>{_esc(_how(bot.kind, bot.bot in connected))}</small></li>')
-    colours = "" if _ended(snapshot) else (" Green: present; amber: absent; red: broken, withdrawn or "
-                                           "disqualified.")
-    out.append("</ul><p class=\"note\">Launched by the arena: a submitted bot (or a command of the configuration) "
-               "that the arena starts itself; connected / not connected: a bot that connects over the network with "
-               f"its token; in the arena: a bot inside the arena's own process.{colours}</p>")
-    return "".join(out)
-
-
-def _faults(snapshot: Snapshot) -> str:
-    out = ['<section id="faults"><h2>Latest faults</h2>']
-    absent = sorted((row for row in snapshot.standings if row.absent_games), key=lambda row: row.bot)
-    if absent:
-        out.append('<ul class="absent">' + "".join(
-            f"<li>{_who(row.bot, row.display)}: not there for {row.absent_games} game"
-            f"{'s' if row.absent_games != 1 else ''}; the fallback player took its seats</li>" for row in absent)
-            + "</ul>")
-    if not snapshot.faults:
-        out.append("<p class=\"note\">No other fault in the latest games.</p>" if absent else
-                   "<p class=\"note\">None in the latest games.</p>")
-        return "".join(out) + "</section>"
-    out.append('<table class="small"><thead><tr><th class="text">bot</th><th class="text">kind</th>'
-               '<th class="text">where</th><th class="text">what</th></tr></thead><tbody>')
-    for fault in snapshot.faults:
-        where = f"{fault.game}, round {fault.round}" + (f", trick {fault.trick}" if fault.trick is not None else "")
-        times = f" ({fault.count} times)" if fault.count > 1 else ""
-        out.append(f'<tr><td class="text">{_who(fault.bot, fault.display)}</td><td class="text">{_esc(fault.kind)}'
-                   f'{times}</td><td class="text">{_esc(where)}</td>'
-                   f'<td class="detail">{_esc(ADVICE.get(fault.kind, ""))}</td></tr>')
-    out.append("</tbody></table><p class=\"note\">What each fault was in detail (it may name cards of a deal still "
-               "being played) is in report.html when the event ends.</p></section>")
-    return "".join(out)
+        return f"{len(status.bots)} bots"
+    present = sum(1 for bot in status.bots if bot.state == "playing")
+    remote = [bot for bot in status.bots if bot.kind == "remote"]
+    online = sum(1 for bot in remote if bot.bot in connected)
+    return f"{present} of {len(status.bots)} present" + (
+        f"; {online} of {len(remote)} connected over the network" if remote else "")
 
 
 def render_page(snapshot: Snapshot) -> str:
     """The whole page: the board, and the script that refreshes it."""
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_esc(snapshot.title)}: live</title>"
-            '<noscript><meta http-equiv="refresh" content="5"></noscript>'
-            f"<style>{_STYLE}</style></head>\n<body><main id=\"board\">{render_board(snapshot)}</main>"
-            f'<p id="note" class="note"></p><script>{_SCRIPT}</script></body></html>\n')
+    return render("live.html", title=snapshot.title, style=style("live.css"), board=Markup(render_board(snapshot)),
+                  script=_SCRIPT)
