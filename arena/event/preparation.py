@@ -118,18 +118,18 @@ def add_house(bots: dict[str, BotConfig], names: Sequence[str]) -> None:
 
 
 def prepare(
-    config: TournamentConfig, games: list[GameRecords], previous: Manifest | None, *, folder: Path, where: str,
-    deal_sets: Sequence[int], standings: Callable[[], dict[str, float]],
+    config: TournamentConfig, games: list[GameRecords], previous: Manifest | None, ties: Mapping[str, Any], *,
+    folder: Path, where: str, deal_sets: Sequence[int], standings: Callable[[], dict[str, float]],
 ) -> Preparation:
-    """Checks the configuration against the folder's previous manifest and plans the run.
+    """Checks the configuration against the folder's previous manifest and plans the run (reading nothing).
 
-    ``games`` and ``previous`` are what :func:`open_folder` read from ``folder``; ``where`` names the manifest
-    in errors; ``standings`` gives the swiss pairing the standings of the rounds played.
+    ``games`` and ``previous`` are what :func:`open_folder` read from ``folder``; ``ties`` is the tournament's
+    :func:`identity`; ``where`` names the manifest in errors; ``standings`` gives the swiss pairing the
+    standings of the rounds played.
     """
     bots = {b.name: b for b in config.bots}
     statuses: dict[str, BotStatus] = {}
     policy = FaultPolicy(config.disqualify_after)
-    ties = identity(config)
     removed: list[str] = []
     if previous is not None:
         old_identity = {k: previous.config.get(k) for k in ties}

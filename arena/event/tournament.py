@@ -28,7 +28,7 @@ from arena.event.dispatcher import Dispatcher
 from arena.event.monitor import Monitor
 from arena.event.plan import BotStatus, Manifest
 from arena.event.policy import FaultPolicy, absence
-from arena.event.preparation import add_house, open_folder, prepare
+from arena.event.preparation import add_house, identity, open_folder, prepare
 from arena.event.recorder import Recorder
 from arena.event.release import Release
 from arena.event.schedule import Assignment
@@ -131,8 +131,8 @@ class Tournament:
         """Opens the results folder, checks the configuration against it and plans the games (what
         :meth:`run` does before it plays: the manifest is written); returns the games already recorded."""
         games, previous = open_folder(self.store, self.fresh)
-        ready = prepare(self.config, games, previous, folder=self.folder, where=str(self.store.manifest_path),
-                        deal_sets=self.deal_sets, standings=self._standings)
+        ready = prepare(self.config, games, previous, identity(self.config), folder=self.folder,
+                        where=str(self.store.manifest_path), deal_sets=self.deal_sets, standings=self._standings)
         self.statuses.update(ready.statuses)
         self.policy = ready.policy
         self.bots.update(ready.bots)
