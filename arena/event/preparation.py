@@ -36,6 +36,7 @@ from arena.event.policy import FaultPolicy
 from arena.event.schedule import Block, Schedule
 from arena.event.status import TAKEN_OUT, BotCondition
 from arena.event.store import ResultsStore
+from arena.event.tally import Tally
 from arena.players.records import GameRecords
 
 __all__ = ["Preparation", "Recorded", "add_house", "identity", "open_folder", "prepare"]
@@ -86,6 +87,8 @@ class Preparation:
     """For fixed plans, the walk of the plan (released a window at a time); ``None`` for swiss."""
     changes: list[str]
     """What changed in the plan since the folder's last run, one sentence each."""
+    tally: Tally
+    """The games recorded, counted."""
 
 
 def identity(config: TournamentConfig) -> dict[str, Any]:
@@ -195,5 +198,8 @@ def prepare(
     )
     changes = [] if previous is None else change_summary(previous, config, planner, sorted(removed),
                                                          schedule.rounds, statuses)
+    tally = Tally()
+    for game in games:
+        tally.note(game.seats, game.final.totals, game.first.schedule_round, [f for r in game.rounds for f in r.faults])
     return Preparation(games, recorded, statuses, policy, bots, schedule, planner, manifest,
-                       None if schedule.adaptive else plan.walk(), changes)
+                       None if schedule.adaptive else plan.walk(), changes, tally)

@@ -144,10 +144,8 @@ class Tournament:
                                 save=self.attendance.save)
         self.attendance.attach(ready.manifest, self._release, ready.recorded.blocks)
         self.summary.changes = ready.changes
+        self.tally = ready.tally
         self.store.write_manifest(self.manifest.to_dict())
-        for game in games:
-            self.tally.note(game.seats, game.final.totals, game.first.schedule_round,
-                            [f for r in game.rounds for f in r.faults])
         return games
 
     def _standings(self) -> dict[str, float]:
@@ -302,8 +300,8 @@ class Tournament:
 
     def status(self) -> Status:
         """The live status of the event."""
-        dispatcher, seating, server, launcher = self._dispatcher, self.seating, self.seating.server, None
-        launcher = seating.launcher
+        dispatcher, seating = self._dispatcher, self.seating
+        server, launcher = seating.server, seating.launcher
         done, total = dispatcher.counts()
         return snapshot(
             self.config.name, self._state, address=self.address, tls=server.tls if server is not None else False,
