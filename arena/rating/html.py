@@ -24,9 +24,7 @@ that a link points to) is an optional nicety; everything is readable without it.
 
 from __future__ import annotations
 
-import base64
 import dataclasses
-import hashlib
 import html
 import math
 import shlex
@@ -44,6 +42,7 @@ from arena.event.roster import read_roster
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.players.records import GameRecords, RoundRecord
+from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Interval, Series, color, dash, interval_plot, line_chart
 from arena.rating.ratings import NOT_RANKED_TITLE, Comparison, RoundMark, Standing, listed_apart
 from arena.rating.report import (
@@ -134,63 +133,10 @@ GLOSSARY = {
 """What each column of the standings means, in a line: the glossary under the table (the page must explain
 itself: its readers have the page, not the project's documentation)."""
 
-_SCRIPT = ("function openTarget(){var id=decodeURIComponent(location.hash.slice(1));"
-           "var t=id&&document.getElementById(id);if(!t)return;var d=t.closest('details');"
-           "if(d){d.open=true;t.scrollIntoView();}}"
-           "window.addEventListener('hashchange',openTarget);openTarget();")
+_SCRIPT = script("report.js")
 """Opens the replay a link points to (browsers that do not run it show the replay's summary)."""
-_SCRIPT_HASH = base64.b64encode(hashlib.sha256(_SCRIPT.encode()).digest()).decode()
-_POLICY = f"default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{_SCRIPT_HASH}'"
+_POLICY = policy(_SCRIPT)
 """Nothing is fetched, and no script runs but the page's own, whatever a record holds."""
-
-_STYLE = """
-:root{--ink:#111;--muted:#555;--line:#c8c8c8;--band:#f3f4f6;--accent:#1f4e99;--red:#c00018;--fault:#fff0c2}
-*{box-sizing:border-box}
-body{font:18px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans",sans-serif;color:var(--ink);
- margin:0 auto;padding:0 1.2rem 3rem;max-width:1400px;background:#fff}
-header{border-bottom:3px solid var(--accent);margin-bottom:1rem}
-h1{font-size:2rem;margin:1rem 0 .2rem}h2{font-size:1.5rem;margin:2rem 0 .6rem;color:var(--accent)}
-h3{font-size:1.25rem;margin:1.4rem 0 .4rem}
-nav{display:flex;flex-wrap:wrap;gap:.3rem 1rem;margin:.6rem 0 1rem}nav a{font-weight:600}
-a{color:var(--accent)}code,pre{font-family:ui-monospace,"DejaVu Sans Mono",Consolas,monospace;font-size:.9em}
-pre{background:var(--band);padding:.6rem .8rem;overflow-x:auto;white-space:pre-wrap}
-.meta{color:var(--muted)}.note{color:var(--muted);font-size:.9em}
-.wide{overflow-x:auto}
-table{border-collapse:collapse;margin:.4rem 0 .8rem;font-variant-numeric:tabular-nums}
-th,td{border:1px solid var(--line);padding:.2rem .5rem;text-align:right;vertical-align:top}
-th{background:var(--band);white-space:nowrap}
-td.text,th.text{text-align:left}tbody tr:nth-child(even) td{background:#fafafa}
-table.standings{font-size:.8rem}table.standings th,table.standings td{padding:.2rem .3rem}
-table.standings th{white-space:normal;vertical-align:bottom}
-table.standings td{white-space:nowrap}table.standings td.wrap{white-space:normal;min-width:4.5rem}
-table.standings td.wrap:nth-child(2){min-width:7.5rem}
-@media (max-width:1200px){table.standings{font-size:.66rem}table.standings th,table.standings td{padding:.15rem .18rem}}
-.podium{font-size:1.4rem;font-weight:700;margin:.4rem 0 .1rem}
-dl.glossary{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;font-size:.9em;margin:.4rem 0 1rem}
-dl.glossary dt{font-weight:600}dl.glossary dd{margin:0;color:var(--muted)}
-td.detail{text-align:left;max-width:40rem;overflow-wrap:anywhere}table.faults td:first-child{white-space:nowrap}
-figure{margin:.6rem 0 1.2rem}figcaption{color:var(--muted);font-size:.9em;max-width:60rem}
-svg.chart{width:100%;max-width:960px;height:auto;display:block;background:#fff}
-svg .grid{stroke:#e4e4e4;stroke-width:1}svg .axis{stroke:#333;stroke-width:1.2}
-svg .zero{stroke:#333;stroke-width:1.2;stroke-dasharray:4 3}
-svg .tick,svg .none{font-size:13px;fill:#444}svg .label{font-size:15px;fill:#111}
-svg .axis-label{font-size:14px;fill:#333}svg .bar{stroke-width:3.5}svg .cap{stroke-width:2.5}
-svg .line{fill:none;stroke-width:2.5}
-.legend{display:flex;flex-wrap:wrap;gap:.2rem 1.2rem;list-style:none;padding:0;margin:.2rem 0}
-.swatch{display:inline-block;width:1.6rem;height:.3rem;vertical-align:middle;margin-right:.4rem}
-table.heat td{min-width:6.5rem;text-align:center}table.heat td.self{background:#e9e9e9}
-.card{display:inline-block;min-width:2.3em;padding:.05em .25em;margin:.1em .12em;border:1px solid #777;
- border-radius:.3em;background:#fff;text-align:center;font-weight:600;line-height:1.3;color:#111}
-.card.red{color:var(--red)}.card.lead{box-shadow:inset 0 -4px 0 #555}.card.win{outline:3px solid #2a8a2a}
-td.fault,.fault-call{background:var(--fault)}
-.hands{display:grid;grid-template-columns:max-content 1fr;gap:.35rem 1rem;align-items:center;margin:.4rem 0 .6rem}
-.hands .who{font-weight:600}.hands .nums{color:var(--muted);font-weight:400;font-size:.9em;white-space:nowrap}
-details.replay{border:1px solid var(--line);border-radius:.4rem;padding:.3rem .8rem;margin:.6rem 0}
-details.replay>summary{cursor:pointer;font-weight:600;font-size:1.1rem}
-table.tricks td{text-align:center}table.tricks td:first-child{text-align:right}
-.bot{border-top:1px solid var(--line);margin-top:1.6rem}
-@media print{nav{display:none}details.replay{break-inside:avoid-page}}
-"""
 
 
 def _esc(text: object) -> str:
@@ -837,11 +783,8 @@ def _page(page: _Page) -> str:
     title = manifest.tournament if manifest is not None else page.folder.name
     parts = [_header(page), _standings_section(page), _scores_section(page), _course_section(page),
              _matrix_section(page), _calling_section(page), _bots_section(page), _replays_section(page)]
-    return ("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f'<meta http-equiv="Content-Security-Policy" content="{_POLICY}">'
-            '<meta name="viewport" content="width=device-width, initial-scale=1">'
-            f"<title>{_esc(title)}: standings and feedback</title><style>{_STYLE}</style></head>\n<body>"
-            + "\n".join(parts) + f"\n<script>{_SCRIPT}</script></body></html>\n")
+    return render("report.html", policy=Markup(_POLICY), title=title, style=style("report.css"),
+                  sections=[Markup(part) for part in parts], script=_SCRIPT)
 
 
 # -- the page ------------------------------------------------------------------------------------
