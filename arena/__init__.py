@@ -8,7 +8,7 @@ from __future__ import annotations
 from arena.core.cards import Card, Hand, Rank, Suit
 from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
 from arena.core.game import Game, Phase, Round, RoundResult, RoundSummary, Trick, places
-from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
+from arena.core.rules import PROFILES, Rules, legal_with_reason, trick_winner
 from arena.core.scoring import format_score, round_score
 from arena.core.views import SeatView
 from arena.errors import (
@@ -49,7 +49,7 @@ __all__ = [
     "__version__",
     "draw_seating",
     "format_score",
-    "legal_cards",
+    "legal_with_reason",
     "places",
     "round_score",
     "seeded_deal",

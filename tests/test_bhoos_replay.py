@@ -14,7 +14,7 @@ import pytest
 
 from arena.core.cards import Card, Hand
 from arena.core.game import Phase, Round
-from arena.core.rules import Rules, legal_cards
+from arena.core.rules import Rules, legal_with_reason
 from arena.errors import IllegalPlay
 from tests.helpers.bhoos import engine_log
 
@@ -124,7 +124,7 @@ def test_corrected_moves_are_illegal_under_bhoos(log: dict[str, Any]) -> None:
         prev, new = card(entry["correction"]["prev"]), card(entry["correction"]["next"])
         assert action["cards"][turn] == entry["correction"]["next"]  # the log holds the corrected card
         assert prev in Hand(rnd.hands[seat])  # a card held, but not allowed
-        legal, _ = legal_cards(rules, rnd.hands[seat], rnd.trick, 0, not rnd.winners)
+        legal, _ = legal_with_reason(rules, rnd.hands[seat], rnd.trick, 0, not rnd.winners)
         assert not legal >> prev.index & 1
         assert legal >> new.index & 1
         played_before = list(rnd.played)

@@ -13,7 +13,7 @@ import pytest
 from arena.core.cards import SUIT_OF, Card, Hand, Suit
 from arena.core.dealing import Deal, DealSource, seeded_deal, seeded_deals
 from arena.core.game import Game, Phase, Redeal, Round, RoundSummary, Trick, places
-from arena.core.rules import PROFILES, Rules, legal_cards, trick_winner
+from arena.core.rules import PROFILES, Rules, legal_with_reason, trick_winner
 from arena.core.scoring import round_score
 from arena.core.views import SeatView
 from arena.errors import IllegalCall, IllegalPlay
@@ -796,7 +796,7 @@ def test_playout_refusal_after_a_cached_legal_mask() -> None:
 
     with pytest.raises(IllegalPlay) as info:
         rnd.playout(lambda seat, r: 3, choose_card)
-    expected, _reason = legal_cards(rules, rnd.hands[rnd.current_seat], rnd.trick, 0, not rnd.winners)
+    expected, _reason = legal_with_reason(rules, rnd.hands[rnd.current_seat], rnd.trick, 0, not rnd.winners)
     assert rnd.legal_mask() == expected
     assert "you lead this trick" not in str(info.value)
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from arena.core.cards import Card, Suit
 from arena.core.dealing import Deal, seeded_deal, seeded_deals
 from arena.core.game import Game, Phase, Round
-from arena.core.rules import PROFILES, LowerTrump, Rules, legal_cards, trick_winner
+from arena.core.rules import PROFILES, LowerTrump, Rules, legal_with_reason, trick_winner
 from arena.core.scoring import round_score
 
 FULL = (1 << 52) - 1
@@ -178,7 +178,7 @@ def positions(draw: Any) -> tuple[Rules, set[Card], list[Card], Suit, bool]:
 def test_legal_cards_match_the_plain_rule(position: tuple[Rules, set[Card], list[Card], Suit, bool]) -> None:
     rules, hand, trick, trump, first_trick = position
     mask = sum(1 << c.index for c in hand)
-    legal, _reason = legal_cards(rules, mask, [c.index for c in trick], int(trump), first_trick)
+    legal, _reason = legal_with_reason(rules, mask, [c.index for c in trick], int(trump), first_trick)
     assert legal, "the legal set is never empty"
     assert legal & ~mask == 0, "the legal set is part of the hand"
     assert {Card(i) for i in range(52) if legal >> i & 1} == plain_legal(rules, hand, trick, trump, first_trick)

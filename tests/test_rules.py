@@ -22,7 +22,7 @@ from arena.core.rules import (
     Scoring,
     TrumpMode,
     explain,
-    legal_cards,
+    legal_with_reason,
     trick_winner,
 )
 from arena.errors import RulesError
@@ -232,7 +232,7 @@ def _rules(case: LegalCase) -> Rules:
 def test_legal_cards(case: LegalCase) -> None:
     rules = _rules(case)
     assert int(rules.trump) == case.trump
-    legal, reason = legal_cards(rules, mask(case.hand), indices(case.trick), case.trump, case.first_trick)
+    legal, reason = legal_with_reason(rules, mask(case.hand), indices(case.trick), case.trump, case.first_trick)
     assert str(Hand(legal)) == str(Hand.parse(case.legal))
     assert reason is case.reason
     assert legal & ~mask(case.hand) == 0
@@ -246,7 +246,7 @@ def test_the_table_covers_every_reason() -> None:
 def test_every_reason_explains_itself(case: LegalCase) -> None:
     rules = _rules(case)
     trick = indices(case.trick)
-    legal, reason = legal_cards(rules, mask(case.hand), trick, case.trump, case.first_trick)
+    legal, reason = legal_with_reason(rules, mask(case.hand), trick, case.trump, case.first_trick)
     sentence = explain(reason, mask(case.hand), trick, case.trump, legal)
     assert sentence.strip()
     assert "\n" not in sentence
@@ -282,7 +282,7 @@ def test_every_reason_explains_itself(case: LegalCase) -> None:
 )
 def test_explanation_text(hand: str, trick: str, expected: str) -> None:
     rules = Rules.profile("nepali")
-    legal, reason = legal_cards(rules, mask(hand), indices(trick), S, False)
+    legal, reason = legal_with_reason(rules, mask(hand), indices(trick), S, False)
     assert explain(reason, mask(hand), indices(trick), S, legal) == expected
 
 

@@ -17,10 +17,11 @@ import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
-from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card, Hand, Suit, card_text
+from arena.core.cards import CARDS, FULL_DECK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.core.dealing import Deal, DealSource
-from arena.core.rules import LowerTrump, Reason, Rules, TrumpMode, explain, legal_mask
+from arena.core.rules import TAKES, Reason, Rules, TrumpMode, explain, legal_mask, legal_table
 from arena.core.scoring import score_table
+from arena.core.turns import NEXT_SEAT, call_order, dealer_of, four
 from arena.core.views import Phase, PublicView, RoundSummary, SeatView, Trick
 from arena.errors import IllegalCall, IllegalPlay
 
@@ -80,10 +81,6 @@ class RoundResult(NamedTuple):
         return RoundSummary(self.round_number, self.dealer, self.calls, self.tricks_won, self.scores)
 
 
-def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
-    return values[0], values[1], values[2], values[3]
-
-
 class Round:
     """One deal played out: four calls in order, then 13 tricks.
 
@@ -135,10 +132,10 @@ class Round:
         self.attempt = attempt
         self.hands = list(hands)
         """Cards still held, by seat, as masks."""
-        self.initial: tuple[int, int, int, int] = _four(hands)
+        self.initial: tuple[int, int, int, int] = four(hands)
         self.calls: list[int | None] = [None, None, None, None]
         self.phase = Phase.CALLING
-        self.current_seat = (dealer + 1) & 3
+        self.current_seat = NEXT_SEAT[dealer]
         self.leader = self.current_seat
         """The seat leading the current trick."""
         self.played: list[int] = []
@@ -195,7 +192,7 @@ class Round:
             )
         seat = self.current_seat
         self.calls[seat] = value
-        self.current_seat = (seat + 1) & 3
+        self.current_seat = NEXT_SEAT[seat]
         if seat == self.dealer:
             self.phase = Phase.PLAYING
 
@@ -238,11 +235,11 @@ class Round:
             self.led = SUIT_OF[index]
             self.win = index
             self.win_seat = seat
-        elif _beats(index, self.win, self.trump):
+        elif TAKES[self.trump][self.win][index]:
             self.win = index
             self.win_seat = seat
         if len(played) & 3:
-            self.current_seat = (seat + 1) & 3
+            self.current_seat = NEXT_SEAT[seat]
             return
         winner = self.win_seat
         self.leaders.append(self.leader)
@@ -258,71 +255,71 @@ class Round:
         ``choose_card(seat, legal_mask)`` for each card index (or ``choose_card[seat](seat, legal_mask)``
         when given one chooser per seat).
 
-        The fast path for in-process research runs. It applies the rule of
-        :func:`arena.core.rules.legal_mask` written out inline, with the trick state in local
-        variables, because a function call per decision would halve its speed; the test suite
-        checks it against :meth:`play_index` decision by decision over many thousands of seeded
-        deals under every profile. A choice outside the legal set raises :class:`IllegalPlay`
-        and leaves the round as it was before that choice.
+        The fast path for in-process research runs. It reads the legal-card rule and the trick
+        winner from the tables :meth:`play_index` reads (:func:`arena.core.rules.legal_table`,
+        :data:`arena.core.rules.TAKES`), with the trick state in local variables rather than
+        attributes and no function call per card, which would cost a measurable part of its speed;
+        the test suite checks it against :meth:`play_index` decision by decision over many
+        thousands of seeded deals under every profile. A choice outside the legal set raises
+        :class:`IllegalPlay` and leaves the round as it was before that choice.
         """
         self._legal = -1
         while self.phase is Phase.CALLING:
             self.call(choose_call(self.current_seat, self))
         choosers = [choose_card] * 4 if callable(choose_card) else list(choose_card)
-        suit_of, above, suit_mask = SUIT_OF, ABOVE, SUIT_MASK  # locals: read at every card
         while self.phase is Phase.PLAYING and len(self.played) & 3:  # finish a trick begun step by step
             self.play_index(choosers[self.current_seat](self.current_seat, self.legal_mask()))
         if self.phase is not Phase.PLAYING:
             return
-        rules, trump, hands, played = self.rules, self.trump, self.hands, self.played
-        must_beat, must_trump, no_trump_lead = rules.must_beat, rules.must_trump, rules.first_lead_no_trump
-        under = rules.lower_trump is LowerTrump.TRUMP
+        trump, hands, played = self.trump, self.hands, self.played
+        table = legal_table(self.rules, trump).lines  # locals: read at every card
+        leads, takes, suit_of, next_seat = table[4], TAKES[trump], SUIT_OF, NEXT_SEAT
         won, leaders, winners = self.tricks_won, self.leaders, self.winners
         play = played.append
-        trumps_mask = suit_mask[trump]
         leader = self.leader
         for _ in range(len(winners), 13):
             seat = leader
             hand = hands[seat]
-            legal = hand
-            if no_trump_lead and not winners and hand & ~trumps_mask:
-                legal = hand & ~trumps_mask
+            # The first line of the rule the hand meets decides; a lead has at most one before "any card".
+            lines = leads[not winners]
+            legal = hand & lines[0]
+            if not legal or lines[1]:
+                legal = hand
             index = choosers[seat](seat, legal)
             if not (0 <= index < 52 and legal >> index & 1):
                 self.current_seat = seat
                 raise IllegalPlay(self._refusal(index))
             hands[seat] = hand ^ (1 << index)
             play(index)
-            win = index
-            win_suit = led = suit_of[index]
-            led_mask = suit_mask[led]
-            win_seat = seat
+            win, win_seat, led = index, seat, suit_of[index]
+            follows = table[led]
             for _k in range(3):
-                seat = (seat + 1) & 3
+                seat = next_seat[seat]
                 hand = hands[seat]
-                legal = hand & led_mask
-                if legal:
-                    if must_beat and win_suit == led and legal & above[win]:
-                        legal &= above[win]
-                elif not must_trump or not hand & trumps_mask:
-                    legal = hand
-                elif win_suit != trump:
-                    legal = hand & trumps_mask
-                elif hand & above[win]:
-                    legal = hand & above[win]
+                # The same reading of the same lines, four of them here (see LegalTable).
+                lines = follows[win]
+                if legal := hand & lines[0]:
+                    if lines[1]:
+                        legal = hand
+                elif legal := hand & lines[2]:
+                    if lines[3]:
+                        legal = hand
+                elif legal := hand & lines[4]:
+                    if lines[5]:
+                        legal = hand
+                elif legal := hand & lines[6]:
+                    if lines[7]:
+                        legal = hand
                 else:
-                    legal = hand & trumps_mask if under else hand
+                    legal = hand
                 index = choosers[seat](seat, legal)
                 if not (0 <= index < 52 and legal >> index & 1):
                     self.current_seat, self.led, self.win, self.win_seat = seat, led, win, win_seat
                     raise IllegalPlay(self._refusal(index))
                 hands[seat] = hand ^ (1 << index)
                 play(index)
-                suit = suit_of[index]
-                if (suit == win_suit and index > win) or (suit == trump and win_suit != trump):
-                    win = index
-                    win_suit = suit
-                    win_seat = seat
+                if takes[win][index]:
+                    win, win_seat = index, seat
             leaders.append(leader)
             winners.append(win_seat)
             won[win_seat] += 1
@@ -347,13 +344,6 @@ class Round:
         if not 0 <= index < 52 or not self.hands[self.current_seat] >> index & 1:
             return f"you do not hold {text}: your hand is {Hand(self.hands[self.current_seat])}"
         return f"{text} is not allowed: {self.legal_reason()}"
-
-
-def _beats(card: int, win: int, trump: int) -> bool:
-    """True when ``card`` takes the lead of a trick now won by ``win``."""
-    suit = SUIT_OF[card]
-    win_suit = SUIT_OF[win]
-    return (suit == win_suit and card > win) or (suit == trump and win_suit != trump)
 
 
 Chooser = Callable[[int, Any], int]
@@ -512,7 +502,7 @@ class Game:
     # -- internals -----------------------------------------------------------------------
 
     def _deal(self, round_number: int, attempt: int) -> Round:
-        dealer = (self.first_dealer + round_number - 1) & 3
+        dealer = dealer_of(self.first_dealer, round_number)
         while True:
             deal: Deal = self.deals(round_number, attempt)
             if self.rules.trump_mode is TrumpMode.LAST_CARD:
@@ -525,20 +515,20 @@ class Game:
                 continue
             masks = deal.masks
             hands = [0, 0, 0, 0]
-            for position in range(4):
-                hands[(dealer + 1 + position) & 3] = masks[position]
+            for position, seat in enumerate(call_order(dealer)):  # dealt from the seat after the dealer
+                hands[seat] = masks[position]
             return Round(self.rules, hands, dealer, trump, round_number, attempt)
 
     def _finish_round(self, rnd: Round) -> None:
         assert rnd.scores is not None
         for seat in range(4):
             self.totals[seat] += rnd.scores[seat]
-        calls = _four([c if c is not None else 0 for c in rnd.calls])
+        calls = four([c if c is not None else 0 for c in rnd.calls])
         initial = rnd.initial
         self.results.append(_new_result(RoundResult, (
             rnd.round_number, rnd.attempt, rnd.dealer, _SUITS[rnd.trump],
             (Hand.of_mask(initial[0]), Hand.of_mask(initial[1]), Hand.of_mask(initial[2]), Hand.of_mask(initial[3])),
-            calls, rnd.finished_tricks(), _four(rnd.tricks_won), rnd.scores, _four(self.totals),
+            calls, rnd.finished_tricks(), four(rnd.tricks_won), rnd.scores, four(self.totals),
         )))
         if self.rules.exact8_wins:
             for seat in range(4):
@@ -562,4 +552,4 @@ def places(totals: Sequence[int], first: int | None = None) -> tuple[int, int, i
             if other != seat and (other == first or totals[other] > totals[seat])
         )
         result[seat] = better + 1
-    return _four(result)
+    return four(result)

@@ -1,10 +1,12 @@
-"""The rules in force: one value holding every switch, six named profiles, and the legal-card rule.
+"""The rules in force: one value holding every switch, six named profiles, the legal-card rule and the trick winner.
 
 Everything here is a pure function of values: no I/O, no clock. The legal-card algorithm is the
-one of ``RULES.md`` with its switches; :func:`legal_cards` returns the mask of legal cards and a
-:class:`Reason` saying which part of the rule decided, and :func:`explain` turns that into the
-sentence a student reads (``7H was led and you hold TH, which beats the winning 7H: you must play
-TH``). Hands and tricks are passed as card indices and masks (see :mod:`arena.core.cards`).
+one of ``RULES.md`` with its switches, written once as lines tried in order (:class:`LegalTable`);
+:func:`legal_with_reason` returns the mask of legal cards and a :class:`Reason` saying which line
+decided, and :func:`explain` turns that into the sentence a student reads (``7H was led and you
+hold TH, which beats the winning 7H: you must play TH``). Which card takes a trick is written once
+too, as :data:`TAKES`. The game, its fast path and the rules tool all read these two tables. Hands
+and tricks are passed as card indices and masks (see :mod:`arena.core.cards`).
 """
 
 from __future__ import annotations
@@ -12,23 +14,28 @@ from __future__ import annotations
 import dataclasses
 import enum
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from arena.core.cards import ABOVE, SUIT_MASK, SUIT_OF, Suit, card_text
+from arena.core.cards import ABOVE, FULL_DECK, SUIT_MASK, SUIT_OF, Suit, card_text
 from arena.errors import RulesError
 
 __all__ = [
+    "LINES",
     "PROFILES",
     "SWITCHES",
+    "TAKES",
+    "LegalTable",
     "LowerTrump",
     "Penalty",
     "Reason",
     "Rules",
     "Scoring",
+    "Step",
     "TrumpMode",
     "explain",
-    "legal_cards",
     "legal_mask",
+    "legal_table",
+    "legal_with_reason",
     "trick_winner",
 ]
 
@@ -279,10 +286,106 @@ class Reason(enum.Enum):
     NO_TRUMP = "no_trump"
 
 
-def legal_cards(
+Step = tuple[int, bool, Reason]
+"""One line of the legal-card rule: ``(test, whole, reason)``. A hand holding a card of ``test``
+must play one of them (or, when ``whole``, may play any card), for ``reason``; otherwise the next
+line decides."""
+
+
+def _lines(rules: Rules, led: int, win: int, trump: int, first_trick: bool) -> tuple[Step, ...]:
+    """The legal-card rule of RULES.md for one trick state, as the lines to try in order; the last
+    matches any card.
+
+    This is the rule, written once: :func:`legal_mask`, the rules tool and the fast path of
+    :meth:`arena.core.game.Round.playout` all read the :class:`LegalTable` made of these lines.
+    """
+    trumps = SUIT_MASK[trump]
+    if led < 0:
+        anything = (FULL_DECK, True, Reason.LEAD)
+        if first_trick and rules.first_lead_no_trump:
+            return (FULL_DECK & ~trumps, False, Reason.LEAD_NOT_TRUMP), anything
+        return (anything,)
+    follow = SUIT_MASK[led]
+    higher = ABOVE[win]
+    lines: list[Step] = []
+    if SUIT_OF[win] != led:
+        # Once the led suit is trumped (and trumps were not led), any card of it is legal.
+        lines.append((follow, False, Reason.FOLLOW_TRUMPED))
+    elif rules.must_beat:
+        lines += [(higher, False, Reason.BEAT), (follow, False, Reason.FOLLOW_CANNOT_BEAT)]
+    else:
+        lines.append((follow, False, Reason.FOLLOW))
+    # Void in the led suit (when trumps were led, a void seat holds no trump and the last line decides).
+    if not rules.must_trump:
+        lines.append((trumps, True, Reason.MAY_TRUMP))
+    elif SUIT_OF[win] != trump:
+        lines.append((trumps, False, Reason.MUST_TRUMP))
+    else:
+        lines.append((higher, False, Reason.OVERTRUMP))
+        if rules.lower_trump is LowerTrump.TRUMP:
+            lines.append((trumps, False, Reason.UNDERTRUMP))
+        else:
+            lines.append((trumps, True, Reason.CANNOT_OVERTRUMP))
+    lines.append((FULL_DECK, True, Reason.NO_TRUMP))
+    return tuple(lines)
+
+
+LINES = 5
+"""The most lines the rule has for one trick state (two to follow suit, two when void, then any card)."""
+
+
+class LegalTable(NamedTuple):
+    """The legal-card rule of one rules value and trump suit, worked out for every trick state.
+
+    Row ``led`` (0-3), column ``win`` (0-51) is a trick led in suit ``led`` and now won by card
+    ``win``; row 4, column ``first_trick`` (0 or 1) is a lead. Each state has :data:`LINES` lines:
+    the rule's own, padded with lines no hand meets before the last, which any card meets. So a
+    reader may try the first four in turn, and give the whole hand when none is met; a lead has
+    one line at most before that last one (the first-lead rule), so there the first alone will do.
+    """
+
+    lines: tuple[tuple[tuple[int, ...], ...], ...]
+    """The first four lines of each state without their reasons, flat: ``test0, whole0, test1, whole1, ...``."""
+    reasons: tuple[tuple[tuple[Reason, ...], ...], ...]
+    """The reason of each of the five lines of each state."""
+
+
+def _padded(lines: tuple[Step, ...]) -> tuple[tuple[int, ...], tuple[Reason, ...]]:
+    *rule, last = lines
+    rule += [(0, False, last[2])] * (LINES - len(lines))  # test 0: no hand meets it
+    flat = tuple(value for test, whole, _reason in rule for value in (test, int(whole)))
+    return flat, (*(reason for _test, _whole, reason in rule), last[2])
+
+
+_LEGAL_TABLES: dict[int, tuple[Rules, list[LegalTable | None]]] = {}
+
+
+def legal_table(rules: Rules, trump: int) -> LegalTable:
+    """The :class:`LegalTable` of ``rules`` with ``trump`` as trumps.
+
+    Made once per rules value and trump suit, and looked up by identity (as
+    :func:`arena.core.scoring.score_table` is): a round reads it at every card.
+    """
+    entry = _LEGAL_TABLES.get(id(rules))
+    if entry is None or entry[0] is not rules:
+        if len(_LEGAL_TABLES) >= 64:  # rules made one by one (tests, tools): keep the memo small
+            _LEGAL_TABLES.clear()
+        entry = _LEGAL_TABLES[id(rules)] = (rules, [None, None, None, None])
+    table = entry[1][trump]
+    if table is None:
+        states = [[_padded(_lines(rules, led, win, trump, False)) for win in range(52)] for led in range(4)]
+        states.append([_padded(_lines(rules, -1, -1, trump, first)) for first in (False, True)])
+        table = entry[1][trump] = LegalTable(
+            tuple(tuple(lines for lines, _reasons in row) for row in states),
+            tuple(tuple(reasons for _lines, reasons in row) for row in states),
+        )
+    return table
+
+
+def legal_with_reason(
     rules: Rules, hand: int, trick: Sequence[int], trump: int, first_trick: bool
 ) -> tuple[int, Reason]:
-    """The mask of legal cards for a seat holding ``hand``, with the reason that decided it.
+    """The mask of legal cards for a seat holding ``hand``, and the :class:`Reason` that decided it.
 
     ``trick`` holds the card indices played so far to this trick, in order. ``first_trick`` is
     true for the first trick of a round.
@@ -295,54 +398,44 @@ def legal_cards(
 def legal_mask(
     rules: Rules, hand: int, led: int, win: int, trump: int, first_trick: bool
 ) -> tuple[int, Reason]:
-    """:func:`legal_cards` for a trick summed up as its led suit and winning card (-1, -1 to lead).
+    """:func:`legal_with_reason` for a trick summed up as its led suit and winning card (-1, -1 to lead).
 
-    This is the one legal-card algorithm of RULES.md; the game state machine calls it directly
-    because it keeps ``led`` and ``win`` up to date as cards fall.
+    The game state machine calls it directly, because it keeps ``led`` and ``win`` up to date as
+    cards fall. An empty hand gets an empty mask.
     """
-    if led < 0:
-        if first_trick and rules.first_lead_no_trump:
-            others = hand & ~SUIT_MASK[trump]
-            if others:
-                return others, Reason.LEAD_NOT_TRUMP
-        return hand, Reason.LEAD
-    follow = hand & SUIT_MASK[led]
-    if follow:
-        if SUIT_OF[win] != led:
-            # Once the led suit is trumped (and trumps were not led), any card of it is legal.
-            return follow, Reason.FOLLOW_TRUMPED
-        if rules.must_beat:
-            higher = follow & ABOVE[win]
-            if higher:
-                return higher, Reason.BEAT
-            return follow, Reason.FOLLOW_CANNOT_BEAT
-        return follow, Reason.FOLLOW
-    trumps = hand & SUIT_MASK[trump]
-    if not trumps:
-        return hand, Reason.NO_TRUMP
-    if not rules.must_trump:
-        return hand, Reason.MAY_TRUMP
-    if SUIT_OF[win] != trump:
-        return trumps, Reason.MUST_TRUMP
-    higher = trumps & ABOVE[win]
-    if higher:
-        return higher, Reason.OVERTRUMP
-    if rules.lower_trump is LowerTrump.TRUMP:
-        return trumps, Reason.UNDERTRUMP
-    return hand, Reason.CANNOT_OVERTRUMP
+    table = legal_table(rules, trump)
+    row, column = (led, win) if led >= 0 else (4, int(first_trick))
+    lines = table.lines[row][column]
+    for line in range(LINES - 1):
+        legal = hand & lines[2 * line]
+        if legal:
+            return hand if lines[2 * line + 1] else legal, table.reasons[row][column][line]
+    return hand, table.reasons[row][column][LINES - 1]
+
+
+def _takes(win: int, trump: int) -> int:
+    """The cards that take a trick now won by ``win``: a higher card of its suit, or any trump when it is not one."""
+    return ABOVE[win] | (SUIT_MASK[trump] if SUIT_OF[win] != trump else 0)
+
+
+TAKES: tuple[tuple[tuple[bool, ...], ...], ...] = tuple(
+    tuple(tuple(bool(_takes(win, trump) >> card & 1) for card in range(52)) for win in range(52)) for trump in range(4)
+)
+"""The trick-winner rule, written once: ``TAKES[trump][win][card]`` is true when ``card``, played to
+a trick now won by card ``win``, becomes its winner (a table of truths rather than of masks: the
+game reads it at every card, and a look-up makes no new integer)."""
 
 
 def trick_winner(trick: Sequence[int], trump: int) -> int:
     """The position in ``trick`` of the winning card: the highest trump, else the highest of the led suit."""
+    takes = TAKES[trump]
     best = 0
-    best_card = trick[0]
+    win = trick[0]
     for position in range(1, len(trick)):
         card = trick[position]
-        suit = SUIT_OF[card]
-        best_suit = SUIT_OF[best_card]
-        if (suit == best_suit and card > best_card) or (suit == trump and best_suit != trump):
+        if takes[win][card]:
             best = position
-            best_card = card
+            win = card
     return best
 
 

@@ -19,6 +19,7 @@ from typing import NamedTuple, Protocol
 
 from arena.core.cards import CARDS, Card, Hand, Suit
 from arena.core.rules import Rules
+from arena.core.turns import call_order
 
 __all__ = ["Phase", "PublicView", "RoundSummary", "SeatView", "Trick", "View"]
 
@@ -240,8 +241,7 @@ class SeatView:
     @property
     def call_order(self) -> tuple[int, int, int, int]:
         """The seats in calling (and first-trick) order."""
-        first = (self.dealer + 1) & 3
-        return first, (first + 1) & 3, (first + 2) & 3, (first + 3) & 3
+        return call_order(self.dealer)
 
     @property
     def trick(self) -> tuple[Card, ...]:

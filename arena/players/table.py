@@ -27,6 +27,7 @@ from arena.core.dealing import DealSource
 from arena.core.faults import ANSWER_TEXT_LIMIT, Fault, FaultKind, PlayerFault, fallback_call, fallback_card, shown
 from arena.core.game import Game, Phase
 from arena.core.rules import Rules
+from arena.core.turns import four
 from arena.errors import CardError
 from arena.players.base import (
     CallMade,
@@ -66,10 +67,6 @@ class TableSettings:
 
 _NONE = (0, 0, 0, 0)
 _INDEX_OF = {card_text(index): index for index in range(52)}
-
-
-def _four(values: Sequence[int]) -> tuple[int, int, int, int]:
-    return values[0], values[1], values[2], values[3]
 
 
 class _Table:
@@ -264,7 +261,7 @@ class _Table:
             redeals=list(game.redeals), faults=list(self.faults), totals=tuple(game.totals),
             places=game.places() if game.over else (0, 0, 0, 0), think_ms=list(self.think_ms),
             decisions=list(self.decisions),
-            fallbacks=[_four(self.fallbacks.get(r.round_number, _NONE)) for r in game.results],
+            fallbacks=[four(self.fallbacks.get(r.round_number, _NONE)) for r in game.results],
             versions=tuple(p.version for p in self.players),
         )
 
