@@ -201,6 +201,11 @@ def main(argv: list[str] | None = None) -> int:
                 f"{mode + label:19s} min {min(rates):>8,.0f}  median {statistics.median(rates):>8,.0f}  "
                 f"max {max(rates):>8,.0f} deals per CPU second" + ("" if label else f"  ({MODES[mode]})")
             )
+    if args.baseline is not None:
+        for mode in MODES:
+            pairs = zip(results[""], results[" (before)"], strict=True)
+            ratio = statistics.median(now[mode] / before[mode] for now, before in pairs)
+            print(f"{mode} / {mode} (before), repetition by repetition: {ratio:.3f} (median)")
     for label, runs in results.items():
         ratio = statistics.median(r["duplicate"] / r["reference"] for r in runs)
         print(f"duplicate{label} / reference, the same process's: {ratio:.2f} (median of the repetitions; "
