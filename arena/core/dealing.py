@@ -26,6 +26,7 @@ import struct
 from collections.abc import Callable, Iterable
 
 from arena.core.cards import SUIT_MASK, Card, Hand, card_text
+from arena.core.turns import four
 from arena.errors import CardError, DealFileError
 
 __all__ = [
@@ -176,7 +177,7 @@ def draw_seating(seed: int, game: int) -> tuple[tuple[int, int, int, int], int]:
         return card % 13, -(card // 13)
 
     order = sorted(range(4), key=strength, reverse=True)
-    return (order[0], order[1], order[2], order[3]), 0
+    return four(order), 0
 
 
 class DealFile:
