@@ -9,7 +9,9 @@ machine shared with other work slows them all alike.
 
 With ``--baseline DIR``, the rules core of DIR (another copy of the project, e.g. ``git worktree add
 /tmp/before <commit>``) is timed the same way, each repetition of each tree in a process of its own,
-the trees taking turns; each process has its own reference, so each tree has its own ratio.
+the trees taking turns; each process has its own reference, so each tree has its own ratio, and
+each mode's rate is divided by the baseline's, repetition by repetition (a change to the rules
+core should leave these within noise of 1.0).
 
     python benchmarks/engine.py [--seconds 3] [--repeats 5] [--profile nepali] [--baseline DIR]
 """
