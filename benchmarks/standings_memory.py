@@ -28,7 +28,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.event.plan import Manifest, Plan
+from arena.event.manifest import Manifest
+from arena.event.plan import Plan
 from arena.event.schedule import Block
 
 TARGET_MB = 500

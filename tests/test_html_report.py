@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.event.plan import Manifest, Plan
+from arena.event.manifest import Manifest
+from arena.event.plan import Plan
 from arena.event.store import ResultsStore
 from arena.rating import html as page_module
 from arena.rating.html import REPORT_FILE, html_report

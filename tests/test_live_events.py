@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from arena.event.plan import Manifest
+from arena.event.manifest import Manifest
 from arena.event.status import Progress
 from tests.conftest import free_port
 from tests.helpers.runs import (

@@ -17,7 +17,8 @@ import pytest
 
 from arena.cli import main
 from arena.event.config import parse_config
-from arena.event.plan import Manifest, Plan
+from arena.event.manifest import Manifest
+from arena.event.plan import Plan
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.rating.live import LiveJudge

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.event.config import parse_config
-from arena.event.plan import Manifest
+from arena.event.manifest import Manifest
 from arena.event.schedule import Schedule
 from arena.event.tournament import Tournament
 from tests.helpers.runs import (

@@ -18,7 +18,8 @@ import pytest
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.event.config import TournamentConfig, parse_config
-from arena.event.plan import BotStatus, Manifest, Plan
+from arena.event.manifest import BotStatus, Manifest
+from arena.event.plan import Plan
 from arena.event.schedule import Assignment, Block
 from arena.event.store import ResultsStore
 from arena.players.records import GameRecords, RoundRecord, parse_record

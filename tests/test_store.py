@@ -13,7 +13,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.errors import RecordsError
 from arena.event.config import load_config
-from arena.event.plan import Manifest, describe_difference, digest
+from arena.event.manifest import Manifest, describe_difference, digest
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
 from arena.players.fast import play_fast

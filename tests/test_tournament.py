@@ -11,7 +11,7 @@ import pytest
 from arena.core.cards import Hand
 from arena.core.dealing import seeded_deal
 from arena.event.config import load_config, read_deal_file
-from arena.event.plan import Manifest
+from arena.event.manifest import Manifest
 from tests.helpers.runs import (
     BOTS,
     COMMAND,

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from arena.event.dispatcher import Dispatcher
-from arena.event.plan import BotStatus, Manifest
+from arena.event.manifest import BotStatus, Manifest
 from arena.event.policy import Absence
 from arena.event.release import Release
 from arena.event.seats import Seat, Seating

@@ -20,7 +20,8 @@ from arena.core.game import Phase, Round, places
 from arena.core.rules import Rules, TrumpMode
 from arena.errors import ArenaError, IllegalAction, RecordsError
 from arena.event.config import read_deal_file
-from arena.event.plan import Manifest, Plan
+from arena.event.manifest import Manifest
+from arena.event.plan import Plan
 from arena.event.store import ResultsStore
 from arena.players.records import RoundRecord, read_records
 

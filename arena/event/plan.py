@@ -1,5 +1,5 @@
-"""The plan of a tournament and its manifest: which blocks are to be played, and how a plan
-changes between runs on the same results folder.
+"""The plan of a tournament: which blocks are to be played, and how a plan changes between runs on
+the same results folder.
 
 A plan is the blocks of every round, in order (:class:`~arena.event.schedule.Block`), and the blocks
 dropped from it. The manifest (``manifest.json``) does not list them: it stores the plan's
@@ -37,48 +37,24 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import itertools
-import json
 from collections.abc import Collection, Container, Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
-from arena import __version__
 from arena.errors import RecordsError
-from arena.event.config import TournamentConfig
 from arena.event.schedule import Assignment, Block, Lineup, Schedule
-from arena.event.status import BotCondition
 
 __all__ = [
-    "MANIFEST_VERSION",
-    "BotStatus",
     "Design",
-    "Manifest",
     "Plan",
     "PlanBuilder",
     "PlanRound",
     "Planner",
-    "change_summary",
-    "describe_difference",
-    "digest",
-    "refuse_drift",
     "write_plan",
 ]
-
-MANIFEST_VERSION = 3
-"""Format 3 stores the plan's design; format 2 (still read) listed every block."""
-LISTED_VERSION = 2
-STATUSES = ("withdrawn", "disqualified", "absent")
 
 Entry = Lineup | Block
 """A block of a plan: a :class:`Lineup` made by the design (its seats drawn when needed) or a
 :class:`Block` as stored."""
-
-
-@dataclasses.dataclass(frozen=True)
-class BotStatus:
-    """Why a bot does not (or did not always) play: withdrawn, disqualified, or absent when a run stopped."""
-
-    status: BotCondition
-    reason: str
 
 
 def _runs(numbers: Sequence[int]) -> list[list[int]]:
@@ -541,82 +517,6 @@ class PlanBuilder:
         return plan
 
 
-@dataclasses.dataclass
-class Manifest:
-    """What a results folder records about its tournament (``manifest.json``)."""
-
-    tournament: str
-    config: dict[str, Any]
-    """The configuration's canonical form (tokens left out)."""
-    identity: str
-    """SHA-256 of the configuration's identity (:meth:`TournamentConfig.identity`)."""
-    plan: Plan
-    house: list[str]
-    """Unranked filler bots."""
-    statuses: dict[str, BotStatus] = dataclasses.field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "format_version": MANIFEST_VERSION, "arena_version": __version__, "tournament": self.tournament,
-            "config": self.config, "identity": self.identity, "plan": self.plan.to_dict(), "house_bots": self.house,
-            "statuses": {bot: {"status": s.status, "reason": s.reason} for bot, s in sorted(self.statuses.items())},
-        }
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str = "manifest.json") -> Manifest:
-        """Reads :meth:`to_dict` (format 3) or a manifest of format 2; any other format, or a damaged
-        manifest, is refused. The plan is not made here: :meth:`Plan.verify` checks it."""
-        version = data.get("format_version")
-        if version not in (LISTED_VERSION, MANIFEST_VERSION):
-            raise RecordsError(
-                f"{where} is of format version {version}, which this version of callbreak-arena does not read (it "
-                f"reads formats {LISTED_VERSION} and {MANIFEST_VERSION}): use a new results folder, or --fresh to "
-                "start this one again"
-            )
-        try:
-            statuses = {bot: BotStatus(BotCondition(str(s["status"])), str(s["reason"]))
-                        for bot, s in data["statuses"].items()}
-            raw = data["plan"]
-            plan = Plan.from_listing(raw) if version == LISTED_VERSION else Plan.from_dict(raw)
-            return cls(
-                tournament=str(data["tournament"]), config=dict(data["config"]), identity=str(data["identity"]),
-                plan=plan, house=[str(h) for h in data["house_bots"]], statuses=statuses,
-            )
-        except (KeyError, TypeError, ValueError, AttributeError) as err:
-            raise RecordsError(f"{where} is damaged: {err!r}") from None
-
-
-def describe_difference(old: Mapping[str, Any], new: Mapping[str, Any], prefix: str = "") -> str:
-    """The first difference between two configurations, in words."""
-    for key in sorted(set(old) | set(new)):
-        a, b = old.get(key), new.get(key)
-        if a == b:
-            continue
-        name = f"{prefix}{key}"
-        if isinstance(a, Mapping) and isinstance(b, Mapping):
-            return describe_difference(a, b, f"{name}.")
-        if a is None:
-            return f"{name} is new (now {_words(b)})"
-        if b is None:
-            return f"{name} was {_words(a)} and is now unset"
-        return f"{name} was {_words(a)}, now {_words(b)}"
-    return "nothing"
-
-
-def _words(value: Any) -> str:
-    if isinstance(value, list | tuple):
-        return "[" + ", ".join(_words(v) for v in value) + "]" if value else "empty"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, str):
-        return repr(value)
-    return json.dumps(value)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
-
-
 class Planner:
     """Plans the rounds of a tournament in order, keeping what an earlier plan fixed.
 
@@ -738,56 +638,3 @@ def write_plan(planner: Planner, builder: PlanBuilder) -> Plan:
         if previous is not None and number > previous.rounds:
             planner.added += added
     return builder.plan()
-
-
-def refuse_drift(old: Mapping[str, Any], new: TournamentConfig) -> None:
-    """Refuses a configuration in which a bot that has played changed its definition."""
-    before = {b["name"]: b for b in old.get("bots", [])}
-    for bot in new.bots:
-        was = before.get(bot.name)
-        if was is not None and "{token}" in was.get("command", []):
-            # Recorded before the token left the command line: that change does not change the bot.
-            command = list(was["command"])
-            at = command.index("{token}")
-            del command[at - 1 if at and command[at - 1].startswith("-") else at: at + 1]
-            was = {**was, "command": command}
-        now = bot.to_dict()
-        if was is not None and was != now:
-            raise RecordsError(
-                f"bot {bot.name!r} is not the bot its recorded games were played by: "
-                f"{describe_difference(was, now)}. Give the new version a new name (it joins as a late entrant), "
-                "or use --fresh to start the tournament again"
-            )
-
-
-def change_summary(
-    old: Manifest, new_config: TournamentConfig, planner: Planner, removed: Sequence[str], rounds: int,
-    statuses: Mapping[str, BotStatus],
-) -> list[str]:
-    """What changed between the stored plan and the new one, one sentence each."""
-    lines = []
-    old_rounds = old.plan.rounds
-    if rounds != old_rounds:
-        low, high = sorted((old_rounds, rounds))
-        span = f"round {high}" if high == low + 1 else f"rounds {low + 1}-{high}"
-        lines.append(f"deal sets: {old_rounds} -> {rounds} ({span} {'added' if rounds > old_rounds else 'removed'})")
-    before = {b["name"] for b in old.config.get("bots", [])}
-    entrants = [b.name for b in new_config.bots if b.name not in before]
-    if entrants:
-        lines.append(f"late {'entrants' if len(entrants) > 1 else 'entrant'}: {', '.join(entrants)}")
-    for bot in removed:
-        if bot in statuses:
-            lines.append(f"{bot} is no longer in the configuration: withdrawn (its played blocks stay)")
-        else:
-            lines.append(f"{bot} is no longer in the configuration (it had played no game)")
-    if planner.added:
-        lines.append(f"{_plural(planner.added, 'new block')} to play")
-    if planner.dropped:
-        lines.append(f"{_plural(planner.dropped, 'unplayed block')} dropped")
-    return lines
-
-
-def digest(data: Mapping[str, Any]) -> str:
-    """SHA-256 of a canonical JSON form."""
-    return hashlib.sha256(json.dumps(data, sort_keys=True).encode()).hexdigest()
-

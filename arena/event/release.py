@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 from arena.event.dispatcher import Dispatcher
-from arena.event.plan import Manifest, Planner, PlanRound
+from arena.event.manifest import Manifest
+from arena.event.plan import Planner, PlanRound
 from arena.event.preparation import Recorded
 from arena.event.schedule import Block, Schedule
 

@@ -31,7 +31,7 @@ from arena.event.bots import load_bot_class, make_bot
 from arena.event.config import TournamentConfig
 from arena.event.dispatcher import BlockState
 from arena.event.launcher import Launcher
-from arena.event.plan import BotStatus
+from arena.event.manifest import BotStatus
 from arena.event.schedule import Assignment
 from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
 from arena.players.fast import has_fast_path

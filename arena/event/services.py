@@ -20,7 +20,7 @@ from arena.event.bots import try_instantiate
 from arena.event.config import TournamentConfig
 from arena.event.kinds import LAUNCHED
 from arena.event.launcher import Launcher
-from arena.event.plan import BotStatus
+from arena.event.manifest import BotStatus
 from arena.event.sandbox import bwrap_problem
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.seats import Seating

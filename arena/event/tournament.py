@@ -25,8 +25,8 @@ from arena.event.attendance import Attendance
 from arena.event.collector import Collector
 from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.dispatcher import Dispatcher
+from arena.event.manifest import BotStatus, Manifest
 from arena.event.monitor import Monitor
-from arena.event.plan import BotStatus, Manifest
 from arena.event.policy import FaultPolicy, absence
 from arena.event.preparation import add_house, identity, open_folder, prepare
 from arena.event.recorder import Recorder

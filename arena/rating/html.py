@@ -37,7 +37,7 @@ from arena.core.cards import Card, Hand, Suit
 from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
 from arena.errors import ArenaError, CardError, RecordsError
-from arena.event.plan import Manifest
+from arena.event.manifest import Manifest
 from arena.event.roster import read_roster
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic

@@ -14,7 +14,7 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import ConfigError
 from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.formats import SprtOptions
-from arena.event.plan import Manifest
+from arena.event.manifest import Manifest
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
 from arena.players.records import GameRecords

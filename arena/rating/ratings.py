@@ -52,7 +52,8 @@ from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
-from arena.event.plan import BotStatus, Plan
+from arena.event.manifest import BotStatus
+from arena.event.plan import Plan
 from arena.players.records import GameRecords, RoundRecord
 from arena.rating.sequential import DEFAULT_METHOD, Method, SprtResult, sprt
 from arena.rating.stats import (

@@ -32,7 +32,7 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
 from arena.event.formats import SprtOptions, stored_options
 from arena.event.kinds import Format
-from arena.event.plan import Manifest
+from arena.event.manifest import Manifest
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.players.records import GameRecords, TornLine, iter_records
