@@ -16,7 +16,7 @@ round score (tenths) is
 - noise: everything else, fresh at every table.
 
 The games are built as records (:class:`~arena.players.records.GameRecords`) and go through
-``compute_standings``; a bot's true duplicate score per game is 5 × (its skill − the mean skill of
+``tally(records).standings()``; a bot's true duplicate score per game is 5 × (its skill − the mean skill of
 the others), which its interval should cover 95 % of the time. Printed per field size: the share of
 intervals that covered the truth, its binomial standard error, and the mean interval width.
 
@@ -41,7 +41,7 @@ from arena.core.cards import Hand, Suit
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.players.records import GameRecords, RoundRecord
-from arena.rating.ratings import compute_standings
+from arena.rating.ratings import tally
 
 RULES = Rules.profile()
 ROUNDS = 5
@@ -132,7 +132,7 @@ def coverage_counts(bots: int, replicates: int, seed: int, deal_sets: int = 8,
     covered = total = 0
     width = 0.0
     for _ in range(replicates):
-        for row in compute_standings(tournament(rng, bots, deal_sets, model)):
+        for row in tally(tournament(rng, bots, deal_sets, model)).standings():
             covered += row.dup_low <= true[row.bot] <= row.dup_high
             total += 1
             width += row.dup_high - row.dup_low

@@ -26,7 +26,7 @@ import pytest
 from arena.cli import main
 from arena.event.roster import ROSTER_FILE, Roster
 from arena.rating.leaderboard import POLICY, Board, render_page
-from arena.rating.ratings import NOT_RANKED_TITLE
+from arena.rating.standing import NOT_RANKED_TITLE
 from arena.web.live import LivePage, PageLimits
 from tests.helpers.classroom import ARENA, class_event, podium_names, shown_as
 from tests.helpers.hostile_bots import SCRIPT_DETAIL

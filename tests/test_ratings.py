@@ -21,9 +21,10 @@ from arena.event.config import parse_config
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.players.records import RoundRecord, parse_record
-from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compare, compute_standings, head_to_head, seat_report
+from arena.rating.ratings import compare, head_to_head, tally
 from arena.rating.report import render_comparison, render_head_to_head, render_seat_report, render_standings
 from arena.rating.sequential import describe, sprt
+from arena.rating.standing import NOT_RANKED_TITLE, Standing
 from arena.rating.stats import pentanomial_elo, t_cdf, t_quantile
 
 Record = dict[str, Any]
@@ -206,7 +207,7 @@ def h2h(tmp_path_factory: pytest.TempPathFactory) -> list[RoundRecord]:
 
 
 def test_hand_computed_example() -> None:
-    rows = by_bot(compute_standings(example()))
+    rows = by_bot(tally(example()).standings())
     a = rows["A"]
     # Block 1, A on each hand: own - mean of the other three = (4x - S)/3.
     block1 = Fraction(4 * 30 - 60, 3) + Fraction(4 * -20 + 120, 3) + Fraction(4 * 10 - 0, 3) + Fraction(4 * 5 - 15, 3)
@@ -232,7 +233,7 @@ def test_hand_computed_example() -> None:
 
 def test_example_against_an_independent_recomputation() -> None:
     records = example()
-    rows = by_bot(compute_standings(records))
+    rows = by_bot(tally(records).standings())
     total, clusters = field_by_bot(records)
     for bot, row in rows.items():
         assert row.dup_per_game == pytest.approx(total[bot] / row.games)
@@ -246,7 +247,7 @@ def test_example_against_an_independent_recomputation() -> None:
 def test_real_round_robin_duplicate_scores_sum_to_zero_and_rank_like_mean_totals(
     round_robin: list[RoundRecord],
 ) -> None:
-    rows = compute_standings(round_robin)
+    rows = tally(round_robin).standings()
     assert {row.bot for row in rows} == {"heur", "bold", "rand1", "rand2", "rand3"}
     assert all(row.games == 32 and row.rounds == 160 and row.blocks == 8 and row.clusters == 2 for row in rows)
     assert sum(row.dup_per_game for row in rows) == pytest.approx(0.0, abs=1e-6)
@@ -277,7 +278,7 @@ def test_real_round_robin_duplicate_scores_sum_to_zero_and_rank_like_mean_totals
 def test_openskill_matches_plackett_luce_fed_in_schedule_order(source: str, request: pytest.FixtureRequest) -> None:
     records = example() if source == "example" else request.getfixturevalue("round_robin")
     reference = openskill_reference(records)
-    rows = compute_standings(records)
+    rows = tally(records).standings()
     assert {row.bot for row in rows} == set(reference)
     for row in rows:
         rating = reference[row.bot]
@@ -292,15 +293,15 @@ def test_openskill_uses_schedule_order_not_file_order(round_robin: list[RoundRec
     for record in shuffled:
         by_game.setdefault(record.game, []).append(record)
     regrouped = [r for rounds in by_game.values() for r in sorted(rounds, key=lambda r: r.round)]
-    assert [(r.bot, r.mu, r.sigma) for r in compute_standings(regrouped)] == \
-        [(r.bot, r.mu, r.sigma) for r in compute_standings(round_robin)]
+    assert [(r.bot, r.mu, r.sigma) for r in tally(regrouped).standings()] == \
+        [(r.bot, r.mu, r.sigma) for r in tally(round_robin).standings()]
 
 
 def test_openskill_with_tied_places() -> None:
     records = game("r1-g1-d1-p0", BOTS, [[50, 50, 10, 10]]) + game("r2-g1-d2-p0", BOTS, [[0, 20, 20, 20]])
     reference = openskill_reference(records)
     assert records[-1].places == (4, 1, 1, 1)
-    for row in compute_standings(records):
+    for row in tally(records).standings():
         assert (row.mu, row.sigma) == pytest.approx((reference[row.bot].mu, reference[row.bot].sigma))
 
 
@@ -311,7 +312,7 @@ def test_bid_metrics_on_a_crafted_game() -> None:
     calls = [[3, 2, 4, 4], [4, 3, 3, 3], [2, 3, 3, 4], [1, 4, 4, 4]]
     tricks = [[5, 2, 3, 3], [2, 4, 4, 3], [2, 4, 3, 4], [1, 4, 4, 4]]
     records = game("r1-g1-d1-p0", BOTS, [[10, 20, -40, -40]] * 4, calls=calls, tricks=tricks)
-    rows = by_bot(compute_standings(records))
+    rows = by_bot(tally(records).standings())
     a = rows["A"]  # 3/5 over by 2, 4/2 missed by 2, 2/2, 1/1
     assert a.made_pct == pytest.approx(75.0)
     assert a.abs_error == pytest.approx(1.0)
@@ -323,7 +324,7 @@ def test_bid_metrics_on_a_crafted_game() -> None:
     c = rows["C"]  # 4/3, 3/4, 3/3, 4/4
     assert (c.made_pct, c.abs_error, c.overtricks, c.too_high_pct, c.too_low_pct) == pytest.approx(
         (75.0, 0.5, 0.25, 25.0, 25.0))
-    line = next(x for x in render_standings(compute_standings(records), Rules.profile()).splitlines()
+    line = next(x for x in render_standings(tally(records).standings(), Rules.profile()).splitlines()
                 if x.split()[1:2] == ["A"])
     assert "75" in line.split() and "1.00" in line.split() and "0.50" in line.split() and "25/25" in line.split()
 
@@ -335,7 +336,7 @@ def test_faults_are_counted_by_kind_per_bot() -> None:
     ]
     records = game("r1-g1-d1-p0", BOTS, [[1, 2, 3, 4], [1, 2, 3, 4]], faults=faults)
     records += game("r1-g1-d1-p1", ["D", "A", "B", "C"], [[1, 2, 3, 4]], faults=[[{"seat": 1, "kind": "late"}]])
-    rows = by_bot(compute_standings(records))
+    rows = by_bot(tally(records).standings())
     assert rows["A"].faults == 4 and rows["A"].faults_by_kind == {"late": 3, "crash": 1}
     assert rows["C"].faults == 1 and rows["C"].faults_by_kind == {"illegal_card": 1}
     assert rows["B"].faults == 0 and rows["D"].faults_by_kind == {}
@@ -347,7 +348,7 @@ def test_faults_are_counted_by_kind_per_bot() -> None:
 
 
 def test_one_block_has_an_unbounded_interval_and_renders() -> None:
-    rows = compute_standings(cyclic_block(BOTS, BLOCK1))
+    rows = tally(cyclic_block(BOTS, BLOCK1)).standings()
     assert all(row.blocks == 1 and row.dup_low == -math.inf and row.dup_high == math.inf for row in rows)
     assert all(row.clusters == 1 and math.isinf(row.matchpoint_low) for row in rows)
     rules = Rules.profile()
@@ -361,17 +362,17 @@ def test_one_block_has_an_unbounded_interval_and_renders() -> None:
 
 def test_zero_variance_collapses_the_interval() -> None:
     records = cyclic_block(BOTS, BLOCK1) + cyclic_block(BOTS, BLOCK1, schedule_round=2, deal_set=2)
-    for row in compute_standings(records):
+    for row in tally(records).standings():
         assert row.blocks == 2
         assert row.dup_low == pytest.approx(row.dup_per_game) and row.dup_high == pytest.approx(row.dup_per_game)
-    text = render_standings(compute_standings(records), Rules.profile())
+    text = render_standings(tally(records).standings(), Rules.profile())
     assert "inf" not in text and "nan" not in text
 
 
 def test_a_bot_without_finished_games_is_absent() -> None:
     records = example() + game("r3-g1-d3-p0", ["A", "ghost", "B", "C"], [[10, 20, 30, 40]], final=False)
-    rows = compute_standings(records)
-    assert [r.bot for r in rows] == [r.bot for r in compute_standings(example())]
+    rows = tally(records).standings()
+    assert [r.bot for r in rows] == [r.bot for r in tally(example()).standings()]
     assert all(r.games == 8 for r in rows)
     matrix = head_to_head(records, [*BOTS, "ghost"])
     assert len(matrix) == 12 and not any("ghost" in pair for pair in matrix)
@@ -379,15 +380,15 @@ def test_a_bot_without_finished_games_is_absent() -> None:
     assert c.sprt is not None and c.sprt.verdict == "continue"
     assert c.blocks == 0 and c.pairs == 0 and math.isnan(c.diff.mean)
     assert "A vs ghost: 0 blocks" in render_comparison(c, Rules.profile())
-    assert compute_standings([]) == []
-    assert compute_standings(records[-1:]) == []
+    assert tally([]).standings() == []
+    assert tally(records[-1:]).standings() == []
 
 
 def test_a_lone_result_on_a_hand_is_not_compared() -> None:
     # Only the first rotation of a block: no hand has a second result yet. Nothing is compared: no
     # duplicate score, no matchpoints (not 0 and 50 %), though the game is played and counted.
     records = cyclic_block(BOTS, BLOCK1)[:1]
-    rows = compute_standings(records)
+    rows = tally(records).standings()
     assert all(math.isnan(r.dup_per_game) and math.isnan(r.matchpoint_pct) for r in rows)
     assert all(r.games == 1 and r.dup_games == 0 and r.clusters == 0 for r in rows)
     text = render_standings(rows, Rules.profile())
@@ -396,9 +397,9 @@ def test_a_lone_result_on_a_hand_is_not_compared() -> None:
 
 def test_hands_nobody_else_has_played_yet_count_neither_as_zero_nor_as_a_game() -> None:
     # Mid-round: deal set 1 played in all its rotations, deal set 2 in its first only.
-    whole = compute_standings(cyclic_block(BOTS, BLOCK1))
-    rows = by_bot(compute_standings(cyclic_block(BOTS, BLOCK1) + cyclic_block(BOTS, BLOCK2, schedule_round=2,
-                                                                              deal_set=2)[:1]))
+    whole = tally(cyclic_block(BOTS, BLOCK1)).standings()
+    rows = by_bot(tally(cyclic_block(BOTS, BLOCK1) + cyclic_block(BOTS, BLOCK2, schedule_round=2,
+                                                                              deal_set=2)[:1]).standings())
     for row in whole:
         assert rows[row.bot].games == 5 and rows[row.bot].dup_games == 4 and rows[row.bot].clusters == 1
         assert rows[row.bot].dup_per_game == pytest.approx(row.dup_per_game)  # not diluted by a fifth game
@@ -408,7 +409,7 @@ def test_hands_nobody_else_has_played_yet_count_neither_as_zero_nor_as_a_game() 
 def test_ties_everywhere() -> None:
     flat = [[7, 7, 7, 7]] * 4
     records = cyclic_block(BOTS, flat) + cyclic_block(BOTS, flat, schedule_round=2, deal_set=2)
-    rows = compute_standings(records)
+    rows = tally(records).standings()
     assert [r.bot for r in rows] == BOTS  # every key equal: the name decides
     for row in rows:
         assert row.dup_per_game == 0 and row.dup_low == 0 and row.dup_high == 0
@@ -428,7 +429,7 @@ def test_ties_everywhere() -> None:
 
 
 def test_house_bots_are_last_unranked_and_listed_apart() -> None:
-    rows = compute_standings(example(), house=["A"])  # A is the best bot of the example
+    rows = tally(example()).standings(house=["A"])  # A is the best bot of the example
     assert [r.bot for r in rows][-1] == "A" and rows[-1].house
     assert rows[-1].dup_per_game > rows[0].dup_per_game
     ranking, apart = render_standings(rows, Rules.profile()).split(NOT_RANKED_TITLE)
@@ -536,7 +537,7 @@ def test_head_to_head_tournament(h2h: list[RoundRecord]) -> None:
 def test_seat_report_on_a_crafted_game() -> None:
     # One game of 4 rounds, dealers 3, 0, 1, 2: every seat is at every distance once.
     scores = [[10, 20, 30, 40], [1, 2, 3, 4], [-10, -20, -30, -40], [5, 5, 5, 5]]
-    rows = seat_report(game("r1-g1-d1-p0", BOTS, scores))
+    rows = tally(game("r1-g1-d1-p0", BOTS, scores)).seats()
     assert [r.position for r in rows] == ["seat 0", "seat 1", "seat 2", "seat 3",
                                           "dealer +1", "dealer +2", "dealer +3", "dealer"]
     assert all(r.rounds == 4 and r.mean.n == 1 for r in rows)
@@ -550,7 +551,7 @@ def test_seat_report_on_a_crafted_game() -> None:
 
 
 def test_seat_report_on_a_real_tournament(round_robin: list[RoundRecord]) -> None:
-    rows = seat_report(round_robin)
+    rows = tally(round_robin).seats()
     assert len(rows) == 8
     rounds = len(round_robin)
     assert rounds == 40 * 5

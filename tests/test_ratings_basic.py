@@ -13,7 +13,7 @@ import pytest
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.players.records import RoundRecord, parse_record
-from arena.rating.ratings import compute_standings
+from arena.rating.ratings import tally
 from arena.rating.report import render_standings
 
 Record = dict[str, Any]
@@ -77,7 +77,7 @@ def by_bot(rows: Sequence[Any]) -> dict[str, Any]:
 
 def test_duplicate_score_cancels_the_cards_and_sums_to_zero() -> None:
     records = duplicate_block(list(SKILL), SKILL) + duplicate_block(list(SKILL), SKILL, round_number=2, deal_set=2)
-    rows = compute_standings(records)
+    rows = tally(records).standings()
     assert [row.bot for row in rows] == ["ace", "bea", "cal", "dot"]
     assert sum(row.dup_per_game for row in rows) == pytest.approx(0.0)
     for bot, row in by_bot(rows).items():
@@ -89,7 +89,7 @@ def test_duplicate_score_cancels_the_cards_and_sums_to_zero() -> None:
 
 
 def test_matchpoints_rank_the_results_on_each_hand() -> None:
-    rows = by_bot(compute_standings(duplicate_block(list(SKILL), SKILL)))
+    rows = by_bot(tally(duplicate_block(list(SKILL), SKILL)).standings())
     assert [rows[b].matchpoint_pct for b in SKILL] == pytest.approx([100.0, 200 / 3, 100 / 3, 0.0])
 
 
@@ -98,7 +98,7 @@ def test_raw_totals_without_rotation_reward_the_lucky_seat() -> None:
     # other result on the same hand to compare with, so it says nothing (no number, not 0).
     records = game("r1-g1-d1-p0", ["dot", "ace", "bea", "cal"],
                    [[HAND_VALUE[s] + SKILL[b] for s, b in enumerate(["dot", "ace", "bea", "cal"])]])
-    rows = by_bot(compute_standings(records))
+    rows = by_bot(tally(records).standings())
     assert rows["dot"].mean_total > rows["ace"].mean_total
     assert all(math.isnan(row.dup_per_game) and row.dup_games == 0 for row in rows.values())
 
@@ -113,14 +113,14 @@ def test_raw_totals_without_rotation_reward_the_lucky_seat() -> None:
 ])
 def test_tied_places_share_their_points(totals: list[int], points: list[float]) -> None:
     seats = ["w", "x", "y", "z"]
-    rows = by_bot(compute_standings(game("r1-g1-d1-p0", seats, [totals])))
+    rows = by_bot(tally(game("r1-g1-d1-p0", seats, [totals])).standings())
     assert [rows[b].place_points for b in seats] == points
     assert sum(points) == 6.0
 
 
 def test_house_bots_are_sorted_last_and_unranked() -> None:
     skill = {"house-1": 50, "ace": 12, "bea": 4, "cal": 0}
-    rows = compute_standings(duplicate_block(list(skill), skill), house=["house-1"])
+    rows = tally(duplicate_block(list(skill), skill)).standings(house=["house-1"])
     assert [row.bot for row in rows] == ["ace", "bea", "cal", "house-1"]
     assert rows[-1].house and rows[-1].dup_per_game > rows[0].dup_per_game
     text = render_standings(rows, Rules.profile(), "table")
@@ -132,7 +132,7 @@ def test_house_bots_are_sorted_last_and_unranked() -> None:
 def test_unfinished_games_do_not_count() -> None:
     records = duplicate_block(list(SKILL), SKILL)
     records += game("r2-g1-d2-p0", list(SKILL), [[100, 0, 0, 0]], deal_set=2, final=False)
-    rows = by_bot(compute_standings(records))
+    rows = by_bot(tally(records).standings())
     assert rows["ace"].games == 4
     assert rows["ace"].mean_total == pytest.approx(30 / 4 + 12 - 15 / 4 + 0)  # unchanged by the unfinished game
 
@@ -140,13 +140,13 @@ def test_unfinished_games_do_not_count() -> None:
 def test_faults_are_counted_by_kind() -> None:
     faults = [{"seat": 1, "kind": "late"}, {"seat": 1, "kind": "crash"}, {"seat": 1, "kind": "late"}]
     records = game("r1-g1-d1-p0", ["w", "x", "y", "z"], [[1, 2, 3, 4], [1, 2, 3, 4]], faults=faults)
-    rows = by_bot(compute_standings(records))
+    rows = by_bot(tally(records).standings())
     assert rows["x"].faults == 3 and rows["x"].faults_by_kind == {"late": 2, "crash": 1}
     assert rows["w"].faults == 0 and rows["w"].faults_by_kind == {}
 
 
 def test_every_rendering_lists_every_bot() -> None:
-    rows = compute_standings(duplicate_block(list(SKILL), SKILL))
+    rows = tally(duplicate_block(list(SKILL), SKILL)).standings()
     rules = Rules.profile()
     for fmt in ("table", "markdown", "csv"):
         text = render_standings(rows, rules, fmt)
@@ -157,7 +157,7 @@ def test_every_rendering_lists_every_bot() -> None:
 
 
 def test_dy_scores_are_points_not_tenths() -> None:
-    rows = compute_standings(duplicate_block(list(SKILL), SKILL))
+    rows = tally(duplicate_block(list(SKILL), SKILL)).standings()
     dy = render_standings(rows, Rules.profile("dy"), "table").splitlines()[2]
     nepali = render_standings(rows, Rules.profile(), "table").splitlines()[2]
     assert dy.split()[2] == "+13.33"  # ace: 12 - (4 + 0 - 8) / 3, in DY points

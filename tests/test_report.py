@@ -22,8 +22,8 @@ from arena.event.plan import Plan
 from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.rating.live import LiveJudge
-from arena.rating.ratings import Standing
 from arena.rating.report import folder_report
+from arena.rating.standing import Standing
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "sample_bots.random_bot:RandomBot"

@@ -24,7 +24,7 @@ from arena.errors import RecordsError
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
 from arena.players.records import GameRecords, RoundRecord, TornLine, iter_records
-from arena.rating.ratings import compute_standings
+from arena.rating.ratings import tally
 from arena.rating.report import (
     HEAD_TO_HEAD_FILE,
     folder_report,
@@ -80,7 +80,7 @@ def test_six_bots_a_known_edge_is_not_shrunk() -> None:
     # its datum is the other bots' 50 results, never its own 9 others (which shrank it to 0.85).
     bots = ["ace", "b", "c", "d", "e", "f"]
     skill = {bot: 10 if bot == "ace" else 0 for bot in bots}
-    rows = {row.bot: row for row in compute_standings(field(list(itertools.combinations(bots, 4)), skill))}
+    rows = {row.bot: row for row in tally(field(list(itertools.combinations(bots, 4)), skill)).standings()}
     assert rows["ace"].dup_per_game == pytest.approx(50.0)  # 5 rounds x 10, the whole edge
     for bot in bots[1:]:
         assert rows[bot].dup_per_game == pytest.approx(-10.0)  # 0 - 10 / 5 per round, x 5
@@ -93,7 +93,7 @@ def test_gauntlet_the_champion_keeps_its_whole_edge() -> None:
     others = ["f1", "f2", "f3", "f4", "f5"]
     skill = {"champ": 10, **dict.fromkeys(others, 0)}
     groups = [("champ", *trio) for trio in itertools.combinations(others, 3)]
-    rows = {row.bot: row for row in compute_standings(field(groups, skill))}
+    rows = {row.bot: row for row in tally(field(groups, skill)).standings()}
     assert rows["champ"].dup_per_game == pytest.approx(50.0)
     for bot in others:
         assert rows[bot].dup_per_game == pytest.approx(5 * (0 - 10 * 10 / 34))
@@ -229,7 +229,7 @@ def test_the_head_to_head_file_holds_every_pair_whatever_the_field(tmp_path: Pat
 
 def test_master_names_the_winner_and_the_runner_up() -> None:
     bots = ["ace", "bea", "cal", "dot"]
-    rows = compute_standings(field([bots], {"ace": 2, "bea": 9, "cal": 0, "dot": 5}))
+    rows = tally(field([bots], {"ace": 2, "bea": 9, "cal": 0, "dot": 5})).standings()
     master = Rules.profile("master")
     text = render_standings(rows, master)
     assert "Winner: bea; runner-up: dot (the first two ranked bots" in text

@@ -25,8 +25,9 @@ from arena.event.store import ResultsStore
 from arena.players.records import GameRecords, RoundRecord, parse_record
 from arena.players.table import GameRecord
 from arena.rating.live import LiveJudge
-from arena.rating.ratings import NOT_RANKED_TITLE, Standing, compute_standings
+from arena.rating.ratings import tally
 from arena.rating.report import STANDINGS_FILES, folder_report, render_standings, write_standings
+from arena.rating.standing import NOT_RANKED_TITLE, Standing
 
 Record = dict[str, Any]
 RULES = Rules.profile()
@@ -84,7 +85,7 @@ def by_bot(rows: Sequence[Standing]) -> dict[str, Standing]:
 
 
 def test_withdrawn_and_disqualified_bots_are_listed_apart_without_a_rank() -> None:
-    rows = compute_standings(field(), statuses=STATUSES)
+    rows = tally(field()).standings(statuses=STATUSES)
     # ace is the best bot of the field, but disqualified: it follows the ranking, unranked.
     assert [(r.bot, r.rank, r.status) for r in rows] == [
         ("bea", 1, "absent"), ("cal", 2, "playing"), ("ace", None, "disqualified"), ("dot", None, "withdrawn"),
@@ -93,14 +94,14 @@ def test_withdrawn_and_disqualified_bots_are_listed_apart_without_a_rank() -> No
     assert rows_by_bot["ace"].reason == "6 faulty decisions (the limit is 5)"
     assert rows_by_bot["cal"].reason == ""
     # Their numbers are unchanged: a status takes a bot out of the ranking, not out of the records.
-    plain = by_bot(compute_standings(field()))
+    plain = by_bot(tally(field()).standings())
     for bot, row in rows_by_bot.items():
         assert (row.dup_per_game, row.games, row.mu) == (plain[bot].dup_per_game, plain[bot].games, plain[bot].mu)
     assert [r.rank for r in plain.values()] == [1, 2, 3, 4] and all(r.status == "playing" for r in plain.values())
 
 
 def test_house_bots_stay_after_the_ranked_bots_and_before_the_bots_apart() -> None:
-    rows = compute_standings(field(), house=["bea"], statuses={"ace": STATUSES["ace"]})
+    rows = tally(field()).standings(house=["bea"], statuses={"ace": STATUSES["ace"]})
     assert [(r.bot, r.rank) for r in rows] == [("cal", 1), ("dot", 2), ("bea", None), ("ace", None)]
     assert rows[2].house and rows[2].status == "playing"
 
@@ -108,7 +109,7 @@ def test_house_bots_stay_after_the_ranked_bots_and_before_the_bots_apart() -> No
 def test_a_bot_taken_out_before_finishing_a_game_still_has_its_line() -> None:
     statuses = {"eve": BotStatus("withdrawn", "absent: never connected in 30 s"),
                 "gus": BotStatus("absent", "never connected in 30 s")}
-    rows = compute_standings(field(), statuses=statuses)
+    rows = tally(field()).standings(statuses=statuses)
     assert [r.bot for r in rows] == ["ace", "bea", "cal", "dot", "eve", "gus"]  # both listed apart, unranked
     eve, gus = rows[-2:]
     assert eve.games == 0 and eve.rank is None and eve.status == "withdrawn"
@@ -138,7 +139,7 @@ def test_the_fallback_share_counts_decisions_made_for_the_bot() -> None:
                         "round": 1, "trick": None, "fallback": None}]
     second.update(record_data(second["game"], second["seats"], second["scores"], redeals=1,
                               fallbacks=[3 if bot == "cal" else 0 for bot in second["seats"]]))
-    rows = by_bot(compute_standings(typed(lines)))
+    rows = by_bot(tally(typed(lines)).standings())
     cal = rows["cal"]
     assert (cal.decisions, cal.fallbacks) == (14 * 3 + 15, 17)
     assert cal.fallback_pct == pytest.approx(100 * 17 / 57)
@@ -157,7 +158,7 @@ def test_version_1_records_have_no_fallbacks() -> None:
     for data in lines:
         data["v"] = 1
         del data["fallbacks"], data["versions"]
-    rows = compute_standings(typed(lines))
+    rows = tally(typed(lines)).standings()
     assert all(r.fallbacks == 0 and r.fallback_pct == 0.0 and r.decisions == 4 * 14 for r in rows)
 
 
@@ -166,7 +167,7 @@ def test_version_1_records_have_no_fallbacks() -> None:
 
 @pytest.mark.parametrize("fmt", ["table", "markdown"])
 def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None:
-    rows = compute_standings(field(), statuses=STATUSES)
+    rows = tally(field()).standings(statuses=STATUSES)
     text = render_standings(rows, RULES, fmt)
     ranking, apart = text.split(NOT_RANKED_TITLE)
     assert "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games" in text
@@ -184,7 +185,7 @@ def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None
 
 
 def test_json_and_csv_carry_rank_status_reason_and_the_fallback_share() -> None:
-    rows = compute_standings(field(), statuses=STATUSES)
+    rows = tally(field()).standings(statuses=STATUSES)
     data = json.loads(render_standings(rows, RULES, "json"))["standings"]
     assert [(d["bot"], d["rank"], d["status"]) for d in data] == [
         ("bea", 1, "absent"), ("cal", 2, "playing"), ("ace", None, "disqualified"), ("dot", None, "withdrawn"),
@@ -361,7 +362,7 @@ def test_the_standings_files_appear_with_the_status(tmp_path: Path) -> None:
     write_standings(folder)
     assert (folder / "standings.txt").read_text(encoding="utf-8") == text
     # The standings first, then (a head-to-head configuration) the comparison of its two bots.
-    rows = compute_standings(ResultsStore(folder).games(), (), statuses)
+    rows = tally(ResultsStore(folder).games()).standings((), statuses)
     for row in rows:  # every game of the plan is recorded: the event has ended
         row.status = "finished" if row.status == "playing" else row.status
     assert text.startswith(render_standings(rows, RULES, wide=False))
@@ -373,7 +374,7 @@ def test_a_bot_the_fallback_played_for_is_not_ranked() -> None:
     lines = block_data(list(SKILL))
     for data in lines:
         data["fallbacks"][data["seats"].index("cal")] = 14
-    rows = by_bot(compute_standings(typed(lines)))
+    rows = by_bot(tally(typed(lines)).standings())
     assert rows["cal"].fallback_pct == 100.0 and rows["cal"].rank is None
     assert sorted(row.rank for row in rows.values() if row.rank is not None) == [1, 2, 3]
     ranking, apart = render_standings(list(rows.values()), RULES, "table").split(NOT_RANKED_TITLE)
@@ -383,7 +384,7 @@ def test_a_bot_the_fallback_played_for_is_not_ranked() -> None:
 
 @pytest.mark.parametrize("wide", [True, False])
 def test_markdown_rows_have_as_many_cells_as_the_header(wide: bool) -> None:
-    rows = compute_standings(field(), statuses=STATUSES)
+    rows = tally(field()).standings(statuses=STATUSES)
     text = render_standings(rows, RULES, "markdown", wide=wide)
     tables = [line for line in text.splitlines() if line.startswith("|")]
     cells = {len(re.split(r"(?<!\\)\|", line)) for line in tables}
@@ -391,7 +392,7 @@ def test_markdown_rows_have_as_many_cells_as_the_header(wide: bool) -> None:
 
 
 def test_the_compact_table_fits_a_terminal_of_100_columns() -> None:
-    rows = compute_standings(field(), statuses=STATUSES)
+    rows = tally(field()).standings(statuses=STATUSES)
     text = render_standings(rows, RULES, "table", wide=False)
     assert max(len(line) for line in text.splitlines() if not line.startswith(("ace:", "bea:", "dot:"))) <= 100
     assert "skill" not in text and "--wide shows every measure" in text

@@ -44,7 +44,7 @@ from arena.event.store import ResultsStore, write_atomic
 from arena.players.records import GameRecords, RoundRecord
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Interval, Series, color, dash, interval_plot, line_chart
-from arena.rating.ratings import NOT_RANKED_TITLE, Comparison, RoundMark, Standing, listed_apart
+from arena.rating.standing import NOT_RANKED_TITLE, Comparison, RoundMark, Standing, listed_apart
 from arena.rating.report import (
     HEAD_TO_HEAD_FILE,
     SEAT_HEADERS,

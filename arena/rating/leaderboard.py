@@ -40,8 +40,8 @@ from arena.event.store import ResultsStore
 from arena.players.records import read_tail
 from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style
-from arena.rating.ratings import NOT_RANKED_TITLE, Standing, not_ranked_because
 from arena.rating.report import podium, read_folder, unit_name
+from arena.rating.standing import NOT_RANKED_TITLE, Standing, not_ranked_because
 
 __all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
            "render_page"]
@@ -74,7 +74,7 @@ class BoardRow:
     made_pct: float
     faults: int
     apart: str = ""
-    """Why the bot is not ranked (:func:`~arena.rating.ratings.not_ranked_because`); empty for a ranked bot."""
+    """Why the bot is not ranked (:func:`~arena.rating.standing.not_ranked_because`); empty for a ranked bot."""
     absent_games: int = 0
     """Games whose seat the fallback player took for it because it was not there."""
 

@@ -20,9 +20,9 @@ from arena.event.store import ResultsStore
 from arena.players.records import GameRecords
 from arena.players.table import GameRecord
 from arena.rating.html import write_report_files
-from arena.rating.ratings import BlockDifferences
 from arena.rating.report import write_standings
 from arena.rating.sequential import SequentialTest, SprtResult, fishtest_line
+from arena.rating.standing import BlockDifferences
 
 __all__ = ["LiveJudge"]
 

@@ -55,217 +55,35 @@ from arena.core.scoring import tenths_per_point
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
 from arena.players.records import GameRecords, RoundRecord
-from arena.rating.sequential import DEFAULT_METHOD, Method, SprtResult, sprt
+from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
+from arena.rating.standing import (
+    PLACE_POINTS,
+    SEAT_POSITIONS,
+    BlockDifferences,
+    Comparison,
+    RoundMark,
+    SeatRow,
+    Standing,
+    listed_apart,
+)
 from arena.rating.stats import (
     ClusteredMean,
-    MeanCI,
-    PairElo,
     PairTally,
     field_datum_diffs,
     field_matchpoints,
 )
 
 __all__ = [
-    "CLUSTERED_BY",
-    "FALLBACK_RANK_LIMIT",
-    "NOT_RANKED",
-    "NOT_RANKED_TITLE",
-    "BlockDifferences",
-    "Comparison",
     "Results",
-    "RoundMark",
-    "SeatRow",
-    "Standing",
     "Tally",
     "compare",
-    "compute_standings",
     "head_to_head",
-    "listed_apart",
-    "not_ranked_because",
-    "seat_report",
     "tally",
 ]
-
-PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
-NOT_RANKED = ("withdrawn", "disqualified")
-"""The statuses that take a bot out of the ranking (it is listed apart)."""
-NOT_RANKED_TITLE = "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games"
-FALLBACK_RANK_LIMIT = 50.0
-"""A bot whose decisions were more than this share (in %) made for it by the fallback player is not ranked:
-its results are the fallback player's, not its own (a student who never connected, under ``forfeit = "fallback"``)."""
-CLUSTERED_BY = "deal set"
-"""What the intervals' clusters are: the deal set, which every table of a schedule round plays."""
-SEAT_POSITIONS = ("seat 0", "seat 1", "seat 2", "seat 3", "dealer +1", "dealer +2", "dealer +3", "dealer")
 
 Results = Iterable[RoundRecord] | Iterable[GameRecords]
 """What the functions here read: the rounds of a results folder (games not finished are left
 out), or its complete games."""
-
-
-@dataclasses.dataclass
-class Standing:
-    """One bot's line of the standings (scores in the records' unit: tenths, or DY points)."""
-
-    bot: str
-    rank: int | None = None
-    """Its place in the ranking; none for house bots, withdrawn or disqualified bots, and bots without a game."""
-    house: bool = False
-    status: str = "playing"
-    """``playing`` (the event goes on), ``finished`` (it has ended), ``absent``, ``withdrawn`` or ``disqualified``
-    (the manifest's word for the bot)."""
-    reason: str = ""
-    """Why the bot is absent, withdrawn or disqualified, in words."""
-    games: int = 0
-    rounds: int = 0
-    dup_per_game: float = 0.0
-    """Duplicate score per game; nan when no hand of its games has another bot's result yet."""
-    dup_low: float = math.nan
-    dup_high: float = math.nan
-    dup_games: float = 0.0
-    """The games the duplicate score is spread over: a hand counts 1/rounds of its game once another
-    bot has played it (so all its games, when every hand has been)."""
-    clusters: int = 0
-    """Deal sets (schedule rounds) in the duplicate score's and MP%'s intervals: their t has clusters − 1 df."""
-    blocks: int = 0
-    """Blocks (a deal set in all its rotations at one table) it played in."""
-    mean_round: float = 0.0
-    mean_total: float = 0.0
-    place_points: float = 0.0
-    matchpoint_pct: float = 0.0
-    matchpoint_low: float = math.nan
-    matchpoint_high: float = math.nan
-    mu: float = 25.0
-    sigma: float = 25.0 / 3
-    ordinal: float = 0.0
-    made_pct: float = 0.0
-    abs_error: float = 0.0
-    overtricks: float = 0.0
-    too_high_pct: float = 0.0
-    too_low_pct: float = 0.0
-    decisions: int = 0
-    """Decisions its seats had to make: a call per deal and 13 cards per round."""
-    fallbacks: int = 0
-    """Of those, the decisions the arena made for it by fallback."""
-    fallback_pct: float = 0.0
-    faults: int = 0
-    faults_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)
-
-    SCORES = ("dup_per_game", "dup_low", "dup_high", "mean_round", "mean_total")
-    """The fields in score units (the rest are counts, shares, places and ratings)."""
-
-    @property
-    def exact_pct(self) -> float:
-        """Rounds in which it took exactly its call: made (tricks >= call) less called too low (tricks > call)."""
-        return self.made_pct - self.too_low_pct
-
-    def to_dict(self, per_point: int = 1) -> dict[str, Any]:
-        """JSON-ready form, scores divided by ``per_point`` (``tenths_per_point(rules)`` gives points;
-        1 keeps the records' unit); nan and ±inf, which JSON lacks, become null."""
-        out: dict[str, Any] = {}
-        for key, value in dataclasses.asdict(self).items():
-            if key in self.SCORES:
-                value = value / per_point
-            out[key] = None if isinstance(value, float) and not math.isfinite(value) else value
-        return out
-
-
-@dataclasses.dataclass
-class Comparison:
-    """Bot A against bot B over the games where both sat at the same table."""
-
-    a: str
-    b: str
-    blocks: int
-    """Blocks where both played."""
-    games: int
-    """Games where both played."""
-    diff: MeanCI
-    """(A's total − B's total) per game, in the records' unit: the ratio over every game where both
-    played, with its t interval clustered by deal set (``diff.n`` counts deal sets)."""
-    los: float
-    """Likelihood that A is stronger than B: T(mean/se) on the clusters' degrees of freedom."""
-    elo: PairElo
-    """Pentanomial head-to-head Elo and its 95 % interval, clustered the same way."""
-    sprt: SprtResult | None = None
-    """The sequential test with all its parameters, when one was asked for."""
-
-    @property
-    def pairs(self) -> int:
-        """Game pairs: two games of a block in which A and B hold each other's hands."""
-        return self.elo.pairs
-
-
-@dataclasses.dataclass(frozen=True)
-class RoundMark:
-    """Where each bot stood once a schedule round was scored: the event's course, round by round."""
-
-    round: int
-    """The schedule round just scored."""
-    dup_per_game: dict[str, float]
-    """Each bot's duplicate score per game over the rounds scored so far (the records' unit; nan before
-    another bot has played one of its hands)."""
-    ordinal: dict[str, float]
-    """Each bot's OpenSkill ordinal (mu - 3 sigma) after the round's games were rated."""
-
-
-@dataclasses.dataclass
-class SeatRow:
-    """Mean round score of one seat position, across all bots."""
-
-    position: str
-    rounds: int
-    mean: MeanCI
-    """Clustered by deal set, as the standings' intervals."""
-
-
-def _block_key(block: str) -> tuple[int, ...]:
-    """``r3-g2-d3`` -> (3, 2, 3): blocks in schedule order."""
-    try:
-        return tuple(int(part[1:]) for part in block.split("-"))
-    except ValueError:
-        return ()
-
-
-class BlockDifferences:
-    """A's game total minus B's, game by game, gathered by block: what the sequential test reads.
-
-    The test takes the blocks in plan order, complete ones only, up to the first block that is not
-    complete, so its verdict does not depend on which games happened to finish first.
-    """
-
-    def __init__(self, a: str, b: str) -> None:
-        self.a = a
-        self.b = b
-        self._blocks: dict[str, dict[str, int]] = {}
-        """Block id -> game id -> A's total minus B's (keyed by game, so a game counts once)."""
-
-    def add(self, block: str, game: str, seats: Sequence[str], totals: Sequence[int]) -> None:
-        """One finished game (ignored unless A and B both sat at it)."""
-        if self.a in seats and self.b in seats:
-            self._blocks.setdefault(block, {})[game] = totals[seats.index(self.a)] - totals[seats.index(self.b)]
-
-    def add_game(self, game: GameRecords) -> None:
-        """One recorded game."""
-        self.add(game.block, game.game, game.seats, game.final.totals)
-
-    def complete_prefix(self, order: Sequence[str], rotations: int) -> list[float]:
-        """Per block of ``order``, A's total minus B's per game (tenths), up to the first block that
-        does not yet hold all its ``rotations`` games."""
-        out: list[float] = []
-        for block in order:
-            games = self._blocks.get(block, {})
-            if len(games) < rotations:
-                break
-            out.append(sum(games.values()) / len(games))
-        return out
-
-    def in_schedule_order(self) -> list[float]:
-        """Per block where A and B met, in schedule order, A's total minus B's per game (tenths)."""
-        return [sum(games.values()) / len(games)
-                for _, games in sorted(self._blocks.items(), key=lambda item: (_block_key(item[0]), item[0]))]
-
-
-# -- the pass ----------------------------------------------------------------------------------
 
 
 def _game_key(game: GameRecords) -> tuple[int, int, int, int]:
@@ -639,26 +457,6 @@ def _without_games(bot: str, house: bool) -> Standing:
     )
 
 
-def listed_apart(row: Standing) -> bool:
-    """True for a bot listed apart from the ranking (:func:`not_ranked_because` says why)."""
-    return bool(not_ranked_because(row))
-
-
-def not_ranked_because(row: Standing) -> str:
-    """Why a bot is not ranked, in words (empty for a ranked bot): a house bot (it fills tables), withdrawn or
-    disqualified, no game played, or more than :data:`FALLBACK_RANK_LIMIT` % of its decisions made by the
-    fallback player (ranked means played)."""
-    if row.house:
-        return row.reason or "house bot (fills tables)"
-    if row.status in NOT_RANKED:
-        return row.status
-    if not row.games:
-        return "no game played"
-    if row.fallback_pct > FALLBACK_RANK_LIMIT:
-        return f"the fallback played {row.fallback_pct:.0f}% for it"
-    return ""
-
-
 def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None) -> Tally:
     """A finished :class:`Tally` of ``records`` (rounds in file order, or complete games)."""
     result = Tally(plan, on_game)
@@ -669,14 +467,6 @@ def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRec
             result.add(item)
     result.finish()
     return result
-
-
-def compute_standings(
-    records: Results, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None,
-) -> list[Standing]:
-    """The standings of the complete games in ``records``: the ranked bots best first, then the house
-    bots, then the withdrawn and disqualified bots (``statuses``, from the manifest), unranked."""
-    return tally(records).standings(house, statuses)
 
 
 def compare(
@@ -705,8 +495,3 @@ def compare(
 def head_to_head(records: Results, bots: Sequence[str]) -> dict[tuple[str, str], Comparison]:
     """Every ordered pair of ``bots`` that met at a table."""
     return tally(records).matrix(bots)
-
-
-def seat_report(records: Results) -> list[SeatRow]:
-    """Mean round score by seat and by distance from the dealer, with intervals over deal sets."""
-    return tally(records).seats()

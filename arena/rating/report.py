@@ -36,7 +36,9 @@ from arena.event.manifest import Manifest
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.players.records import GameRecords, TornLine, iter_records
-from arena.rating.ratings import (
+from arena.rating.ratings import Tally
+from arena.rating.sequential import describe, fishtest_line, sprt
+from arena.rating.standing import (
     CLUSTERED_BY,
     NOT_RANKED,
     NOT_RANKED_TITLE,
@@ -45,11 +47,9 @@ from arena.rating.ratings import (
     RoundMark,
     SeatRow,
     Standing,
-    Tally,
     listed_apart,
     not_ranked_because,
 )
-from arena.rating.sequential import describe, fishtest_line, sprt
 from arena.rating.stats import PAIR_BINS, MeanCI
 
 __all__ = [
