@@ -6,9 +6,10 @@ decision's deadline. That is a request line, a few headers, and a response read 
 chunked transfer coding or up to the end of the connection (``Connection: close`` on every request, so
 no pooling to get wrong), about a hundred lines on :mod:`asyncio` streams, which already time out,
 cancel and speak TLS. httpx over ``AsyncHTTPTransport(uds=...)`` does the same and keeps every bound
-below, but its layers (httpcore, h11, anyio) cost the arena several times the CPU of this client for
-each request, over TCP and over the sandbox's socket alike, with a pooled connection too; the request
-is made at every decision of a Bhoos seat, so the arena keeps this one.
+below, but its layers (httpcore, h11, anyio) cost the arena four to seven times the CPU of this client
+for each request, over TCP and over the sandbox's socket alike, with a kept-alive connection too
+(``benchmarks/http_client.py`` prints both, in one run); the request is made at every decision of a
+Bhoos seat, so the arena keeps this one.
 
 Everything read is bounded: a status line and headers of at most :data:`HEAD_LIMIT` bytes, a body of at
 most :data:`BODY_LIMIT` (past them, :class:`TooLong`). Numbers in a response (the status, a length, a
