@@ -1,9 +1,10 @@
-"""The package's layers import only downwards, no module imports itself round a cycle, only the network
-gRPC transport and the bot kit touch grpc, and nothing in the package names the sample bots.
+"""The package's layers import only downwards, no module imports itself round a cycle, only the gRPC
+transport and the bot kit touch grpc, and nothing in the package names the sample bots.
 
 ``arena/core`` < ``arena/players`` < ``arena/transports`` < ``arena/kit`` < ``arena/event`` <
-``arena/rating`` < ``arena/web`` (the pages a server answers) < the command line. ``arena/errors.py`` (the exception tree) sits below them all;
-``arena/__init__.py`` and ``arena/botkit.py`` are public faces that may name any layer.
+``arena/rating`` < ``arena/web`` (the pages a server answers) < ``arena/cli`` (the command line).
+``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
+``arena/botkit.py`` are public faces that may name any layer.
 
 The cycle check reads the import graph of the whole package, inside a layer too: an edge for every
 ``import arena.x.y`` and every ``from arena.x import y`` (to ``arena.x.y`` when ``y`` is a module, else to
