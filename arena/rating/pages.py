@@ -1,8 +1,9 @@
 """What the two web pages share: the Jinja2 environment that renders them, the Content-Security-Policy that
 lets a page's own script run and nothing else, and the style both pages start from.
 
-The templates are package data in ``arena/rating/templates``: ``report.html`` (:mod:`arena.rating.html`),
-``live.html`` and ``board.html`` (:mod:`arena.rating.leaderboard`), their scripts (``*.js``) and styles
+The templates are package data in ``arena/rating/templates``: ``report.html`` (:mod:`arena.rating.html`; its
+sections in ``report_*.html``, the pieces they share in ``report_macros.html``), ``live.html`` and
+``board.html`` (:mod:`arena.rating.leaderboard`), their scripts (``*.js``) and styles
 (``*.css``; ``base.css`` is the shared part, each page's own comes after it). Autoescaping is on for every
 template: a value a template prints is escaped unless it is :class:`~markupsafe.Markup` already, so a name a
 bot chose can never become markup.
