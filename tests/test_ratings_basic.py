@@ -14,7 +14,7 @@ from arena.core.game import places
 from arena.core.rules import Rules
 from arena.players.records import RoundRecord, parse_record
 from arena.rating.ratings import tally
-from arena.rating.report import render_standings
+from arena.rating.tables import render_standings
 
 Record = dict[str, Any]
 RULES = Rules.profile().to_dict()

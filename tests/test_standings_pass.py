@@ -25,12 +25,8 @@ from arena.event.config import parse_config
 from arena.event.tournament import Tournament
 from arena.players.records import GameRecords, RoundRecord, TornLine, iter_records
 from arena.rating.ratings import tally
-from arena.rating.report import (
-    HEAD_TO_HEAD_FILE,
-    folder_report,
-    render_standings,
-    write_standings,
-)
+from arena.rating.report import HEAD_TO_HEAD_FILE, folder_report, write_standings
+from arena.rating.tables import render_standings
 from benchmarks.coverage import SKEWED, STRONG, Model, coverage_counts
 from benchmarks.standings_memory import synthesise
 

@@ -26,8 +26,9 @@ from arena.players.records import GameRecords, RoundRecord, parse_record
 from arena.players.table import GameRecord
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import tally
-from arena.rating.report import STANDINGS_FILES, folder_report, render_standings, write_standings
+from arena.rating.report import STANDINGS_FILES, folder_report, write_standings
 from arena.rating.standing import NOT_RANKED_TITLE, Standing
+from arena.rating.tables import render_standings
 
 Record = dict[str, Any]
 RULES = Rules.profile()

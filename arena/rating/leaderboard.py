@@ -40,8 +40,9 @@ from arena.event.store import ResultsStore
 from arena.players.records import read_tail
 from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style
-from arena.rating.report import podium, read_folder, unit_name
+from arena.rating.report import read_folder
 from arena.rating.standing import NOT_RANKED_TITLE, Standing, not_ranked_because
+from arena.rating.tables import podium, unit_name
 
 __all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
            "render_page"]
