@@ -46,7 +46,8 @@ from arena.botkit import Bot, play_session
 from arena.core.dealing import DealSource, seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
-from arena.players.table import GameRecord, TableSettings, play_game
+from arena.players.records import GameRecord
+from arena.players.table import TableSettings, play_game
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.session import Session

@@ -35,7 +35,8 @@ from arena.core.dealing import DealSource, seeded_deals  # noqa: E402
 from arena.core.faults import FaultKind  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
 from arena.players.pauses import paused_s  # noqa: E402
-from arena.players.table import GameRecord, TableSettings, play_game  # noqa: E402
+from arena.players.records import GameRecord  # noqa: E402
+from arena.players.table import TableSettings, play_game  # noqa: E402
 from arena.transports.grpc.remote import RemotePlayer  # noqa: E402
 from arena.transports.grpc.server import ArenaServer, ServerSettings  # noqa: E402
 from arena.transports.grpc.tokens import token_sha256  # noqa: E402

@@ -42,8 +42,7 @@ from pathlib import Path
 from arena.event.config import parse_config
 from arena.event.schedule import Assignment
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecords
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord, GameRecords
 from arena.rating.sequential import METHODS, Method, RunningLlr
 
 DATA = Path(__file__).parent / "data"

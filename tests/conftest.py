@@ -22,7 +22,8 @@ import grpc
 import pytest
 
 from arena.core.rules import Rules
-from arena.players.table import GameRecord, TableSettings
+from arena.players.records import GameRecord
+from arena.players.table import TableSettings
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.tokens import token_sha256
 from protocol import callbreak_pb2 as pb

@@ -22,8 +22,7 @@ from arena.event.manifest import BotStatus, Manifest
 from arena.event.plan import Plan
 from arena.event.schedule import Assignment, Block
 from arena.event.store import ResultsStore
-from arena.players.records import GameRecords, RoundRecord, parse_record
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord, GameRecords, RoundRecord, parse_record
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import tally
 from arena.rating.report import STANDINGS_FILES, folder_report, write_standings

@@ -26,7 +26,8 @@ from arena.players.base import (
     TrickWon,
 )
 from arena.players.local import LocalPlayer
-from arena.players.table import GameRecord, TableSettings, play_game
+from arena.players.records import GameRecord
+from arena.players.table import TableSettings, play_game
 from sample_bots.random_bot import RandomBot
 from tests.conftest import check_record, without_timings
 

@@ -23,7 +23,7 @@ from arena.event.dispatcher import BlockState
 from arena.event.recorder import Recorder
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord
 
 __all__ = ["Collector"]
 

@@ -13,8 +13,7 @@ from arena.errors import RecordsError
 from arena.event.config import TournamentConfig
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
-from arena.players.records import game_lines
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord, game_lines
 
 __all__ = ["Recorder"]
 

@@ -23,7 +23,8 @@ from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.status import TableState
 from arena.players.base import Player
 from arena.players.fast import play_fast
-from arena.players.table import GameRecord, TableSettings, play_game
+from arena.players.records import GameRecord
+from arena.players.table import TableSettings, play_game
 
 __all__ = ["Slots"]
 

@@ -40,8 +40,7 @@ from arena.event.store import ResultsStore
 from arena.event.summary import Judge, RunSummary
 from arena.event.tally import Tally
 from arena.players.pauses import settle
-from arena.players.records import GameRecords
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord, GameRecords
 
 __all__ = ["Tournament", "woken"]
 

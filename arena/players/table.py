@@ -46,7 +46,7 @@ from arena.players.base import (
 )
 from arena.players.records import GameRecord
 
-__all__ = ["GameRecord", "TableSettings", "play_game"]
+__all__ = ["TableSettings", "play_game"]
 
 
 @dataclasses.dataclass(frozen=True)

@@ -17,8 +17,7 @@ from arena.event.formats import SprtOptions
 from arena.event.manifest import Manifest
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
-from arena.players.records import GameRecords
-from arena.players.table import GameRecord
+from arena.players.records import GameRecord, GameRecords
 from arena.rating.html import write_report_files
 from arena.rating.report import write_standings
 from arena.rating.sequential import SequentialTest, SprtResult, fishtest_line
