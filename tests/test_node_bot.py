@@ -21,7 +21,7 @@ import pytest
 
 from arena.core.cards import Card, Hand, Suit
 from arena.core.dealing import seeded_deals
-from arena.core.rules import Rules, legal_cards
+from arena.core.rules import Rules, legal_with_reason
 from arena.event.audit import audit
 from arena.players.records import GameRecord
 from arena.players.table import TableSettings
@@ -93,7 +93,7 @@ def check_decisions(record: dict[str, Any], seat: int) -> int:
     for number, trick in enumerate(record["tricks"]):
         position = (seat - trick["leader"]) % 4
         before = trick["cards"][:position]
-        mask, _ = legal_cards(rules, hand, [Card.parse(c).index for c in before], Suit.parse(trump), number == 0)
+        mask, _ = legal_with_reason(rules, hand, [Card.parse(c).index for c in before], Suit.parse(trump), number == 0)
         legal = [str(c) for c in Hand.of_mask(mask).cards()]
         played = trick["cards"][position]
         assert played == node_card(legal, before, trump, won >= record["calls"][seat]), (record["game"], number)
