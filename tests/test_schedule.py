@@ -9,6 +9,7 @@ from math import comb
 
 import pytest
 
+from arena.event.formats import SwissOptions, schedule_options
 from arena.event.schedule import Assignment, Schedule, affine_plane_16, seatings
 
 
@@ -20,7 +21,7 @@ def schedule(n: int | Sequence[str], fmt: str = "round-robin", *, rounds: int = 
              seed: int = 1, **options: object) -> Schedule:
     bots = names(n) if isinstance(n, int) else list(n)
     return Schedule(bots=bots, format=fmt, rotation=rotation, deal_sets=list(range(1, rounds + 1)), seed=seed,
-                    options=options)
+                    options=schedule_options(fmt, options))
 
 
 def blocks(assignments: Iterable[Assignment]) -> dict[str, list[Assignment]]:
@@ -220,7 +221,7 @@ def test_swiss_opens_balanced_then_follows_the_standings() -> None:
     bots = names(8)
     standings: dict[str, float] = {}
     s = Schedule(bots=bots, format="swiss", rotation="cyclic", deal_sets=[1, 2, 3, 4], seed=3,
-                 options={"opening_rounds": 2}, standings=lambda: standings)
+                 options=SwissOptions(opening_rounds=2), standings=lambda: standings)
     assert s.adaptive
     for r in (1, 2):
         groups = s.groups(r)

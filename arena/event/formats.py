@@ -14,17 +14,20 @@ from typing import Any, Literal, cast, get_args
 from arena.errors import ConfigError
 from arena.event.botconfig import BotConfig
 from arena.event.kinds import BotKind, Format
-from arena.event.schedule import OPTIONS
 from arena.event.tables import FORMAT_KEYS, REQUIRED, Reader
 
-__all__ = ["SPRT_DEAL_SETS", "FormatOptions", "GauntletOptions", "HeadToHeadOptions", "RoundRobinOptions",
-           "SprtMethod", "SprtOptions", "SwissOptions", "read_format_options", "stored_options"]
+__all__ = ["PLAN_KEYS", "SPRT_DEAL_SETS", "FormatOptions", "GauntletOptions", "HeadToHeadOptions",
+           "RoundRobinOptions", "SprtMethod", "SprtOptions", "SwissOptions", "read_format_options",
+           "schedule_options", "stored_options"]
 
 SPRT_DEAL_SETS = 10_000
 """``tournament.deal_sets``' default under ``sprt``: the test's cap, far above the few hundred blocks
 a test usually needs, so that the default decides."""
 SprtMethod = Literal["el", "alt", "alt2"]
 """How the sequential test computes its log-likelihood ratio (:mod:`arena.rating.sequential`)."""
+PLAN_KEYS = ("a", "b", "champion", "opening_rounds", "opponents")
+"""The options a schedule reads, which a plan's design keeps (the others, such as the sequential test's, do
+not change the plan)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -35,8 +38,8 @@ class _Options:
                 for field in dataclasses.fields(self)}
 
     def plan_options(self) -> dict[str, Any]:
-        """The options a schedule reads (:data:`~arena.event.schedule.OPTIONS`): what the plan's design keeps."""
-        return {key: value for key, value in self.to_dict().items() if key in OPTIONS}
+        """The options a schedule reads (:data:`PLAN_KEYS`): what the plan's design keeps."""
+        return {key: value for key, value in self.to_dict().items() if key in PLAN_KEYS}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -83,21 +86,28 @@ FormatOptions = RoundRobinOptions | GauntletOptions | HeadToHeadOptions | SprtOp
 
 
 def stored_options(fmt: str, data: Mapping[str, Any]) -> FormatOptions:
-    """The options as a manifest stores them (:meth:`to_dict`), keys left out taking their SprtOptions."""
+    """The options as a manifest stores them (:meth:`to_dict`), keys left out taking their defaults."""
+    if fmt != Format.SPRT:
+        return schedule_options(fmt, data)
+    pair = schedule_options(Format.HEAD_TO_HEAD, data)
+    assert isinstance(pair, HeadToHeadOptions)
+    return SprtOptions(
+        a=pair.a, b=pair.b, opponents=pair.opponents, delta0=float(data.get("delta0", SprtOptions.delta0)),
+        delta1=float(data["delta1"]), alpha=float(data.get("alpha", SprtOptions.alpha)),
+        beta=float(data.get("beta", SprtOptions.beta)), burn_in=int(data.get("burn_in", SprtOptions.burn_in)),
+        method=cast(SprtMethod, data.get("method", SprtOptions.method)),
+    )
+
+
+def schedule_options(fmt: str, data: Mapping[str, Any]) -> FormatOptions:
+    """The options a schedule reads, from what a plan's design keeps (:meth:`plan_options`): a sequential
+    test's schedule is its head-to-head's."""
     match fmt:
         case Format.GAUNTLET:
             return GauntletOptions(str(data["champion"]))
         case Format.HEAD_TO_HEAD | Format.SPRT:
-            pair: dict[str, Any] = {"a": str(data["a"]), "b": str(data["b"]),
-                    "opponents": tuple(str(o) for o in data.get("opponents", ()))}
-            if fmt == Format.HEAD_TO_HEAD:
-                return HeadToHeadOptions(**pair)
-            return SprtOptions(
-                **pair, delta0=float(data.get("delta0", SprtOptions.delta0)), delta1=float(data["delta1"]),
-                alpha=float(data.get("alpha", SprtOptions.alpha)), beta=float(data.get("beta", SprtOptions.beta)),
-                burn_in=int(data.get("burn_in", SprtOptions.burn_in)),
-                method=cast(SprtMethod, data.get("method", SprtOptions.method)),
-            )
+            return HeadToHeadOptions(a=str(data["a"]), b=str(data["b"]),
+                                     opponents=tuple(str(o) for o in data.get("opponents", ())))
         case Format.SWISS:
             return SwissOptions(int(data.get("opening_rounds", SwissOptions.opening_rounds)))
     return RoundRobinOptions()

@@ -34,7 +34,7 @@ LAUNCHED = (BotKind.COMMAND, BotKind.STDIO, BotKind.BHOOS)
 
 
 class Format(enum.StrEnum):
-    """Who meets whom (docs/formats.md)."""
+    """Who meets whom (docs/configuration.md, "Format options")."""
 
     ROUND_ROBIN = "round-robin"
     GAUNTLET = "gauntlet"

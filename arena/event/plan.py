@@ -41,6 +41,7 @@ from collections.abc import Collection, Container, Iterable, Iterator, Mapping, 
 from typing import Any
 
 from arena.errors import RecordsError
+from arena.event.formats import schedule_options
 from arena.event.schedule import Assignment, Block, Lineup, Schedule
 
 __all__ = [
@@ -92,7 +93,7 @@ class Design:
     def schedule(self, field: Sequence[str], rotation: str) -> Schedule:
         """A fresh schedule of this design: its rounds, asked in order, are the design's."""
         return Schedule(bots=field, format=self.format, rotation=rotation, deal_sets=self.deal_sets, seed=self.seed,
-                        options=self.options, draw_seats=self.draw_seats)
+                        options=schedule_options(self.format, self.options), draw_seats=self.draw_seats)
 
     def steady(self, field: Sequence[str]) -> bool:
         """True when every round holds the same groups (round robin up to 8 bots, gauntlet): a round

@@ -152,7 +152,7 @@ def prepare(
         raise ConfigError("fewer than 2 bots are left to play: the others are withdrawn or disqualified")
     schedule = Schedule(
         bots=field, format=config.format, rotation=config.rotation, deal_sets=deal_sets, seed=config.seed,
-        options=config.format_options.to_dict(), draw_seats=config.rules.draw_seating, standings=standings,
+        options=config.format_options, draw_seats=config.rules.draw_seating, standings=standings,
     )
     house = sorted(set(schedule.house) | set(previous.house if previous else []))
     for copy, original in schedule.copies.items():

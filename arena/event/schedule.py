@@ -38,12 +38,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from arena.core.dealing import draw_seating
+from arena.event.formats import FormatOptions, GauntletOptions, HeadToHeadOptions, RoundRobinOptions, SwissOptions
+from arena.event.kinds import Format, Rotation
 
-__all__ = ["OPTIONS", "Assignment", "Block", "Lineup", "Schedule", "affine_plane_16", "balanced_partition", "colex",
+__all__ = ["Assignment", "Block", "Lineup", "Schedule", "affine_plane_16", "balanced_partition", "colex",
            "seatings"]
-
-OPTIONS = ("a", "b", "champion", "opening_rounds", "opponents")
-"""The format options a schedule reads (the others, such as the sequential test's, do not change the plan)."""
 
 Standings = Callable[[], Mapping[str, float]]
 """Current score per bot, for adaptive (swiss) rounds."""
@@ -224,15 +223,15 @@ class Schedule:
 
     def __init__(
         self, *, bots: Sequence[str], format: str, rotation: str, deal_sets: Sequence[int], seed: int,
-        options: Mapping[str, object] | None = None, draw_seats: bool = False, standings: Standings | None = None,
+        options: FormatOptions | None = None, draw_seats: bool = False, standings: Standings | None = None,
     ) -> None:
         self.bots = list(bots)
-        self.format = format
+        self.format = Format(format)
         self.rotation = rotation
         self.deal_sets = deal_sets if isinstance(deal_sets, range) else list(deal_sets)
         """The deal set of each round (a ``range`` stays one: a million rounds cost nothing to hold)."""
         self.seed = seed
-        self.options = dict(options or {})
+        self.options: FormatOptions = options or RoundRobinOptions()
         self.draw_seats = draw_seats
         self.standings = standings
         self.house: list[str] = []
@@ -240,8 +239,8 @@ class Schedule:
         self._pad()
         self.copies: dict[str, str] = {}
         """Second copies of A and B (head-to-head without a pool): copy name -> bot."""
-        if format in ("head-to-head", "sprt") and not self.options.get("opponents"):
-            for original in (str(self.options["a"]), str(self.options["b"])):
+        if self.format.compares_two and not self._pair().opponents:
+            for original in (self._pair().a, self._pair().b):
                 self.copies[_unused(f"{original}#", 2, [*self.bots, *self.copies])] = original
         self._meetings: dict[frozenset[str], int] = {}
         self._planned: dict[int, list[tuple[str, ...]]] = {}
@@ -249,9 +248,20 @@ class Schedule:
         self._every_round: list[tuple[str, ...]] | None = None
         """The groups of every round, in the designs where they are the same each round."""
 
+    def _pair(self) -> HeadToHeadOptions:
+        """The options of a head-to-head or a sequential test."""
+        assert isinstance(self.options, HeadToHeadOptions), self.options
+        return self.options
+
+    def _opening(self, round_number: int) -> bool:
+        """True for a round drawn as in a round-robin: every round of one, a swiss's opening rounds."""
+        if isinstance(self.options, SwissOptions):
+            return round_number <= self.options.opening_rounds
+        return self.format == Format.ROUND_ROBIN
+
     def _pad(self) -> None:
         """Pads a partitioned field with house bots to a multiple of four (reusing earlier ones)."""
-        if (self.format in ("round-robin", "swiss") and len(self.bots) > 8) or self.format == "swiss":
+        if (self.format in (Format.ROUND_ROBIN, Format.SWISS) and len(self.bots) > 8) or self.format == Format.SWISS:
             spare = list(self.house)
             while len(self.bots) % 4:
                 name = spare.pop(0) if spare else _unused("house-", len(self.house) + 1, self.bots)
@@ -268,49 +278,46 @@ class Schedule:
     @property
     def rotations(self) -> int:
         """Games per block."""
-        return 4 if self.rotation == "cyclic" else 24
+        return Rotation(self.rotation).seatings
 
     @property
     def complete(self) -> bool:
         """True when every round holds every group of the design (round robin up to 8 bots,
         gauntlet, head-to-head); false for partitions of the field (above 8 bots, swiss)."""
-        return self.format in ("gauntlet", "head-to-head", "sprt") or (
-            self.format == "round-robin" and len(self.bots) <= 8
+        return self.format == Format.GAUNTLET or self.format.compares_two or (
+            self.format == Format.ROUND_ROBIN and len(self.bots) <= 8
         )
 
     @property
     def adaptive(self) -> bool:
         """True when later rounds depend on results (swiss)."""
-        return self.format == "swiss"
+        return self.format == Format.SWISS
 
     @property
     def sequential(self) -> bool:
         """True when the run may stop before the last round (an SPRT that has decided)."""
-        return self.format == "sprt"
+        return self.format == Format.SPRT
 
     def groups(self, round_number: int) -> list[tuple[str, ...]]:
         """The tables of a schedule round (rounds must be asked in order for adaptive formats)."""
         if round_number in self._planned:
             return self._planned[round_number]
         fmt = self.format
-        if fmt in ("round-robin", "gauntlet") and self.complete:
+        if fmt in (Format.ROUND_ROBIN, Format.GAUNTLET) and self.complete:
             # The same groups every round: made once, and not kept per round (a plan may have millions).
             if self._every_round is None:
                 self._every_round = self._fixed_groups()
             return self._every_round
         rng = random.Random(f"{self.seed}/groups/{round_number}")
-        if fmt in ("round-robin", "swiss") and len(self.bots) == 16 and (
-            fmt == "round-robin" or round_number <= int(str(self.options.get("opening_rounds", 2)))
-        ):
+        if fmt in (Format.ROUND_ROBIN, Format.SWISS) and len(self.bots) == 16 and self._opening(round_number):
             plane = affine_plane_16()[(round_number - 1) % 5]
             return [tuple(self.bots[i] for i in line) for line in plane]
-        if fmt in ("head-to-head", "sprt"):  # A and B opposite each other
-            a, b = str(self.options["a"]), str(self.options["b"])
-            pool = [str(o) for o in self.options.get("opponents", [])]  # type: ignore[attr-defined]
+        if fmt.compares_two:  # A and B opposite each other
+            a, b, pool = self._pair().a, self._pair().b, list(self._pair().opponents)
             o1, o2 = rng.sample(pool, 2) if pool else tuple(self.copies)
             return [(a, o1, b, o2)]
         # The rounds below depend on the rounds before them: each is made once, in order, and kept.
-        if fmt == "round-robin" or round_number <= int(str(self.options["opening_rounds"])):
+        if self._opening(round_number):
             groups = balanced_partition(self.bots, self._meetings, rng)
         else:  # swiss, after its opening rounds
             scores = self.standings() if self.standings else {}
@@ -320,9 +327,10 @@ class Schedule:
         return groups
 
     def _fixed_groups(self) -> list[tuple[str, ...]]:
-        if self.format == "round-robin":
+        if self.format == Format.ROUND_ROBIN:
             return colex(self.bots, 4)
-        champion = str(self.options["champion"])
+        assert isinstance(self.options, GauntletOptions), self.options
+        champion = self.options.champion
         return [(champion, *trio) for trio in colex([b for b in self.bots if b != champion], 3)]
 
     def _order(self, group: Sequence[str], round_number: int, group_number: int, deal_set: int) -> tuple[
@@ -332,7 +340,7 @@ class Schedule:
             seating, first_dealer = draw_seating(self.seed, deal_set)
             return [group[seating[i]] for i in range(4)], first_dealer
         order = list(group)
-        if self.format not in ("head-to-head", "sprt"):
+        if not self.format.compares_two:
             # Vary which bot sits on whose left from block to block (cyclic rotations keep it fixed).
             # Keyed by the four bots, not the group's number, so a block never changes when the
             # field around it does.
@@ -386,11 +394,11 @@ class Schedule:
 
     def total(self) -> int:
         """Games in the whole schedule (for progress bars)."""
-        if self.format == "round-robin" and len(self.bots) <= 8:
+        if self.format == Format.ROUND_ROBIN and len(self.bots) <= 8:
             per_round = len(list(itertools.combinations(self.bots, 4)))
-        elif self.format == "gauntlet":
+        elif self.format == Format.GAUNTLET:
             per_round = len(list(itertools.combinations(range(len(self.bots) - 1), 3)))
-        elif self.format in ("head-to-head", "sprt"):
+        elif self.format.compares_two:
             per_round = 1
         else:
             per_round = len(self.bots) // 4
