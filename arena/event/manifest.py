@@ -18,7 +18,8 @@ from typing import Any
 from arena import __version__
 from arena.errors import RecordsError
 from arena.event.config import TournamentConfig
-from arena.event.plan import Plan, Planner
+from arena.event.plan import Plan
+from arena.event.planner import Planner
 from arena.event.status import BotCondition
 
 __all__ = [

@@ -20,7 +20,8 @@ from arena.event.botconfig import BotConfig, PythonBot
 from arena.event.bots import HOUSE_BOT
 from arena.event.config import TournamentConfig
 from arena.event.manifest import BotStatus, Manifest, change_summary, describe_difference, digest, refuse_drift
-from arena.event.plan import Design, PlanBuilder, Planner, PlanRound, write_plan
+from arena.event.plan import Design, PlanBuilder, PlanRound
+from arena.event.planner import Planner, write_plan
 from arena.event.policy import FaultPolicy
 from arena.event.schedule import Block, Schedule
 from arena.event.status import TAKEN_OUT, BotCondition

@@ -14,7 +14,8 @@ from typing import Generic, TypeVar
 
 from arena.event.dispatcher import Dispatcher
 from arena.event.manifest import Manifest
-from arena.event.plan import Planner, PlanRound
+from arena.event.plan import PlanRound
+from arena.event.planner import Planner
 from arena.event.preparation import Recorded
 from arena.event.schedule import Block, Schedule
 
