@@ -43,17 +43,18 @@ from typing import Any
 import grpc
 
 from arena.botkit import Bot, play_session
-from arena.core.dealing import DealSource, seeded_deals
+from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.core.views import View
-from arena.players.records import GameRecord
-from arena.players.table import TableSettings, play_game
-from arena.transports.grpc.remote import RemotePlayer
+from arena.players.table import TableSettings
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.session import Session
 from arena.transports.grpc.tokens import token_sha256
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for the tests' table helper
+from tests.helpers.seating import seat_and_play
 
 DECISIONS_PER_DEAL = 56
 LEGAL = ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
@@ -190,21 +191,6 @@ def arena_server(tables: int) -> tuple[ArenaServer, dict[str, str]]:
         table=TableSettings(deadline_ms=5000), max_tables=1,
     ))
     return server, tokens
-
-
-async def seat_and_play(
-    server: ArenaServer, bots: list[str], deals: DealSource, *, table_id: str, game_id: str, timeout: float,
-) -> GameRecord:
-    """Seats four connected bots (by seat) at one table and plays one game, as the arena's tournaments do."""
-    players: list[RemotePlayer] = []
-    try:
-        for bot in bots:
-            players.append(await server.claim(bot, timeout))
-        return await play_game(server.settings.rules, players, deals, table_id=table_id, game_id=game_id,
-                               settings=server.settings.table)
-    finally:
-        for player in players:
-            await player.close()
 
 
 async def play_tables(server: ArenaServer, tables: int, seconds: float) -> tuple[float, float, int, float]:

@@ -31,17 +31,17 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from arena.core.dealing import DealSource, seeded_deals  # noqa: E402
+from arena.core.dealing import seeded_deals  # noqa: E402
 from arena.core.faults import FaultKind  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
 from arena.players.pauses import paused_s  # noqa: E402
 from arena.players.records import GameRecord  # noqa: E402
-from arena.players.table import TableSettings, play_game  # noqa: E402
-from arena.transports.grpc.remote import RemotePlayer  # noqa: E402
+from arena.players.table import TableSettings  # noqa: E402
 from arena.transports.grpc.server import ArenaServer, ServerSettings  # noqa: E402
 from arena.transports.grpc.tokens import token_sha256  # noqa: E402
 from protocol import callbreak_pb2 as pb  # noqa: E402
 from protocol import callbreak_pb2_grpc as pb_grpc  # noqa: E402
+from tests.helpers.seating import seat_and_play  # noqa: E402
 
 DEADLINE_MS = 1000
 
@@ -113,21 +113,6 @@ def rss_mb() -> float:
     except OSError:
         return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     return pages * resource.getpagesize() / 1e6
-
-
-async def seat_and_play(
-    server: ArenaServer, bots: list[str], deals: DealSource, *, table_id: str, game_id: str, timeout: float,
-) -> GameRecord:
-    """Seats four connected bots (by seat) at one table and plays one game, as the arena's tournaments do."""
-    players: list[RemotePlayer] = []
-    try:
-        for bot in bots:
-            players.append(await server.claim(bot, timeout))
-        return await play_game(server.settings.rules, players, deals, table_id=table_id, game_id=game_id,
-                               settings=server.settings.table)
-    finally:
-        for player in players:
-            await player.close()
 
 
 async def arena(
