@@ -293,11 +293,11 @@ class Round:
             play(index)
             win, win_seat, led = index, seat, suit_of[index]
             follows = table[led]
+            lines, beats = follows[win], takes[win]  # change only when the lead of the trick does
             for _k in range(3):
                 seat = next_seat[seat]
                 hand = hands[seat]
                 # The same reading of the same lines, four of them here (see LegalTable).
-                lines = follows[win]
                 if legal := hand & lines[0]:
                     if lines[1]:
                         legal = hand
@@ -318,8 +318,9 @@ class Round:
                     raise IllegalPlay(self._refusal(index))
                 hands[seat] = hand ^ (1 << index)
                 play(index)
-                if takes[win][index]:
+                if beats[index]:
                     win, win_seat = index, seat
+                    lines, beats = follows[win], takes[win]
             leaders.append(leader)
             winners.append(win_seat)
             won[win_seat] += 1
