@@ -2,7 +2,8 @@
 transport and the bot kit touch grpc, and nothing in the package names the sample bots.
 
 ``arena/core`` < ``arena/players`` < ``arena/transports`` < ``arena/kit`` < ``arena/event`` <
-``arena/rating`` < ``arena/web`` (the pages a server answers) < ``arena/cli`` (the command line).
+``arena/rating`` < ``arena/ladder`` (the standing ladder) < ``arena/web`` (the pages a server answers) <
+``arena/cli`` (the command line).
 ``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
 ``arena/botkit.py`` are public faces that may name any layer.
 
@@ -32,8 +33,8 @@ from pathlib import Path
 import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
-LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "web": 7,
-          "cli": 8, "__main__": 9}
+LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "ladder": 7,
+          "web": 8, "cli": 9, "__main__": 10}
 GRPC = ("arena.transports.grpc.", "arena.kit.")
 """Where grpc and the generated protocol code may be imported."""
 FACES = {"__init__", "botkit"}

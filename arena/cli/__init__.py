@@ -6,8 +6,8 @@ input is one line on stderr (:func:`main` maps the errors to their statuses).
 
 The commands live in one module per group: :mod:`arena.cli.tournament` (run, serve),
 :mod:`arena.cli.results` (standings, replay, report, verify, status), :mod:`arena.cli.games`
-(game, play, check-bot), :mod:`arena.cli.rules` (rules, deals) and :mod:`arena.cli.roster`
-(token, roster); :mod:`arena.cli.usage` holds what they share.
+(game, play, check-bot), :mod:`arena.cli.rules` (rules, deals), :mod:`arena.cli.roster`
+(token, roster) and :mod:`arena.cli.ladder` (ladder); :mod:`arena.cli.usage` holds what they share.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.cli import games, results, roster, rules, tournament
+from arena.cli import games, ladder, results, roster, rules, tournament
 from arena.cli.usage import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from arena.errors import ArenaError, RecordsError
 
@@ -38,6 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     games.add_commands(sub)
     rules.add_commands(sub)
     roster.add_commands(sub)
+    ladder.add_commands(sub)
     return parser
 
 

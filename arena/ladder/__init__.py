@@ -1,0 +1,1 @@
+"""The standing ladder: its settings (``ladder.toml``), its database and the schema's migrations."""

@@ -1,0 +1,132 @@
+"""A new ladder: its folder, a ``ladder.toml`` with every setting at its default, its database, an organiser token."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+from sqlalchemy import make_url, select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+from arena.core.rules import SWITCHES
+from arena.errors import ConfigError
+from arena.ladder.db import Organiser, open_database
+from arena.ladder.schema import upgrade
+from arena.ladder.settings import (
+    DATABASE_FILE,
+    SETTINGS_FILE,
+    Capacity,
+    LadderSettings,
+    Matchmaking,
+    RatingSettings,
+    SubmissionLimits,
+    parse_settings,
+)
+from arena.transports.grpc.tokens import new_token, token_sha256
+
+__all__ = ["ORGANISER", "Founded", "found_ladder", "settings_text"]
+
+ORGANISER = "organiser"
+"""The name of the organiser whose token a new ladder makes."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Founded:
+    """A ladder just made: its settings, the schema revision its database is at, and the organiser's token."""
+
+    settings: LadderSettings
+    revision: str
+    token: str
+    """The organiser's token: the database keeps only its SHA-256, so this is the one chance to show it."""
+
+
+def settings_text(name: str, database_url: str | None) -> str:
+    """A commented ``ladder.toml``, every setting at its default (``database_url``: ``None`` for the SQLite file)."""
+    database = (f"url = {json.dumps(database_url)}" if database_url is not None else
+                f'# url = "postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"  (left out: {DATABASE_FILE} here)')
+    return f"""\
+# The settings of the ladder {json.dumps(name)}, every key at its default: docs/ladder.md
+# describes them.
+
+[ladder]
+name = {json.dumps(name)}            # 1-40 letters, digits, spaces or ._+#-
+
+[rules]
+profile = "nepali"        # nepali, master, bhoos, pagat, strict or dy (RULES.md)
+# Any switch may follow, as in a tournament's [rules]: {", ".join(SWITCHES)}
+
+[time]
+deadline_ms = 2000        # milliseconds a bot has for each decision
+
+[capacity]
+tables = {Capacity.tables}                # games played at the same time
+workers = {Capacity.workers}               # processes playing in-process bots' games (1: the ladder's own)
+
+[rating]
+# OpenSkill (Plackett-Luce); a version is shown by its ordinal, mu - 3 sigma.
+beta = {RatingSettings.beta!r}    # spread of one game's result around a bot's skill (25/6)
+tau = {RatingSettings.tau!r}                 # skill drift per game: none, a version does not change
+
+[matchmaking]
+placement_blocks = {Matchmaking.placement_blocks}      # blocks a new version plays before its rating picks opponents
+spread = {Matchmaking.spread!r}              # how far apart (in sigmas) the ratings of one block's versions may be
+no_rematch_blocks = {Matchmaking.no_rematch_blocks}     # blocks before a version meets the same three versions again
+
+[submissions]
+active_versions = {SubmissionLimits.active_versions}       # versions of one entrant that play at once
+max_bytes = {SubmissionLimits.max_bytes}      # the largest submission, all files together
+max_files = {SubmissionLimits.max_files}           # the most files in one submission
+per_hour = {SubmissionLimits.per_hour}              # submissions one entrant may make in an hour
+
+[database]
+{database}
+"""
+
+
+def found_ladder(folder: Path, database_url: str | None = None) -> Founded:
+    """Makes a ladder in ``folder`` (created if need be): writes ``ladder.toml``, brings the database to the
+    newest schema and makes the organiser's token, kept there as its digest only.
+
+    :class:`FileExistsError` when ``folder`` holds a ``ladder.toml`` already, and :class:`ConfigError` when the
+    database already belongs to a ladder: either way nothing is changed. Should the database fail, the
+    ``ladder.toml`` just written is removed (and the folder, if made here and left empty), so the command
+    can be run again.
+    """
+    made = not folder.exists()
+    folder.mkdir(parents=True, exist_ok=True)
+    name = folder.resolve().name or "ladder"
+    text = settings_text(name, database_url)
+    settings = parse_settings(text, folder)  # what is written must read back: a test of the template
+    path = folder / SETTINGS_FILE
+    with path.open("x", encoding="utf-8") as out:  # "x": never over a ladder.toml, even one made meanwhile
+        out.write(text)
+    try:
+        engine = open_database(settings.database_url)
+        try:
+            revision = upgrade(engine)
+            token = new_token()
+            with Session(engine) as session, session.begin():
+                if session.scalars(select(Organiser).limit(1)).first() is not None:
+                    raise ConfigError(f"the database {engine.url.render_as_string()} already holds a ladder (it "
+                                      "has an organiser): give --database a new database")
+                session.add(Organiser(name=ORGANISER, token_sha256=token_sha256(token)))
+        finally:
+            engine.dispose()
+    except SQLAlchemyError as err:
+        _undo(path, made)
+        where = make_url(settings.database_url).render_as_string() if "://" in settings.database_url else "?"
+        detail = " ".join(str(getattr(err, "orig", None) or err).split("\n")[0].split())
+        raise ConfigError(f"the database {where} cannot be used: {detail}") from None
+    except BaseException:
+        _undo(path, made)
+        raise
+    return Founded(settings, revision, token)
+
+
+def _undo(path: Path, made: bool) -> None:
+    """Removes the ``ladder.toml`` just written, and its folder if this call made it (and it is empty)."""
+    path.unlink()
+    if made and not any(path.parent.iterdir()):
+        path.parent.rmdir()

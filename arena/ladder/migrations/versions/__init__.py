@@ -1,0 +1,1 @@
+"""The ladder database's revisions, each a step of the schema that is never edited once released."""

@@ -1,0 +1,199 @@
+"""A ladder's settings: the file ``ladder.toml`` in its folder, checked whole when read.
+
+Every table and key is described in ``docs/ladder.md``. A wrong key or value is refused with a
+:class:`~arena.errors.ConfigError` that names the key, what was found and what is allowed; an unknown
+key is answered with the closest known one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import tomllib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from arena.core.rules import SWITCHES, Rules
+from arena.errors import ConfigError, RulesError
+from arena.event.entries import is_name
+from arena.event.tables import Reader
+
+__all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings",
+           "SubmissionLimits", "load_settings", "parse_settings", "sqlite_url"]
+
+SETTINGS_FILE = "ladder.toml"
+"""The settings' file name in a ladder's folder."""
+DATABASE_FILE = "ladder.db"
+"""The SQLite database in a ladder's folder, when ``[database] url`` is not given."""
+
+_KEYS: dict[str, set[str]] = {
+    "ladder": {"name"},
+    "rules": {*SWITCHES, "profile"},
+    "time": {"deadline_ms"},
+    "capacity": {"tables", "workers"},
+    "rating": {"beta", "tau"},
+    "matchmaking": {"placement_blocks", "spread", "no_rematch_blocks"},
+    "submissions": {"active_versions", "max_bytes", "max_files", "per_hour"},
+    "database": {"url"},
+}
+"""Each table of ladder.toml and its keys."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Capacity:
+    """How much of the machine the ladder uses at once."""
+
+    tables: int = 2
+    """Games played at the same time."""
+    workers: int = 1
+    """Processes that play the games of in-process bots (1: the ladder's own)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RatingSettings:
+    """The OpenSkill (Plackett-Luce) model's settings; a rating is shown as its ordinal, mu - 3 sigma."""
+
+    beta: float = 25 / 6
+    """The spread of one game's performance around a bot's skill (OpenSkill's default, 25/6)."""
+    tau: float = 0.0
+    """Skill drift added to sigma before each update: 0, because a version of a bot does not change."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Matchmaking:
+    """Which versions are seated together."""
+
+    placement_blocks: int = 4
+    """Duplicate blocks a new version plays before it is matched by rating."""
+    spread: float = 2.0
+    """How far apart, in sigmas, the ratings of versions seated together may be."""
+    no_rematch_blocks: int = 2
+    """Blocks a version plays before it meets the same three versions again."""
+
+
+@dataclasses.dataclass(frozen=True)
+class SubmissionLimits:
+    """What one entrant may submit."""
+
+    active_versions: int = 1
+    """Versions of one entrant that play at once (a newer one retires the oldest)."""
+    max_bytes: int = 10_000_000
+    """The largest submission, all its files together."""
+    max_files: int = 200
+    """The most files one submission may hold."""
+    per_hour: int = 4
+    """Submissions one entrant may make in an hour."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LadderSettings:
+    """A whole ladder's settings, read from ``ladder.toml``."""
+
+    name: str
+    database_url: str
+    """Where the database is: a SQLAlchemy URL (by default the SQLite file ladder.db in the ladder's folder)."""
+    rules: Rules = dataclasses.field(default_factory=Rules.profile)
+    deadline_ms: int = 2000
+    """Milliseconds a bot has for each decision."""
+    capacity: Capacity = Capacity()
+    rating: RatingSettings = RatingSettings()
+    matchmaking: Matchmaking = Matchmaking()
+    submissions: SubmissionLimits = SubmissionLimits()
+
+
+def sqlite_url(path: Path) -> str:
+    """The SQLAlchemy URL of the SQLite file ``path`` (made absolute, so it holds from any folder)."""
+    return f"sqlite:///{path.resolve()}"
+
+
+def parse_settings(text: str, folder: Path) -> LadderSettings:
+    """Reads and checks the settings of the ladder in ``folder``; :class:`ConfigError` on the first problem."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{SETTINGS_FILE} is not valid TOML: {err}") from None
+    _known(data, "", set(_KEYS), "tables")
+    ladder = _table(data, "ladder")
+    name = ladder.string("name", folder.resolve().name or "ladder")
+    if not is_name(name):
+        raise ConfigError(f"ladder.name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters")
+    time = _table(data, "time")
+    capacity = _table(data, "capacity")
+    rating = _table(data, "rating")
+    match = _table(data, "matchmaking")
+    limits = _table(data, "submissions")
+    database = _table(data, "database")
+    url = database.string("url", sqlite_url(folder / DATABASE_FILE))
+    if not url.strip():
+        raise ConfigError("database.url must be a database URL such as postgresql+psycopg://user@host/ladder, "
+                          "or left out for the SQLite file ladder.db")
+    return LadderSettings(
+        name=name,
+        database_url=url,
+        rules=_rules(data.get("rules", {})),
+        deadline_ms=time.integer("deadline_ms", 2000, 1, 600_000),
+        capacity=Capacity(tables=capacity.integer("tables", Capacity.tables, 1, 10_000),
+                          workers=capacity.integer("workers", Capacity.workers, 1, 1024)),
+        rating=RatingSettings(beta=rating.number("beta", RatingSettings.beta, 0.001, 1000.0),
+                              tau=rating.number("tau", RatingSettings.tau, 0.0, 100.0)),
+        matchmaking=Matchmaking(
+            placement_blocks=match.integer("placement_blocks", Matchmaking.placement_blocks, 0, 10_000),
+            spread=match.number("spread", Matchmaking.spread, 0.0, 100.0),
+            no_rematch_blocks=match.integer("no_rematch_blocks", Matchmaking.no_rematch_blocks, 0, 10_000),
+        ),
+        submissions=SubmissionLimits(
+            active_versions=limits.integer("active_versions", SubmissionLimits.active_versions, 1, 100),
+            max_bytes=limits.integer("max_bytes", SubmissionLimits.max_bytes, 1, 1 << 34),
+            max_files=limits.integer("max_files", SubmissionLimits.max_files, 1, 1_000_000),
+            per_hour=limits.integer("per_hour", SubmissionLimits.per_hour, 1, 10_000),
+        ),
+    )
+
+
+def load_settings(folder: Path) -> LadderSettings:
+    """Reads ``folder/ladder.toml``."""
+    path = folder / SETTINGS_FILE
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise ConfigError(f"cannot read the ladder's settings {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"the ladder's settings {path} are not UTF-8 text (byte {err.start + 1}): "
+                          "save the file as UTF-8") from None
+    return parse_settings(text, folder)
+
+
+def _known(data: Mapping[str, Any], where: str, allowed: set[str], what: str) -> None:
+    """Refuses a key of ``data`` not in ``allowed``, with the closest known one, or the table it belongs in."""
+    unknown = sorted(set(data) - allowed)
+    if not unknown:
+        return
+    key = unknown[0]
+    home = [table for table, keys in _KEYS.items() if key in keys and f"{table}." != where]
+    close = difflib.get_close_matches(key, allowed, n=1)
+    hint = (f"{key} belongs in the [{home[0]}] table, not here; " if home
+            else f"did you mean {close[0]!r}? " if close else "")
+    raise ConfigError(f"unknown key {where + key!r} in {SETTINGS_FILE}; {hint}the {what} allowed there are: "
+                      f"{', '.join(sorted(allowed))}")
+
+
+def _table(data: Mapping[str, Any], name: str) -> Reader:
+    """Typed access to the table ``name``, its keys checked against the ladder's own (not a tournament's)."""
+    table = data.get(name, {})
+    if not isinstance(table, Mapping):  # e.g. `time = 5` where a [time] table belongs
+        raise ConfigError(f"{name} must be a table ([{name}]) in {SETTINGS_FILE}, not {table!r}")
+    _known(table, f"{name}.", _KEYS[name], "keys")
+    return Reader(table, f"{name}.", _KEYS[name])
+
+
+def _rules(data: Any) -> Rules:
+    if not isinstance(data, Mapping):
+        raise ConfigError(f"rules must be a table ([rules]) in {SETTINGS_FILE}, not {data!r}")
+    _known(data, "rules.", _KEYS["rules"], "keys")
+    switches = dict(data)
+    profile = switches.pop("profile", "nepali")
+    try:
+        return Rules.profile(str(profile)).with_switches(switches)
+    except RulesError as err:
+        raise ConfigError(f"[rules]: {err}") from None
