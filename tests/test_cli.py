@@ -3,15 +3,17 @@ deals, help and exit statuses."""
 
 from __future__ import annotations
 
+import argparse
 import csv
 import io
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from arena.cli import main
+from arena.cli import build_parser, main
 from arena.core.dealing import DealFile, seeded_deal
 from arena.event.config import read_deal_file
 from tests.helpers.runs import cli, run, standings, tournament_text, write
@@ -160,8 +162,20 @@ def test_game_prints_a_seeded_game(capsys: pytest.CaptureFixture[str]) -> None:
     assert output(capsys, "game", "--seed", "3")[1] == out  # seeded: the same game again
 
 
-HELP = [[], ["run"], ["serve"], ["standings"], ["replay"], ["verify"], ["game"], ["rules"], ["rules", "legal"],
-        ["rules", "score"], ["rules", "show"], ["deals"]]
+def commands(parser: argparse.ArgumentParser, prefix: tuple[str, ...] = ()) -> Iterator[list[str]]:
+    """Every command and subcommand of the parser, as the words that name it (the top level: none)."""
+    yield list(prefix)
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from commands(sub, (*prefix, name))
+
+
+HELP = list(commands(build_parser()))
+
+
+def test_the_walk_finds_every_command_and_subcommand() -> None:
+    assert ["ladder", "init"] in HELP and ["rules", "legal"] in HELP and ["check-bot"] in HELP
 
 
 @pytest.mark.parametrize("command", HELP, ids=[" ".join(c) or "top" for c in HELP])

@@ -157,6 +157,9 @@ def test_a_class_of_five_with_a_remote_student_and_a_ctrl_c_during_serve(tmp_pat
         if serve.poll() is None:
             serve.kill()
             serve.wait()
+        if sys.exc_info()[0] is not None and student is not None and student.poll() is None:
+            student.kill()  # the test failed: bea's bot must not outlive it
+            student.wait()
     # The teacher resumes; bea's kit reconnects by itself, and the event plays to its end.
     try:
         resumed = arena(tmp_path, "serve", "class.toml", "--no-progress", timeout=600)
