@@ -1,7 +1,7 @@
 """The rules in force: one value holding every switch, six named profiles, the legal-card rule and the trick winner.
 
 Everything here is a pure function of values: no I/O, no clock. The legal-card algorithm is the
-one of ``RULES.md`` with its switches, written once as lines tried in order (:class:`LegalTable`);
+one of ``docs/rules.md`` with its switches, written once as lines tried in order (:class:`LegalTable`);
 :func:`legal_with_reason` returns the mask of legal cards and a :class:`Reason` saying which line
 decided, and :func:`explain` turns that into the sentence a student reads (``7H was led and you
 hold TH, which beats the winning 7H: you must play TH``). Which card takes a trick is written once
@@ -249,7 +249,7 @@ def _check(rules: Rules) -> None:
 
 
 PROFILES: dict[str, Rules] = {}
-"""The six named profiles of RULES.md, by name; ``nepali`` is the default."""
+"""The six named profiles of docs/rules.md, by name; ``nepali`` is the default."""
 
 PROFILES["nepali"] = Rules(profile_name="nepali")
 PROFILES["master"] = Rules(profile_name="master", draw_seating=True)
@@ -293,7 +293,7 @@ line decides."""
 
 
 def _lines(rules: Rules, led: int, win: int, trump: int, first_trick: bool) -> tuple[Step, ...]:
-    """The legal-card rule of RULES.md for one trick state, as the lines to try in order; the last
+    """The legal-card rule of docs/rules.md for one trick state, as the lines to try in order; the last
     matches any card.
 
     This is the rule, written once: :func:`legal_mask`, the rules tool and the fast path of

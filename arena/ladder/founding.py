@@ -54,7 +54,7 @@ def settings_text(name: str, database_url: str | None) -> str:
 name = {json.dumps(name)}            # 1-40 letters, digits, spaces or ._+#-
 
 [rules]
-profile = "nepali"        # nepali, master, bhoos, pagat, strict or dy (RULES.md)
+profile = "nepali"        # nepali, master, bhoos, pagat, strict or dy (docs/rules.md)
 # Any switch may follow, as in a tournament's [rules]: {", ".join(SWITCHES)}
 
 [time]
