@@ -48,7 +48,7 @@ import socket
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
@@ -65,6 +65,7 @@ from arena.event.sandbox import (
     unseen,
 )
 from arena.event.scratch import remove_leftovers, scratch_folder
+from arena.event.startstep import limited, memory_file
 from arena.transports.bhoos import bridge
 from arena.transports.bhoos.httpclient import Endpoint
 from arena.transports.bhoos.player import wait_until_ready
@@ -83,62 +84,6 @@ STDIO_EXIT_WAIT_S = 1.0
 """How long a ``stdio`` process may take to end by itself once its game is over and its input closed."""
 LOG_DRAIN_S = 2.0
 """How long the rest of an ended process's standard error may take to reach its log."""
-
-
-_LIMITED = """\
-import ctypes, fcntl, os, resource, signal, sys
-arena, memory, cpus, plan = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
-if sys.platform.startswith("linux"):
-    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG, kept through exec
-    if os.getppid() != arena:
-        os._exit(0)  # the arena died before the request: no signal would come
-    if cpus:
-        os.sched_setaffinity(0, {int(c) for c in cpus.split(",")})
-if memory:
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-pairs = [tuple(map(int, pair.split(":"))) for pair in plan.split(",") if pair]
-copies = [(target, fcntl.fcntl(source, fcntl.F_DUPFD_CLOEXEC, 100)) for target, source in pairs]
-null = os.open(os.devnull, os.O_RDWR)
-for _, source in pairs:
-    if source > 2:
-        os.close(source)
-    else:  # a standard stream moved elsewhere: bubblewrap's own processes must not hold it
-        os.dup2(null, source)
-for target, copy in copies:
-    os.dup2(copy, target)
-os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
-try:
-    os.execvp(sys.argv[5], sys.argv[6:])
-except OSError as err:
-    print(f"cannot start {sys.argv[5]}: {err.strerror}", file=sys.stderr)
-    os._exit(127)
-"""
-
-
-def _limited(program: str, argv: list[str], plan: dict[int, int], memory_mb: int, cpus: Sequence[int]) -> list[str]:
-    """``program`` started (with the command line ``argv``) through a short step that sets its limits
-    (address space, CPUs), on Linux has the kernel kill it when the arena dies, and puts descriptors in
-    place: ``plan`` maps a descriptor of the started program to the one of the step that it is (one the
-    arena passed, or 0 and 1, its pipes, then replaced by ``/dev/null``). A step of its own rather than
-    ``preexec_fn``: that makes :mod:`subprocess` fork the whole arena, gRPC threads and all, where it
-    otherwise uses vfork."""
-    moves = ",".join(f"{target}:{source}" for target, source in plan.items())
-    return [sys.executable, "-I", "-S", "-c", _LIMITED, str(os.getpid()), str(memory_mb * 2**20),
-            ",".join(map(str, cpus)), moves, program, *argv]
-
-
-def _memory_file(data: bytes) -> int:
-    """A descriptor of an anonymous file holding ``data``, read from its start (nothing on any disk)."""
-    fd = os.memfd_create("callbreak-launch", os.MFD_CLOEXEC)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view):]
-        os.lseek(fd, 0, os.SEEK_SET)
-    except OSError:
-        os.close(fd)
-        raise
-    return fd
 
 
 def _interpreter(program: Path) -> Path | None:
@@ -347,13 +292,13 @@ class Launcher:
         opened: list[int] = []
         try:
             for target, data in files.items():
-                opened.append(_memory_file(data))
+                opened.append(memory_file(data))
                 plan[target] = opened[-1]
             read_end, write_end = os.pipe()
             opened.append(write_end)
             try:
                 process = await asyncio.create_subprocess_exec(
-                    *_limited(program, argv, plan, *self._limits()), stdin=asyncio.subprocess.PIPE,
+                    *limited(program, argv, plan, *self._limits()), stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE if isinstance(setup, StdioBot) else asyncio.subprocess.DEVNULL,
                     stderr=write_end, env=env, start_new_session=True, cwd=cwd,
                     pass_fds=[source for source in plan.values() if source > 2],
