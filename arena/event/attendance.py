@@ -2,17 +2,18 @@
 
 A bot taken out (withdrawn, disqualified) has its blocks not begun dropped whole, its seats in blocks
 under way played by the fallback player to their end, and its connections ended; the blocks it played
-stay. What the absence policy (:func:`arena.event.policy.absence`) says is applied here. Every change
+stay. The absence policy (:func:`arena.event.policy.absence`) is asked here, and what it says applied; the
+bots games wait for are kept here, for the status and the progress bar. Every change
 is written to the manifest at once, so a run stopped now resumes with it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 from arena.event.dispatcher import Dispatcher
 from arena.event.manifest import BotStatus, Manifest
-from arena.event.policy import Absence
+from arena.event.policy import Absence, absence
 from arena.event.release import Release
 from arena.event.seats import Seat, Seating
 from arena.event.status import TAKEN_OUT, BotCondition
@@ -26,13 +27,14 @@ class Attendance:
     """The bots' statuses during a run, and what follows from each change.
 
     ``house(names)`` adds house bots to the run (a swiss field made smaller may need one); ``log`` takes a
-    line for the organiser; ``changed()`` is called when the games that can start may have changed.
+    line for the organiser; ``changed()`` is called when the games that can start may have changed. ``bots``
+    (the run's, as it adds house bots), ``patience``, ``forfeit`` and ``serve`` are what the absence policy asks.
     """
 
     def __init__(
         self, statuses: dict[str, BotStatus], seating: Seating, dispatcher: Dispatcher[Seat], summary: RunSummary,
         store: ResultsStore, *, house: Callable[[Sequence[str]], None], log: Callable[[str], None],
-        changed: Callable[[], None],
+        changed: Callable[[], None], bots: Iterable[str], patience: float, forfeit: str, serve: bool,
     ) -> None:
         self.statuses = statuses
         self.seating = seating
@@ -43,6 +45,9 @@ class Attendance:
         self.manifest: Manifest | None = None
         self._release: Release[Seat] | None = None
         self._played: frozenset[str] = frozenset()
+        self._bots, self._patience, self._forfeit, self._serve = bots, patience, forfeit, serve
+        self.awaited: frozenset[str] = frozenset()
+        """The absent bots that games left wait for, as the absence policy last said."""
 
     def attach(self, manifest: Manifest, release: Release[Seat], played: frozenset[str]) -> None:
         """The run is planned: its manifest, its release of rounds, and the blocks played before it."""
@@ -101,6 +106,19 @@ class Attendance:
             del self.statuses[bot]
             self.save()
         self._log(f"{bot} is back")
+
+    def look(self, room: bool) -> Absence:
+        """Asks the absence policy what to do now (``room``: a table is free to play a game), notes the bots
+        awaited, and does what it said; returns what it said."""
+        told = absence(self._dispatcher, self.seating, self._bots, patience=self._patience, forfeit=self._forfeit,
+                       room=room, serve=self._serve)
+        self.awaited = told.awaited
+        self.apply(told)
+        return told
+
+    def awaited_words(self) -> dict[str, str]:
+        """The bots that games left wait for, and why each is absent, for the progress bar."""
+        return {bot: self.seating.why_absent(bot) for bot in sorted(self.awaited)}
 
     def apply(self, told: Absence) -> None:
         """Does what the absence policy said: the fallback player sits for the bots now forfeiting, the bots

@@ -6,9 +6,10 @@ configuration, what changed said in words, the games planned), starts the servic
 (:mod:`arena.event.dispatcher`, :mod:`arena.event.seats`): to a table (:mod:`arena.event.slots`),
 through the fast path, or to a pool of workers (:mod:`arena.event.collector`). The plan is released
 as the run goes (:mod:`arena.event.release`). Each game is recorded as it ends; the fault policy
-disqualifies, the absence policy (:func:`arena.event.policy.absence`) decides about absent bots, and
-this runner applies what they say. The organiser sees the run through :mod:`arena.event.monitor`;
-standings and sequential tests belong to a *judge* (:class:`Judge`), which the layer above supplies.
+disqualifies, and this runner applies what it says; the absence policy (:func:`arena.event.policy.absence`)
+decides about absent bots, asked and obeyed by :mod:`arena.event.attendance`. The organiser sees the run
+through :mod:`arena.event.monitor`; standings and sequential tests belong to a *judge* (:class:`Judge`),
+which the layer above supplies.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.dispatcher import Dispatcher
 from arena.event.manifest import BotStatus, Manifest
 from arena.event.monitor import Monitor
-from arena.event.policy import FaultPolicy, absence
+from arena.event.policy import FaultPolicy
 from arena.event.preparation import add_house, identity, open_folder, prepare
 from arena.event.recorder import Recorder
 from arena.event.release import Release
@@ -91,10 +92,11 @@ class Tournament:
         self.recorder = Recorder(self.store, config)
         self._wake = asyncio.Event()
         self._dispatcher: Dispatcher[Seat] = Dispatcher(config.rotation)
-        self.monitor = Monitor(self.folder, log or (lambda text: None), judge, status=self.status,
-                               faults=lambda: self.summary.faults, awaited=self._awaited_words)
         self.attendance = Attendance(self.statuses, self.seating, self._dispatcher, self.summary, self.store,
-                                     house=self._house, log=self.log, changed=self._wake.set)
+                                     house=self._house, log=self.log, changed=self._wake.set, bots=self.bots,
+                                     patience=config.absent_after, forfeit=config.forfeit, serve=serve)
+        self.monitor = Monitor(self.folder, log or (lambda text: None), judge, status=self.status,
+                               faults=lambda: self.summary.faults, awaited=self.attendance.awaited_words)
         self.services = Services(config, self.folder, self.bots, self.seating, log=self.log, changed=self._wake.set,
                                  returned=self.attendance.returned, bar=self.attendance.bar)
         self.tables = Slots(config.concurrency, config.rules, config.table, self.seating, self._dispatcher,
@@ -107,7 +109,6 @@ class Tournament:
         self._failure: BaseException | None = None
         """An error of the arena itself in a game task (not a bot's fault): it ends the run."""
         self._state = RunState.STARTING
-        self._awaited: frozenset[str] = frozenset()
 
     @property
     def address(self) -> str:
@@ -274,11 +275,8 @@ class Tournament:
     def _absence(self) -> float | None:
         """Applies the absence policy; returns how long to wait before looking again (None: until something
         happens; 0: look again at once)."""
-        told = absence(self._dispatcher, self.seating, self.bots, patience=self.config.absent_after,
-                       forfeit=self.config.forfeit, room=bool(self.tables.free), serve=self.serve)
-        self._awaited = told.awaited
+        told = self.attendance.look(room=bool(self.tables.free))
         self._state = RunState.WAITING if told.waiting else RunState.RUNNING
-        self.attendance.apply(told)
         return told.next_look
 
     # -- record ----------------------------------------------------------------------------------
@@ -309,11 +307,8 @@ class Tournament:
             broken=launcher.broken if launcher is not None else {}, left=(g.seats for g in dispatcher.left()),
             games=self.tally.games, faults=self.tally.faults, decisions=self.policy.counts,
             sessions=server.lobby.all_live() if server is not None else (), tables=self.tables.states(),
-            awaited=self._awaited, test=self.monitor.test_line(),
+            awaited=self.attendance.awaited, test=self.monitor.test_line(),
         )
-
-    def _awaited_words(self) -> dict[str, str]:
-        return {bot: self.seating.why_absent(bot) for bot in sorted(self._awaited)}
 
     # -- housekeeping ----------------------------------------------------------------------------
 
