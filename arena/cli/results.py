@@ -20,6 +20,7 @@ from arena.cli.usage import (
     results_store,
 )
 from arena.core.scoring import format_score
+from arena.core.turns import call_order, seat_after
 from arena.event.audit import audit
 from arena.event.status import Status, read_status
 from arena.event.store import ResultsStore
@@ -112,11 +113,10 @@ def _cmd_replay(args: argparse.Namespace) -> int:
               f"trump {record.trump.noun}")
         for seat in range(4):
             print(f"  seat {seat} {seats[seat]:<20} {record.hands[seat].symbols()}")
-        order = [(record.dealer + 1 + k) % 4 for k in range(4)]
-        print("  calls: " + ", ".join(f"seat {s} {record.calls[s]}" for s in order))
+        print("  calls: " + ", ".join(f"seat {s} {record.calls[s]}" for s in call_order(record.dealer)))
         for number, trick in enumerate(record.tricks, start=1):
             plays = "  ".join(
-                f"{(trick.leader + k) % 4}:{c.symbol()}" for k, c in enumerate(trick.cards)
+                f"{seat_after(trick.leader, k)}:{c.symbol()}" for k, c in enumerate(trick.cards)
             )
             print(f"  trick {number:2d}  {plays}   -> seat {trick.winner}")
         rows = [[seat, seats[seat], record.calls[seat], record.tricks_won[seat],

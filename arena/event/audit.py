@@ -18,6 +18,7 @@ from arena.core.cards import SUIT_OF, Hand, Suit
 from arena.core.dealing import DealFile, seeded_deal
 from arena.core.game import Phase, Round, places
 from arena.core.rules import Rules, TrumpMode
+from arena.core.turns import call_order, dealer_of
 from arena.errors import ArenaError, IllegalAction, RecordsError
 from arena.event.config import read_deal_file
 from arena.event.manifest import Manifest
@@ -61,8 +62,8 @@ def _deal_hands(record: RoundRecord, deal_file: DealFile | None) -> tuple[list[i
         deal = seeded_deal(int(record.seed), game, round_number, attempt)
     hands = [0, 0, 0, 0]
     dealer = int(record.dealer)
-    for position in range(4):
-        hands[(dealer + 1 + position) & 3] = deal.masks[position]
+    for position, seat in enumerate(call_order(dealer)):  # hand 0 goes to the seat after the dealer
+        hands[seat] = deal.masks[position]
     return hands, Suit(SUIT_OF[deal.deck[51]])
 
 
@@ -79,8 +80,7 @@ def _replay_round(record: RoundRecord, rules: Rules, deal_file: DealFile | None)
     dealer = int(record.dealer)
     rnd = Round(rules, hands, dealer, int(trump), int(record.round), int(record.attempt))
     calls = record.calls
-    for k in range(4):
-        seat = (dealer + 1 + k) & 3
+    for seat in call_order(dealer):
         try:
             rnd.call(int(calls[seat]))
         except IllegalAction as err:
@@ -118,9 +118,8 @@ def _audit_game(rounds: Sequence[RoundRecord], deal_file: DealFile | None) -> No
         try:
             _check(record.round == index + 1, f"round {record.round} where round {index + 1} was due")
             _check(record.seats == first.seats, "the seating changed in the middle of a game")
-            _check(int(record.dealer) == (int(first.first_dealer) + index) & 3,
-                   f"seat {record.dealer} dealt, but the deal passes on: seat "
-                   f"{(first.first_dealer + index) & 3} was due")
+            due = dealer_of(int(first.first_dealer), index + 1)
+            _check(int(record.dealer) == due, f"seat {record.dealer} dealt, but the deal passes on: seat {due} was due")
             _check(int(record.attempt) == len(record.redeals),
                    f"attempt {record.attempt} was played after {len(record.redeals)} recorded redeals")
             scores = _replay_round(record, rules, deal_file)

@@ -31,6 +31,7 @@ from pathlib import Path
 
 from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
+from arena.core.turns import play_order
 from arena.errors import ArenaError, ConfigError
 from arena.event.bots import HOUSE_BOT, registered_bot
 from arena.event.config import parse_config
@@ -202,7 +203,7 @@ def _hand_before(record: RoundRecord, seat: int, trick: int | None) -> tuple[lis
     for index, entry in enumerate(record.tricks):
         if trick is None or index > trick:
             break
-        order = [(entry.leader + k) % 4 for k in range(4)]
+        order = play_order(entry.leader)
         for position, card in zip(order, map(str, entry.cards), strict=False):
             if index == trick:
                 if position == seat:

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from arena.core.cards import CARDS, Card, Hand, Suit, card_text
 from arena.core.game import Phase, RoundSummary, Trick
 from arena.core.rules import Rules
-from arena.core.turns import four
+from arena.core.turns import call_order, four, seat_after
 from arena.transports.grpc.wire import rules_from_proto, suit_from_proto
 from protocol import callbreak_pb2 as pb
 
@@ -131,7 +131,7 @@ class RemoteView:
         """The public outcome of each finished round of this game."""
         rounds = self._msg.past_rounds
         return tuple(
-            RoundSummary(r.round_number, (self.dealer - len(rounds) + i) & 3, four(r.calls), four(r.tricks),
+            RoundSummary(r.round_number, seat_after(self.dealer, i - len(rounds)), four(r.calls), four(r.tricks),
                          four(r.score_tenths))
             for i, r in enumerate(rounds)
         )
@@ -165,8 +165,7 @@ class RemoteView:
     @property
     def call_order(self) -> tuple[int, int, int, int]:
         """The seats in calling (and first-trick) order."""
-        first = (self.dealer + 1) & 3
-        return first, (first + 1) & 3, (first + 2) & 3, (first + 3) & 3
+        return call_order(self.dealer)
 
 
 

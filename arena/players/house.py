@@ -21,6 +21,7 @@ import struct
 from collections.abc import Iterator, Sequence
 
 from arena.core.cards import CARDS, Card
+from arena.core.turns import places_after
 from arena.core.views import View
 
 __all__ = ["HouseBot"]
@@ -74,9 +75,9 @@ class HouseBot:
         dealt = view.hand_mask
         played_by_me = 0
         for trick in view.tricks:
-            dealt |= trick.cards[(seat - trick.leader) % 4].bit
+            dealt |= trick.cards[places_after(trick.leader, seat)].bit
             played_by_me += 1
-        if (seat - view.leader) % 4 < len(view.trick):  # cannot happen: it is this seat's turn
+        if places_after(view.leader, seat) < len(view.trick):  # cannot happen: it is this seat's turn
             raise AssertionError("asked to play a card already played")
         legal = view.legal_mask
         draw = self._view_draws(view, dealt)[1 + played_by_me]

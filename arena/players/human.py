@@ -17,6 +17,7 @@ from arena.core.cards import Hand, Suit
 from arena.core.faults import FaultKind
 from arena.core.rules import Rules
 from arena.core.scoring import format_score
+from arena.core.turns import seat_after
 from arena.errors import ArenaError
 from arena.players.base import (
     CallMade,
@@ -79,7 +80,7 @@ class HumanPlayer:
             prompt = f"Your call ({low}-{high}): "
         else:
             self._say(f"\nYour hand: {show_hand(view.hand)}")
-            table = " ".join(f"{self._who((view.leader + k) % 4)}:{card}" for k, card in enumerate(view.trick))
+            table = " ".join(f"{self._who(seat_after(view.leader, k))}:{card}" for k, card in enumerate(view.trick))
             self._say(f"On the table: {table or 'nothing, you lead'}")
             won = ", ".join(f"{self._who(s)} {view.tricks_won[s]} of {view.calls[s]}" for s in range(4))
             self._say(f"Tricks won of the calls: {won}")
@@ -118,7 +119,7 @@ class HumanPlayer:
         elif isinstance(body, TrickWon):
             trick = body.trick
             assert trick.winner is not None
-            cards = " ".join(f"{self._who((trick.leader + k) % 4)}:{c}" for k, c in enumerate(trick.cards))
+            cards = " ".join(f"{self._who(seat_after(trick.leader, k))}:{c}" for k, c in enumerate(trick.cards))
             self._say(f"  {cards}  ->  {self._who(trick.winner)} {'win' if trick.winner == event.seat else 'wins'}"
                       " the trick")
         elif isinstance(body, RoundEnd):

@@ -40,6 +40,7 @@ from typing import Any
 from arena.core.cards import Card, Suit
 from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
+from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError, CardError, RecordsError
 from arena.event.manifest import Manifest
 from arena.event.roster import read_roster
@@ -393,7 +394,7 @@ def _replay_round(page: _Page, game: GameRecords, record: RoundRecord) -> dict[s
     for number, trick in enumerate(record.tricks):
         by_seat: dict[int, _Face] = {}
         for k, card in enumerate(trick.cards):
-            seat = (trick.leader + k) % 4
+            seat = seat_after(trick.leader, k)
             classes = (("lead",) if k == 0 else ()) + (("win",) if seat == trick.winner else ())
             by_seat[seat] = _face(str(card), *classes)
         winner = seats[trick.winner] if 0 <= trick.winner < 4 else "?"
@@ -403,7 +404,7 @@ def _replay_round(page: _Page, game: GameRecords, record: RoundRecord) -> dict[s
     faults = [{"seat": f.seat, "who": page.who(seats[f.seat]), "kind": f.kind, "detail": f.detail, "count": f.count,
                "where": "the calls" if f.trick is None else f"trick {f.trick + 1}", "played": f.fallback}
               for f in round_faults(game.game, schedule_key(game.first), record)]
-    order = [(record.dealer + 1 + k) % 4 for k in range(4)]
+    order = call_order(record.dealer)
     return {"number": record.round, "deal": record.deal, "dealer": record.dealer,
             "trump": f"{record.trump.symbol} {record.trump.noun}", "redeals": record.redeals, "hands": hands,
             "calls": ", ".join(f"seat {s} {record.calls[s]}" for s in order),

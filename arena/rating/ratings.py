@@ -52,6 +52,7 @@ from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
+from arena.core.turns import places_after
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
 from arena.players.records import GameRecords, RoundRecord
@@ -131,7 +132,7 @@ class _Round:
             for seat, bot in enumerate(record.seats):
                 score = record.scores[seat]
                 self.hands.setdefault((record.deal, seat), []).append((bot, score, share))
-                distance = (seat - record.dealer) % 4
+                distance = places_after(record.dealer, seat)
                 for key in (SEAT_POSITIONS[seat], SEAT_POSITIONS[3 + distance] if distance else "dealer"):
                     sums = self.seats.setdefault(key, [0, 0])
                     sums[0] += score

@@ -17,6 +17,7 @@ from typing import TypeVar
 
 from arena.core.cards import card_text
 from arena.core.game import RoundSummary, Trick
+from arena.core.turns import call_order
 from arena.core.views import PublicView, SeatView
 from arena.players.base import (
     CallMade,
@@ -254,9 +255,8 @@ class TableEncoder:
             self._middle = _number(_VIEW_DEALER, dealer) + _number(_VIEW_TRUMP, trump + 1)
         calls = public.calls
         if calls != self._calls:  # four times a round
-            first = public.dealer + 1
             self._calls = calls
-            self._calls_bytes = b"".join([_CALLS[seat][value] for seat in ((first + k) & 3 for k in range(4))
+            self._calls_bytes = b"".join([_CALLS[seat][value] for seat in call_order(public.dealer)
                                           if (value := calls[seat]) is not None])
         current = b"".join([_TRICK_CARD[i] for i in public.trick_indices])
         leader = public.leader
