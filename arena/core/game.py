@@ -185,7 +185,7 @@ class Round:
         if self.phase is not Phase.CALLING:
             raise IllegalCall("the calls are over: it is time to play a card")
         rules = self.rules
-        if isinstance(value, bool) or not isinstance(value, int) or value not in rules.call_range:
+        if isinstance(value, bool) or not isinstance(value, int) or not rules.min_call <= value <= rules.max_call:
             raise IllegalCall(
                 f"a call must be a whole number from {rules.min_call} to {rules.max_call} under the "
                 f"{rules.profile_name} rules; {value!r} is not allowed"
