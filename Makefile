@@ -39,6 +39,7 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/many_tables.py
 	$(BIN)/python benchmarks/fuzz_bots.py
 	$(BIN)/python benchmarks/http_client.py
+	$(BIN)/python benchmarks/live_page.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
