@@ -22,7 +22,7 @@ from arena.event.entries import is_name
 from arena.event.formats import SPRT_DEAL_SETS, FormatOptions, read_format_options
 from arena.event.kinds import Backend, Forfeit, Format, Rotation
 from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
-from arena.event.tables import FAULTS, PAGE, REQUIRED, SANDBOX, SERVER, TIME, TOP, TOURNAMENT, Reader
+from arena.event.tables import FAULTS, PAGE, REQUIRED, SANDBOX, SERVER, TIME, TOP, TOURNAMENT, Reader, read_text
 from arena.players.table import TableSettings
 
 __all__ = ["PAGE_PORT", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
@@ -229,23 +229,9 @@ def _sandbox(data: Mapping[str, Any], base: Path) -> SandboxSettings:
 
 def read_deal_file(path: Path) -> DealFile:
     """Reads a deal file from disk (the format is in docs/dealing.md)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise DealFileError(f"cannot read deal file {path}: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        raise DealFileError(f"deal file {path} is not UTF-8 text (byte {err.start + 1} is "
-                            f"{err.object[err.start]:#04x}): save it as UTF-8") from None
-    return DealFile.parse(text, str(path))
+    return DealFile.parse(read_text(path, "deal file", DealFileError), str(path))
 
 
 def load_config(path: Path) -> TournamentConfig:
     """Reads a configuration file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read the configuration {path}: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"the configuration {path} is not UTF-8 text (byte {err.start + 1} is "
-                          f"{err.object[err.start]:#04x}): save it as UTF-8") from None
-    return parse_config(text, path)
+    return parse_config(read_text(path, "the configuration"), path)

@@ -8,14 +8,27 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from arena.core.rules import SWITCHES
-from arena.errors import ConfigError
+from arena.errors import ArenaError, ConfigError
 from arena.event.kinds import BotKind
 
-__all__ = ["BOT", "FAULTS", "FORMAT_KEYS", "PAGE", "REQUIRED", "SANDBOX", "SERVER", "TIME", "TOP", "TOURNAMENT",
-           "Reader"]
+__all__ = [
+    "BOT",
+    "FAULTS",
+    "FORMAT_KEYS",
+    "PAGE",
+    "REQUIRED",
+    "SANDBOX",
+    "SERVER",
+    "TIME",
+    "TOP",
+    "TOURNAMENT",
+    "Reader",
+    "read_text",
+]
 
 TOP = {"tournament", "rules", "time", "faults", "server", "sandbox", "bots", "gauntlet", "head-to-head", "swiss",
        "sprt", "page"}
@@ -97,3 +110,15 @@ class Reader:
 
     def boolean(self, key: str, default: bool) -> bool:
         return bool(self.get(key, default, (bool,), "true or false"))
+
+
+def read_text(path: Path, what: str, error: type[ArenaError] = ConfigError) -> str:
+    """A file the organiser wrote, as text: ``error`` naming it (``what``, e.g. "the configuration") when it
+    cannot be read or is not UTF-8, with the first bad byte and what to do."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as err:
+        raise error(f"cannot read {what} {path}: {err.strerror}") from None
+    except UnicodeDecodeError as err:
+        raise error(f"{what} {path} is not UTF-8 text (byte {err.start + 1} is {err.object[err.start]:#04x}): "
+                    "save it as UTF-8") from None

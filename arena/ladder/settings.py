@@ -17,7 +17,7 @@ from typing import Any
 from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, RulesError
 from arena.event.entries import is_name
-from arena.event.tables import Reader
+from arena.event.tables import Reader, read_text
 
 __all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings",
            "SubmissionLimits", "load_settings", "parse_settings", "sqlite_url"]
@@ -153,15 +153,7 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
 
 def load_settings(folder: Path) -> LadderSettings:
     """Reads ``folder/ladder.toml``."""
-    path = folder / SETTINGS_FILE
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as err:
-        raise ConfigError(f"cannot read the ladder's settings {path}: {err.strerror}") from None
-    except UnicodeDecodeError as err:
-        raise ConfigError(f"the ladder's settings {path} are not UTF-8 text (byte {err.start + 1}): "
-                          "save the file as UTF-8") from None
-    return parse_settings(text, folder)
+    return parse_settings(read_text(folder / SETTINGS_FILE, "the ladder's settings"), folder)
 
 
 def _known(data: Mapping[str, Any], where: str, allowed: set[str], what: str) -> None:
