@@ -298,7 +298,7 @@ def test_init_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
 
 def test_settings_that_are_not_utf8_or_missing_are_refused_naming_the_file(tmp_path: Path) -> None:
     (tmp_path / "ladder.toml").write_bytes('[ladder]\nname = "caf\u00e9"\n'.encode("latin-1"))
-    with pytest.raises(ConfigError, match=r"ladder\.toml is not UTF-8 text \(byte 22 is 0xe9\): save it as UTF-8"):
+    with pytest.raises(ConfigError, match=r"ladder\.toml is not UTF-8 text \(byte 21 is 0xe9\): save it as UTF-8"):
         load_settings(tmp_path)
     with pytest.raises(ConfigError, match=r"cannot read the ladder's settings .*missing.*ladder\.toml"):
         load_settings(tmp_path / "missing")
