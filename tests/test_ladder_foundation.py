@@ -68,7 +68,9 @@ def test_init_writes_the_settings_and_a_database_at_head_with_wal(tmp_path: Path
     assert "spring-ladder" in said and head() in said
     assert sorted(files(folder)) >= ["ladder.db", "ladder.toml"]
     settings = load_settings(folder)
-    assert settings == LadderSettings(name="spring-ladder", database_url=sqlite_url(folder / "ladder.db"))
+    assert settings == LadderSettings(name="spring-ladder", database_url=sqlite_url(folder / "ladder.db"),
+                                      seed=settings.seed)
+    assert settings.seed != load_settings_of_another_init(tmp_path).seed  # a fresh secret for each ladder
     assert settings.rules == Rules.profile("nepali") and settings.rating.tau == 0.0
     assert settings.matchmaking.placement_blocks == 4 and settings.submissions.active_versions == 1
     with sqlite3.connect(folder / "ladder.db") as raw:
@@ -94,6 +96,11 @@ def test_the_token_printed_is_accepted_by_its_digest_and_its_text_is_stored_nowh
         engine.dispose()
     for name, content in files(tmp_path / "l").items():
         assert token.encode() not in content, name
+
+
+def load_settings_of_another_init(tmp_path: Path) -> LadderSettings:
+    init(tmp_path / "another")
+    return load_settings(tmp_path / "another")
 
 
 def test_init_twice_refuses_and_changes_nothing(tmp_path: Path) -> None:

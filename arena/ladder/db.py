@@ -2,8 +2,12 @@
 
 The tables: ``organisers`` (who runs the ladder), ``entrants`` (who submits), ``versions`` (each
 bot an entrant submitted), ``checks`` (what checking a version found), ``blocks`` (duplicate blocks
-of four versions, one by seat), ``ratings`` (each version's OpenSkill rating) and ``tests`` (sequential
-tests between two versions). Tokens are kept as SHA-256 digests only. Times are UTC.
+of four versions, one by seat), ``block_results`` (what each version of a done block scored),
+``ratings`` (each version's OpenSkill rating and duplicate score), ``rating_history`` (a version's
+rating after each block it played), ``tests`` (sequential tests and scrimmages between versions),
+``test_points`` (a test's LLR after each of its blocks), ``web_sessions`` (who is logged in to the
+site) and ``ladder_state`` (paused, frozen, the final). Tokens and session cookies are kept as SHA-256
+digests only. Times are UTC.
 
 The schema changes only through a migration (:mod:`arena.ladder.migrations`); a test holds the models
 and the migrations to the same schema.
@@ -32,8 +36,9 @@ from sqlalchemy import (
 from sqlalchemy import Enum as SqlEnum
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-__all__ = ["BUSY_TIMEOUT_MS", "Base", "Block", "BlockState", "Check", "Decision", "Entrant", "Organiser", "Rating",
-           "Test", "TestState", "Version", "VersionState", "open_database", "utc_now"]
+__all__ = ["BUSY_TIMEOUT_MS", "Base", "Block", "BlockKind", "BlockResult", "BlockState", "Check", "Decision", "Entrant",
+           "LadderState", "Organiser", "Rating", "RatingPoint", "Test", "TestKind", "TestPoint", "TestState", "Version",
+           "VersionState", "WebSession", "open_database", "utc_now"]
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite connection waits for another's write to end before it gives up."""
@@ -60,6 +65,21 @@ class BlockState(enum.StrEnum):
     QUEUED = "queued"
     PLAYING = "playing"
     DONE = "done"
+    VOID = "void"
+    """Played, or begun, but not counted: a remote version was not there, or the organiser ended it."""
+
+
+class BlockKind(enum.StrEnum):
+    """Why a block is played: rated ones move ratings; the others only their own test's figures."""
+
+    PLACEMENT = "placement"
+    """A new version's first blocks, against opponents drawn from the whole field."""
+    RATED = "rated"
+    """Versions of close ratings."""
+    TEST = "test"
+    """A block of a sequential test: both versions at the table."""
+    SCRIMMAGE = "scrimmage"
+    """An unrated block against versions an entrant chose."""
 
 
 class TestState(enum.StrEnum):
@@ -71,6 +91,15 @@ class TestState(enum.StrEnum):
     DECIDED = "decided"
     STOPPED = "stopped"
     """Ended without a decision (a version retired, or the cap reached)."""
+
+
+class TestKind(enum.StrEnum):
+    """A version test: a sequential test that stops at a decision, or a fixed number of unrated blocks."""
+
+    __test__ = False
+
+    SPRT = "sprt"
+    SCRIMMAGE = "scrimmage"
 
 
 class Decision(enum.StrEnum):
@@ -136,9 +165,18 @@ class Version(Base):
     kind: Mapped[str] = mapped_column(String(16))
     """How it starts: a bot kind of :mod:`arena.event.kinds`."""
     path: Mapped[str] = mapped_column(Text)
-    """Where its files are stored, relative to the ladder's folder."""
+    """Where its files are stored, relative to the ladder's folder (for ``python``: the class, ``module:Class``;
+    for ``remote``: empty)."""
     state: Mapped[VersionState] = mapped_column(_enum(VersionState), default=VersionState.SUBMITTED)
     created: Mapped[datetime] = mapped_column(default=utc_now)
+    number: Mapped[int] = mapped_column(Integer, default=1)
+    """The entrant's count of versions: 1 for the first."""
+    label: Mapped[str] = mapped_column(String(48), default="", unique=True)
+    """The version's name in every table and record: ``entrant#number``."""
+    activated: Mapped[datetime | None] = mapped_column(default=None)
+    retired: Mapped[datetime | None] = mapped_column(default=None)
+    away_until: Mapped[datetime | None] = mapped_column(default=None)
+    """A remote version that was not there when its block began is not seated again before this."""
 
 
 class Check(Base):
@@ -152,9 +190,14 @@ class Check(Base):
     check_name: Mapped[str] = mapped_column(String(40))
     """Which check: the one that failed, or the last one run."""
     profile: Mapped[str | None] = mapped_column(String(16))
-    game: Mapped[int | None] = mapped_column(Integer)
+    game: Mapped[str | None] = mapped_column(String(40))
+    """The game's id in the check's records (``r1-g1-d1-p2``)."""
+    round: Mapped[int | None] = mapped_column(Integer, default=None)
     trick: Mapped[int | None] = mapped_column(Integer)
+    """From 1; ``None`` during the calls."""
     hand: Mapped[str | None] = mapped_column(String(64))
+    detail: Mapped[str] = mapped_column(Text, default="")
+    """What the check found, in words (every failing line)."""
     stderr_tail: Mapped[str] = mapped_column(Text, default="")
     """The last lines the bot wrote to stderr."""
     created: Mapped[datetime] = mapped_column(default=utc_now)
@@ -173,9 +216,41 @@ class Block(Base):
     seat3: Mapped[int] = mapped_column(ForeignKey("versions.id"))
     state: Mapped[BlockState] = mapped_column(_enum(BlockState), default=BlockState.QUEUED, index=True)
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Its games moved the ratings (set in the transaction that marks it done)."""
     created: Mapped[datetime] = mapped_column(default=utc_now)
     started: Mapped[datetime | None] = mapped_column(default=None)
     finished: Mapped[datetime | None] = mapped_column(default=None)
+    kind: Mapped[BlockKind] = mapped_column(_enum(BlockKind), default=BlockKind.RATED)
+    seed: Mapped[int] = mapped_column(Integer, default=0)
+    """The deal seed of its one deal set (deal set 1 of this seed): derived from the ladder's secret seed."""
+    test_id: Mapped[int | None] = mapped_column(ForeignKey("tests.id"), default=None, index=True)
+    note: Mapped[str] = mapped_column(Text, default="")
+    """Why it is void, or what went wrong, in words."""
+
+    @property
+    def seats(self) -> tuple[int, int, int, int]:
+        """The four versions, by seat of the first rotation."""
+        return (self.seat0, self.seat1, self.seat2, self.seat3)
+
+    @property
+    def folder(self) -> str:
+        """Its records' folder, relative to the ladder's: a results folder that ``verify`` reads."""
+        return f"blocks/{self.id:06d}"
+
+
+class BlockResult(Base):
+    """What one version of a done block scored over the block's games."""
+
+    __tablename__ = "block_results"
+
+    block_id: Mapped[int] = mapped_column(ForeignKey("blocks.id"), primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"), primary_key=True, index=True)
+    games: Mapped[int] = mapped_column(Integer)
+    points: Mapped[int] = mapped_column(Integer)
+    """Its game totals over the block, in tenths."""
+    score: Mapped[float] = mapped_column(Float)
+    """Its duplicate score in the block: points per game above the table's mean, in tenths."""
+    faults: Mapped[int] = mapped_column(Integer, default=0)
 
 
 class Rating(Base):
@@ -188,6 +263,12 @@ class Rating(Base):
     sigma: Mapped[float] = mapped_column(Float)
     games: Mapped[int] = mapped_column(Integer, default=0)
     updated: Mapped[datetime] = mapped_column(default=utc_now)
+    blocks: Mapped[int] = mapped_column(Integer, default=0)
+    """Rated blocks played."""
+    score_sum: Mapped[float] = mapped_column(Float, default=0.0)
+    """The sum, over its rated blocks, of its block scores (tenths per game)."""
+    score_squares: Mapped[float] = mapped_column(Float, default=0.0)
+    """The sum of their squares: with the two above, the score's interval, each block one cluster."""
 
     @property
     def ordinal(self) -> float:
@@ -207,6 +288,79 @@ class Test(Base):
     state: Mapped[TestState] = mapped_column(_enum(TestState), default=TestState.RUNNING)
     llr: Mapped[float] = mapped_column(Float, default=0.0)
     decision: Mapped[Decision | None] = mapped_column(_enum(Decision), default=None)
+    kind: Mapped[TestKind] = mapped_column(_enum(TestKind), default=TestKind.SPRT)
+    asked_by: Mapped[str] = mapped_column(String(40), default="")
+    """The entrant (or the organiser) who asked for it."""
+    delta0: Mapped[float] = mapped_column(Float, default=0.0)
+    """H0's mean difference, b - a, in points per game."""
+    delta1: Mapped[float] = mapped_column(Float, default=1.0)
+    alpha: Mapped[float] = mapped_column(Float, default=0.05)
+    beta: Mapped[float] = mapped_column(Float, default=0.05)
+    cap: Mapped[int] = mapped_column(Integer, default=400)
+    """The most blocks it plays: a scrimmage's number of blocks, a sequential test's cap."""
+    opponents: Mapped[str] = mapped_column(Text, default="")
+    """A scrimmage's chosen opponents: version ids, comma-separated."""
+    blocks_done: Mapped[int] = mapped_column(Integer, default=0)
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    finished: Mapped[datetime | None] = mapped_column(default=None)
+
+
+class RatingPoint(Base):
+    """A version's rating after one block it played: its rating over time."""
+
+    __tablename__ = "rating_history"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"), index=True)
+    block_id: Mapped[int] = mapped_column(ForeignKey("blocks.id"))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(default=utc_now)
+
+
+class TestPoint(Base):
+    """A test's state after one of its blocks: the LLR over time."""
+
+    __tablename__ = "test_points"
+    __test__ = False
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    test_id: Mapped[int] = mapped_column(ForeignKey("tests.id"), index=True)
+    block_id: Mapped[int] = mapped_column(ForeignKey("blocks.id"))
+    n: Mapped[int] = mapped_column(Integer)
+    value: Mapped[float] = mapped_column(Float)
+    """The block's difference, b - a, in tenths per game."""
+    llr: Mapped[float] = mapped_column(Float)
+    at: Mapped[datetime] = mapped_column(default=utc_now)
+
+
+class WebSession(Base):
+    """A login to the site: the cookie's digest, whose it is, and the token its forms must carry."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    cookie_sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    entrant_id: Mapped[int | None] = mapped_column(ForeignKey("entrants.id"), default=None)
+    organiser_id: Mapped[int | None] = mapped_column(ForeignKey("organisers.id"), default=None)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created: Mapped[datetime] = mapped_column(default=utc_now)
+    expires: Mapped[datetime] = mapped_column()
+
+
+class LadderState(Base):
+    """The ladder's one row of state that the organiser changes."""
+
+    __tablename__ = "ladder_state"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    paused: Mapped[bool] = mapped_column(Boolean, default=False)
+    """No new block starts (blocks in play finish)."""
+    frozen: Mapped[bool] = mapped_column(Boolean, default=False)
+    """No new version enters the field: the final's field is the active versions."""
+    final_state: Mapped[str] = mapped_column(String(16), default="")
+    """``""`` (none), ``playing`` or ``done``."""
+    final_deal_sets: Mapped[int] = mapped_column(Integer, default=0)
 
 
 def open_database(url: str) -> Engine:

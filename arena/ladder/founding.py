@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import secrets
 from pathlib import Path
 
 from sqlalchemy import make_url, select
@@ -12,7 +13,7 @@ from sqlalchemy.orm import Session
 
 from arena.core.rules import SWITCHES
 from arena.errors import ConfigError
-from arena.ladder.db import Organiser, open_database
+from arena.ladder.db import LadderState, Organiser, open_database
 from arena.ladder.schema import upgrade
 from arena.ladder.settings import (
     DATABASE_FILE,
@@ -21,7 +22,9 @@ from arena.ladder.settings import (
     LadderSettings,
     Matchmaking,
     RatingSettings,
+    Remote,
     SubmissionLimits,
+    TestSettings,
     parse_settings,
 )
 from arena.transports.grpc.tokens import new_token, token_sha256
@@ -42,8 +45,9 @@ class Founded:
     """The organiser's token: the database keeps only its SHA-256, so this is the one chance to show it."""
 
 
-def settings_text(name: str, database_url: str | None) -> str:
-    """A commented ``ladder.toml``, every setting at its default (``database_url``: ``None`` for the SQLite file)."""
+def settings_text(name: str, database_url: str | None, seed: int = 1) -> str:
+    """A commented ``ladder.toml``, every setting at its default (``database_url``: ``None`` for the SQLite file)
+    but the deals' secret ``seed``."""
     database = (f"url = {json.dumps(database_url)}" if database_url is not None else
                 f'# url = "postgresql+psycopg://USER:PASSWORD@HOST/DATABASE"  (left out: {DATABASE_FILE} here)')
     return f"""\
@@ -52,6 +56,7 @@ def settings_text(name: str, database_url: str | None) -> str:
 
 [ladder]
 name = {json.dumps(name)}            # 1-40 letters, digits, spaces or ._+#-
+seed = {seed}   # the secret every block's deals come from: keep this file private
 
 [rules]
 profile = "nepali"        # nepali, master, bhoos, pagat, strict or dy (docs/rules.md)
@@ -79,6 +84,22 @@ active_versions = {SubmissionLimits.active_versions}       # versions of one ent
 max_bytes = {SubmissionLimits.max_bytes}      # the largest submission, all files together
 max_files = {SubmissionLimits.max_files}           # the most files in one submission
 per_hour = {SubmissionLimits.per_hour}              # submissions one entrant may make in an hour
+check_games = {SubmissionLimits.check_games}           # games of a new version's check against the house bots
+
+[tests]
+# Version tests (B against A, a sequential test) and scrimmages.
+share = {TestSettings.share!r}               # the part of the tables they may take while rated blocks wait
+delta1 = {TestSettings.delta1!r}              # H1: B is this many points per game better than A (H0: no better)
+alpha = {TestSettings.alpha!r}              # the two error rates
+beta = {TestSettings.beta!r}
+burn_in = {TestSettings.burn_in}              # blocks before a test may decide
+cap = {TestSettings.cap}                 # blocks at most, then it stops without a decision
+
+[remote]
+# Where the bots of remote entrants connect over gRPC.
+host = {json.dumps(Remote.host)}
+port = {Remote.port}                  # 0: a free port, chosen at start and printed
+patience_s = {Remote.patience_s!r}         # seconds a block waits for a remote version
 
 [database]
 {database}
@@ -97,7 +118,7 @@ def found_ladder(folder: Path, database_url: str | None = None) -> Founded:
     made = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     name = folder.resolve().name or "ladder"
-    text = settings_text(name, database_url)
+    text = settings_text(name, database_url, secrets.randbelow(1 << 62))
     settings = parse_settings(text, folder)  # what is written must read back: a test of the template
     path = folder / SETTINGS_FILE
     with path.open("x", encoding="utf-8") as out:  # "x": never over a ladder.toml, even one made meanwhile
@@ -112,6 +133,7 @@ def found_ladder(folder: Path, database_url: str | None = None) -> Founded:
                     raise ConfigError(f"the database {engine.url.render_as_string()} already holds a ladder (it "
                                       "has an organiser): give --database a new database")
                 session.add(Organiser(name=ORGANISER, token_sha256=token_sha256(token)))
+                session.add(LadderState(id=1))
         finally:
             engine.dispose()
     except SQLAlchemyError as err:

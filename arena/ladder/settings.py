@@ -19,8 +19,8 @@ from arena.errors import ConfigError, RulesError
 from arena.event.entries import is_name
 from arena.event.tables import Reader, read_text
 
-__all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings",
-           "SubmissionLimits", "load_settings", "parse_settings", "sqlite_url"]
+__all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings", "Remote",
+           "SubmissionLimits", "TestSettings", "load_settings", "parse_settings", "sqlite_url"]
 
 SETTINGS_FILE = "ladder.toml"
 """The settings' file name in a ladder's folder."""
@@ -28,13 +28,15 @@ DATABASE_FILE = "ladder.db"
 """The SQLite database in a ladder's folder, when ``[database] url`` is not given."""
 
 _KEYS: dict[str, set[str]] = {
-    "ladder": {"name"},
+    "ladder": {"name", "seed"},
     "rules": {*SWITCHES, "profile"},
     "time": {"deadline_ms"},
     "capacity": {"tables", "workers"},
     "rating": {"beta", "tau"},
     "matchmaking": {"placement_blocks", "spread", "no_rematch_blocks"},
-    "submissions": {"active_versions", "max_bytes", "max_files", "per_hour"},
+    "submissions": {"active_versions", "max_bytes", "max_files", "per_hour", "check_games"},
+    "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap"},
+    "remote": {"host", "port", "patience_s"},
     "database": {"url"},
 }
 """Each table of ladder.toml and its keys."""
@@ -84,6 +86,37 @@ class SubmissionLimits:
     """The most files one submission may hold."""
     per_hour: int = 4
     """Submissions one entrant may make in an hour."""
+    check_games: int = 8
+    """Games a new version plays against the house bots in its check, before it may play."""
+
+
+@dataclasses.dataclass(frozen=True)
+class TestSettings:
+    """Version tests (a sequential test of B against A) and scrimmages."""
+
+    __test__ = False
+
+    share: float = 0.5
+    """The part of the tables that tests and scrimmages may take while rated blocks wait."""
+    delta1: float = 1.0
+    """H1's difference, B - A, in points per game (H0's is 0)."""
+    alpha: float = 0.05
+    beta: float = 0.05
+    burn_in: int = 10
+    """Blocks before a test may decide."""
+    cap: int = 400
+    """The most blocks a test plays before it stops without a decision."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Remote:
+    """Where remote entrants' bots connect over gRPC (``protocol/callbreak.proto``)."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    """0: a free port, chosen when the ladder starts and printed."""
+    patience_s: float = 20.0
+    """Seconds a block waits for a remote version before the block is void and the version set aside."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -93,6 +126,8 @@ class LadderSettings:
     name: str
     database_url: str
     """Where the database is: a SQLAlchemy URL (by default the SQLite file ladder.db in the ladder's folder)."""
+    seed: int = 1
+    """The secret from which every block's deals are drawn: whoever knows it knows every deal to come."""
     rules: Rules = dataclasses.field(default_factory=Rules.profile)
     deadline_ms: int = 2000
     """Milliseconds a bot has for each decision."""
@@ -100,6 +135,8 @@ class LadderSettings:
     rating: RatingSettings = RatingSettings()
     matchmaking: Matchmaking = Matchmaking()
     submissions: SubmissionLimits = SubmissionLimits()
+    tests: TestSettings = TestSettings()
+    remote: Remote = Remote()
 
 
 def sqlite_url(path: Path) -> str:
@@ -124,6 +161,8 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
     match = _table(data, "matchmaking")
     limits = _table(data, "submissions")
     database = _table(data, "database")
+    tests = _table(data, "tests")
+    remote = _table(data, "remote")
     url = database.string("url", sqlite_url(folder / DATABASE_FILE))
     if not url.strip():
         raise ConfigError("database.url must be a database URL such as postgresql+psycopg://user@host/ladder, "
@@ -131,6 +170,7 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
     return LadderSettings(
         name=name,
         database_url=url,
+        seed=ladder.integer("seed", 1, 0, (1 << 62) - 1),
         rules=_rules(data.get("rules", {})),
         deadline_ms=time.integer("deadline_ms", 2000, 1, 600_000),
         capacity=Capacity(tables=capacity.integer("tables", Capacity.tables, 1, 10_000),
@@ -147,7 +187,18 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
             max_bytes=limits.integer("max_bytes", SubmissionLimits.max_bytes, 1, 1 << 34),
             max_files=limits.integer("max_files", SubmissionLimits.max_files, 1, 1_000_000),
             per_hour=limits.integer("per_hour", SubmissionLimits.per_hour, 1, 10_000),
+            check_games=limits.integer("check_games", SubmissionLimits.check_games, 4, 400),
         ),
+        tests=TestSettings(
+            share=tests.number("share", TestSettings.share, 0.0, 1.0),
+            delta1=tests.number("delta1", TestSettings.delta1, 0.01, 1000.0),
+            alpha=tests.number("alpha", TestSettings.alpha, 0.0001, 0.5),
+            beta=tests.number("beta", TestSettings.beta, 0.0001, 0.5),
+            burn_in=tests.integer("burn_in", TestSettings.burn_in, 2, 10_000),
+            cap=tests.integer("cap", TestSettings.cap, 2, 1_000_000),
+        ),
+        remote=Remote(host=remote.string("host", Remote.host), port=remote.integer("port", Remote.port, 0, 65535),
+                      patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0)),
     )
 
 
