@@ -38,7 +38,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = ["BUSY_TIMEOUT_MS", "Base", "Block", "BlockKind", "BlockResult", "BlockState", "Check", "Decision", "Entrant",
            "LadderState", "Organiser", "Rating", "RatingPoint", "Test", "TestKind", "TestPoint", "TestState", "Version",
-           "VersionState", "WebSession", "open_database", "utc_now"]
+           "VersionState", "WebSession", "aware", "open_database", "utc_now"]
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite connection waits for another's write to end before it gives up."""
@@ -112,6 +112,11 @@ class Decision(enum.StrEnum):
 def utc_now() -> datetime:
     """Now, in UTC: every time the database holds."""
     return datetime.now(UTC)
+
+
+def aware(moment: datetime) -> datetime:
+    """A time read back from the database, in UTC: SQLite gives it back without its zone."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _enum(kind: type[enum.StrEnum]) -> SqlEnum:
