@@ -42,8 +42,8 @@ from arena.event.summary import RunSummary
 from arena.event.tournament import Tournament
 from arena.players.records import GameRecords, RoundRecord
 
-__all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "bot_table", "check_bot", "default_profiles",
-           "play_one_deal_set", "report"]
+__all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "FaultPlace", "bot_table", "check_bot",
+           "default_profiles", "play_one_deal_set", "report"]
 
 KINDS = (BotKind.PYTHON, BotKind.COMMAND, BotKind.STDIO, BotKind.BHOOS, BotKind.BHOOS_URL, BotKind.REMOTE)
 """How a bot under test is given: the key of its ``[[bots]]`` table."""
@@ -102,6 +102,22 @@ class BotUnderTest:
     """A launched bot's own folder, as ``folder`` of a ``[[bots]]`` table (``None``: the default)."""
     read_only: tuple[Path, ...] = ()
     """More folders a sandboxed bot sees read-only, as ``[sandbox] read_only``."""
+    sandbox: str = ""
+    """``[sandbox] mode`` for the bot (empty: the default, ``auto``); a ladder asks for ``bwrap``."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FaultPlace:
+    """Where a check first saw its fault: the rules, the game, the round, the trick and the bot's hand."""
+
+    profile: str
+    game: str
+    """The game's id in the check's records."""
+    round: int
+    trick: int | None
+    """From 1; ``None`` during the calls."""
+    hand: str
+    """The bot's hand when it was asked, as card texts."""
 
 
 @dataclasses.dataclass
@@ -114,10 +130,14 @@ class Check:
     lines: list[str] = dataclasses.field(default_factory=list)
     complete: bool = True
     """Everything it covers was played (every profile asked for)."""
+    first: FaultPlace | None = None
+    """Where its first fault was seen, when it was seen in a game."""
 
-    def fail(self, line: str) -> None:
+    def fail(self, line: str, where: FaultPlace | None = None) -> None:
         self.passed = False
         self.lines.append(line)
+        if self.first is None:
+            self.first = where
 
     def unfinished(self, line: str) -> None:
         """Part of what it covers was not played: ``line`` says which, and why."""
@@ -164,8 +184,9 @@ def _config_text(
     opponents = "".join(
         f"\n[[bots]]\nname = \"{opponent}-{n}\"\npython = {_toml(OPPONENTS[opponent])}\nseed = {n}\n"
         for n in range(1, 4))
-    sandbox = ("" if not bot.read_only else
-               f"\n[sandbox]\nread_only = [{', '.join(_toml(str(path)) for path in bot.read_only)}]\n")
+    sandbox_lines = ([f"read_only = [{', '.join(_toml(str(path)) for path in bot.read_only)}]"] if bot.read_only
+                     else []) + ([f"mode = {_toml(bot.sandbox)}"] if bot.sandbox else [])
+    sandbox = "" if not sandbox_lines else "\n[sandbox]\n" + "\n".join(sandbox_lines) + "\n"
     return (
         f"[tournament]\nname = \"check\"\nseed = {seed}\ndeal_sets = {deal_sets}\nformat = \"gauntlet\"\n"
         f"concurrency = {concurrency}\nforfeit = \"wait\"\n\n[gauntlet]\nchampion = \"{NAME}\"\n\n"
@@ -267,8 +288,8 @@ class _Battery:
     decisions: int = 0
     think: float = 0.0
 
-    def failed(self, check: Check, profile: str, line: str) -> None:
-        check.fail(line)
+    def failed(self, check: Check, profile: str, line: str, where: FaultPlace | None = None) -> None:
+        check.fail(line, where)
         under = self.failed_under.setdefault(check.name, [])
         if profile not in under:
             under.append(profile)
@@ -373,8 +394,11 @@ def _tally(battery: _Battery, profile: str, folder: Path) -> None:
                     continue
                 for key, kinds in _GROUPS.items():
                     if fault.kind in kinds:
+                        hand, _ = _hand_before(record, seat, fault.trick)
+                        where = FaultPlace(profile, record.game, record.round,
+                                           None if fault.trick is None else fault.trick + 1, " ".join(hand))
                         battery.failed(battery.checks[key], profile,
-                                       _fault_line(record, seat, fault.trick, fault.detail))
+                                       _fault_line(record, seat, fault.trick, fault.detail), where)
 
 
 def _verdicts(battery: _Battery, games: int) -> list[Check]:

@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 from sqlalchemy import (
+    BigInteger,
     Boolean,
     DateTime,
     Engine,
@@ -192,7 +193,7 @@ class Check(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     version_id: Mapped[int] = mapped_column(ForeignKey("versions.id"), index=True)
     passed: Mapped[bool] = mapped_column(Boolean)
-    check_name: Mapped[str] = mapped_column(String(40))
+    check_name: Mapped[str] = mapped_column(String(80))
     """Which check: the one that failed, or the last one run."""
     profile: Mapped[str | None] = mapped_column(String(16))
     game: Mapped[str | None] = mapped_column(String(40))
@@ -226,7 +227,7 @@ class Block(Base):
     started: Mapped[datetime | None] = mapped_column(default=None)
     finished: Mapped[datetime | None] = mapped_column(default=None)
     kind: Mapped[BlockKind] = mapped_column(_enum(BlockKind), default=BlockKind.RATED)
-    seed: Mapped[int] = mapped_column(Integer, default=0)
+    seed: Mapped[int] = mapped_column(BigInteger, default=0)
     """The deal seed of its one deal set (deal set 1 of this seed): derived from the ladder's secret seed."""
     test_id: Mapped[int | None] = mapped_column(ForeignKey("tests.id"), default=None, index=True)
     note: Mapped[str] = mapped_column(Text, default="")

@@ -101,6 +101,9 @@ host = {json.dumps(Remote.host)}
 port = {Remote.port}                  # 0: a free port, chosen at start and printed
 patience_s = {Remote.patience_s!r}         # seconds a block waits for a remote version
 
+[sandbox]
+mode = "bwrap"            # submitted bots run only in the bubblewrap sandbox ("auto"/"off": trusted bots only)
+
 [database]
 {database}
 """

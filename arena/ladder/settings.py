@@ -37,6 +37,7 @@ _KEYS: dict[str, set[str]] = {
     "submissions": {"active_versions", "max_bytes", "max_files", "per_hour", "check_games"},
     "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap"},
     "remote": {"host", "port", "patience_s"},
+    "sandbox": {"mode"},
     "database": {"url"},
 }
 """Each table of ladder.toml and its keys."""
@@ -137,6 +138,9 @@ class LadderSettings:
     submissions: SubmissionLimits = SubmissionLimits()
     tests: TestSettings = TestSettings()
     remote: Remote = Remote()
+    sandbox: str = "bwrap"
+    """How submitted versions run: ``bwrap`` (the sandbox, refused where it cannot run), ``auto`` or ``off``
+    (unsandboxed: only for bots you trust, as a tournament's ``[sandbox] mode``)."""
 
 
 def sqlite_url(path: Path) -> str:
@@ -163,6 +167,7 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
     database = _table(data, "database")
     tests = _table(data, "tests")
     remote = _table(data, "remote")
+    sandbox = _table(data, "sandbox")
     url = database.string("url", sqlite_url(folder / DATABASE_FILE))
     if not url.strip():
         raise ConfigError("database.url must be a database URL such as postgresql+psycopg://user@host/ladder, "
@@ -199,6 +204,7 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
         ),
         remote=Remote(host=remote.string("host", Remote.host), port=remote.integer("port", Remote.port, 0, 65535),
                       patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0)),
+        sandbox=sandbox.string("mode", "bwrap", ("bwrap", "auto", "off")),
     )
 
 

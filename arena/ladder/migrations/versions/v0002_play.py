@@ -39,6 +39,7 @@ def upgrade() -> None:
         versions.create_unique_constraint("uq_versions_label", ["label"])
     with op.batch_alter_table("checks") as checks:
         checks.alter_column("game", type_=sa.String(40), existing_nullable=True)
+        checks.alter_column("check_name", type_=sa.String(80), existing_nullable=False)
         checks.add_column(sa.Column("round", sa.Integer(), nullable=True))
         checks.add_column(sa.Column("detail", sa.Text(), nullable=False, server_default=""))
     with op.batch_alter_table("tests") as tests:
@@ -58,7 +59,7 @@ def upgrade() -> None:
     with op.batch_alter_table("blocks") as blocks:
         blocks.add_column(sa.Column("kind", _words("blockkind", "placement", "rated", "test", "scrimmage"),
                                     nullable=False, server_default="rated"))
-        blocks.add_column(sa.Column("seed", sa.Integer(), nullable=False, server_default="0"))
+        blocks.add_column(sa.Column("seed", sa.BigInteger(), nullable=False, server_default="0"))
         blocks.add_column(sa.Column("test_id", sa.Integer(), nullable=True))
         blocks.add_column(sa.Column("note", sa.Text(), nullable=False, server_default=""))
         blocks.alter_column("state", type_=_words("blockstate", "queued", "playing", "done", "void"))
@@ -153,6 +154,7 @@ def downgrade() -> None:
         checks.drop_column("detail")
         checks.drop_column("round")
         checks.alter_column("game", type_=sa.Integer(), existing_nullable=True, postgresql_using="game::integer")
+        checks.alter_column("check_name", type_=sa.String(40), existing_nullable=False)
     with op.batch_alter_table("versions") as versions:
         versions.drop_constraint("uq_versions_label", type_="unique")
         for column in ("away_until", "retired", "activated", "label", "number"):
