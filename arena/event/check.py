@@ -104,6 +104,8 @@ class BotUnderTest:
     """More folders a sandboxed bot sees read-only, as ``[sandbox] read_only``."""
     sandbox: str = ""
     """``[sandbox] mode`` for the bot (empty: the default, ``auto``); a ladder asks for ``bwrap``."""
+    argv: tuple[str, ...] = ()
+    """The command as its parts, in place of ``spec`` (a part may hold a space: a folder called ``my bots``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -166,7 +168,8 @@ def bot_table(bot: BotUnderTest, name: str = NAME) -> str:
     if bot.kind == "remote":
         return f"\n[[bots]]\nname = {_toml(name)}\nremote = true\ntoken = {_toml(bot.token)}\n"
     folder = "" if bot.folder is None else f"folder = {_toml(str(bot.folder))}\n"
-    return f"\n[[bots]]\nname = {_toml(name)}\n{bot.kind} = {_toml(bot.spec)}\n{folder}"
+    command = json.dumps(list(bot.argv)) if bot.argv else _toml(bot.spec)  # a JSON list of strings is TOML too
+    return f"\n[[bots]]\nname = {_toml(name)}\n{bot.kind} = {command}\n{folder}"
 
 
 def _rules_table(rules: Rules) -> str:

@@ -17,7 +17,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import shlex
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -68,7 +67,7 @@ def bot_under_test(version: Version, folder: Path, sandbox: str) -> BotUnderTest
         return BotUnderTest("python", version.path)
     submission = read_submission(folder / version.path, f"version {version.label}")
     kind = "stdio" if submission.kind == "stdio" else "command"
-    return BotUnderTest(kind, shlex.join(submission.argv), folder=submission.folder, sandbox=sandbox)
+    return BotUnderTest(kind, folder=submission.folder, sandbox=sandbox, argv=submission.argv)
 
 
 def _toml(value: object) -> str:

@@ -80,8 +80,8 @@ def _entries(data: bytes, kind: str, filename: str, limits: SubmissionLimits) ->
             raise SubmissionError(f"{filename} holds {len(infos)} entries; a submission may hold at most "
                                   f"{limits.max_files} files")
         for info in infos:
-            mode = info.external_attr >> 16
-            if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+            entry_type = stat.S_IFMT(info.external_attr >> 16)  # 0 when the archive names no type: a plain entry
+            if entry_type and entry_type not in (stat.S_IFREG, stat.S_IFDIR):
                 raise SubmissionError(f"{filename} holds {info.filename!r}, which is a link or a special file: a "
                                       "submission holds files and folders only")
         for info in infos:
@@ -94,8 +94,8 @@ def _entries(data: bytes, kind: str, filename: str, limits: SubmissionLimits) ->
         for member in archive_t:
             members.append(member)
             if len(members) > limits.max_files:
-                raise SubmissionError(f"{filename} holds more than {limits.max_files} entries, the most a "
-                                      "submission may hold")
+                raise SubmissionError(f"{filename} holds more than {limits.max_files} entries; a submission may "
+                                      f"hold at most {limits.max_files} files")
     except (tarfile.TarError, OSError, EOFError, ValueError) as err:
         raise SubmissionError(f"{filename} cannot be read as a tar archive: {err}") from None
     for member in members:

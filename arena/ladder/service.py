@@ -198,6 +198,7 @@ class LadderService:
                 if stop.is_set():
                     break
         finally:
+            self.ladder.wake, self._loop = (lambda: None), None
             tasks = [*self._playing.values(), *(t for t in (self._checking, self._final) if t is not None)]
             for task in tasks:
                 task.cancel()

@@ -1,0 +1,130 @@
+"""A ladder made for a test: its folder, its settings edited, entrants added, and its service run until a
+condition holds."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from arena.core.cards import Card
+from arena.core.views import View
+from arena.ladder.control import Ladder
+from arena.ladder.db import Block, BlockState
+from arena.ladder.founding import found_ladder
+from arena.ladder.service import LadderService
+from sample_bots.random_bot import RandomBot
+
+SANDBOX = "bwrap" if shutil.which("bwrap") else "off"
+"""The sandbox the tests' ladders ask for: the real one where it is installed."""
+
+GOOD_BOT = '''\
+"""The lowest legal card, the lowest call: a student's first bot."""
+from arena.botkit import Bot, run
+
+
+class Lowest(Bot):
+    name = "lowest"
+
+    def call(self, view):
+        return view.legal_calls[0]
+
+    def play(self, view):
+        return min(view.legal, key=lambda card: card.rank)
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(Lowest))
+'''
+"""A kit bot that passes its check."""
+
+BROKEN_BOT = '''\
+"""Plays the first card of its hand, legal or not, and says so on stderr."""
+import sys
+
+from arena.botkit import Bot, run
+
+
+class First(Bot):
+    name = "first"
+
+    def call(self, view):
+        return view.legal_calls[0]
+
+    def play(self, view):
+        print("playing my first card, whatever the suit", file=sys.stderr, flush=True)
+        return sorted(view.hand)[0]
+
+
+if __name__ == "__main__":
+    raise SystemExit(run(First))
+'''
+"""A kit bot that fails its check: it plays cards the rules refuse."""
+
+
+def make_ladder(folder: Path, **changes: str) -> Ladder:
+    """A new ladder in ``folder``, its ``ladder.toml`` lines ``key = default`` replaced by ``changes``
+    (``{"tables": "1"}``), the sandbox as :data:`SANDBOX`."""
+    found_ladder(folder)
+    path = folder / "ladder.toml"
+    text = path.read_text(encoding="utf-8").replace('mode = "bwrap"', f'mode = "{SANDBOX}"')
+    lines = []
+    for line in text.splitlines():
+        key = line.split("=")[0].strip()
+        if key in changes and "=" in line:
+            line = f"{key} = {changes.pop(key)}"
+        lines.append(line)
+    assert not changes, f"ladder.toml has no keys {sorted(changes)}"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return Ladder.open(folder)
+
+
+def done_blocks(session: Session) -> int:
+    return session.scalar(select(func.count()).select_from(Block).where(Block.state == BlockState.DONE)) or 0
+
+
+def serve_until(ladder: Ladder, condition: Callable[[Session], bool], timeout: float = 60.0,
+                between: Callable[[Ladder], None] = lambda ladder: None) -> LadderService:
+    """Runs the ladder's service until ``condition`` holds of the database (checked twice a second; ``between``
+    is called at each look), then stops it; fails past ``timeout`` seconds."""
+    service = LadderService(ladder)
+
+    async def play() -> None:
+        stop = asyncio.Event()
+        task = asyncio.ensure_future(service.run(stop))
+        began = time.monotonic()
+        try:
+            while True:
+                await asyncio.sleep(0.5)
+                if task.done():
+                    task.result()
+                    raise AssertionError("the service stopped by itself")
+                between(ladder)
+                with ladder.session() as session:
+                    if condition(session):
+                        return
+                if time.monotonic() - began > timeout:
+                    raise AssertionError(f"the condition did not hold within {timeout} s")
+        finally:
+            stop.set()
+            await task
+
+    asyncio.run(play())
+    return service
+
+
+class Crasher(RandomBot):
+    """The random bot that raises at its fifth card of every game: its games are played by the fallback."""
+
+    fast_call = None  # type: ignore[assignment]
+    fast_card = None  # type: ignore[assignment]
+
+    def play(self, view: View) -> Card:
+        if len(view.hand) == 9:
+            raise RuntimeError("my search ran out of memory")
+        return super().play(view)
