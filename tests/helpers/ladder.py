@@ -89,10 +89,12 @@ def done_blocks(session: Session) -> int:
 
 
 def serve_until(ladder: Ladder, condition: Callable[[Session], bool], timeout: float = 60.0,
-                between: Callable[[Ladder], None] = lambda ladder: None) -> LadderService:
-    """Runs the ladder's service until ``condition`` holds of the database (checked twice a second; ``between``
-    is called at each look), then stops it; fails past ``timeout`` seconds."""
-    service = LadderService(ladder)
+                between: Callable[[Ladder], None] = lambda ladder: None,
+                service: LadderService | None = None) -> LadderService:
+    """Runs the ladder's service (a new one unless ``service`` is given) until ``condition`` holds of the
+    database (checked twice a second; ``between`` is called at each look), then stops it; fails past ``timeout``
+    seconds."""
+    service = service or LadderService(ladder)
 
     async def play() -> None:
         stop = asyncio.Event()
