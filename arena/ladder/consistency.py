@@ -75,7 +75,8 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
         order = [block_id for block_id, _ in session.execute(
             select(RatingPoint.block_id, func.min(RatingPoint.id)).group_by(RatingPoint.block_id)
             .order_by(func.min(RatingPoint.id)))]
-        history = {(p.block_id, p.version_id): p for p in session.scalars(select(RatingPoint))}
+        history_rows = session.scalars(select(RatingPoint)).all()
+        history = {(p.block_id, p.version_id): p for p in history_rows}
         ratings = {r.version_id: r for r in session.scalars(select(Rating))}
         tests = session.scalars(select(Test)).all()
         points: dict[int, list[TestPoint]] = {}
@@ -119,6 +120,9 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
                     row.score, result.score[label]):
                 problems.append(f"block {block.id}: {label} is stored with {row.points} points and score "
                                 f"{row.score}, its records say {result.points[label]} and {result.score[label]}")
+    if len(history) != len(history_rows):
+        problems.append(f"the rating history holds {len(history_rows) - len(history)} lines more than one per "
+                        "version and block: a block was counted twice")
     rated_done = {b.id for b in done if b.rated}
     if set(order) != rated_done:
         extra, missing = sorted(set(order) - rated_done), sorted(rated_done - set(order))
