@@ -6,15 +6,7 @@ server is installed, the same migrations and ``ladder init`` on a private server
 
 from __future__ import annotations
 
-import glob
-import importlib.util
-import os
-import shutil
-import socket
 import sqlite3
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,6 +22,7 @@ from arena.ladder.db import Base, Organiser, open_database
 from arena.ladder.schema import head, schema_version, upgrade
 from arena.ladder.settings import LadderSettings, load_settings, parse_settings, sqlite_url
 from arena.transports.grpc.tokens import token_sha256
+from tests.helpers.postgres import fresh_database, postgres_server
 from tests.helpers.runs import cli
 
 
@@ -199,81 +192,15 @@ def test_foreign_keys_are_enforced_on_sqlite(sqlite_engine: Engine) -> None:
 # --- the same on PostgreSQL ---------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
-def _as_postgres(*argv: str) -> list[str]:
-    return ["runuser", "-u", "postgres", "--", *argv]
-
-
 @pytest.fixture(scope="module")
 def postgres_url() -> Iterator[str]:
     """A private PostgreSQL server for this module's tests, on a free port; its URL."""
-    binaries = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"))
-    if not binaries:
-        pytest.skip("Debian's PostgreSQL server is not installed (apt-get install postgresql)")
-    if importlib.util.find_spec("psycopg") is None:
-        pytest.skip("psycopg is not installed (pip install 'callbreak-arena[postgres]')")
-    if os.geteuid() != 0 or shutil.which("runuser") is None:
-        pytest.skip("the server is started as the postgres user, which needs root and runuser")
-    bin_dir = Path(binaries[-1]).parent
-    # Not pytest's tmp_path: its parent folder is readable by root alone, and the server runs as postgres.
-    home = Path(tempfile.mkdtemp(prefix="ladder-pg-"))
-    shutil.chown(home, "postgres", "postgres")
-    data = home / "data"
-    port = _free_port()
-    server = None
-    try:
-        subprocess.run(_as_postgres(str(bin_dir / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-                                    "--no-sync"), check=True, capture_output=True, timeout=120)
-        server = subprocess.Popen(_as_postgres(str(bin_dir / "postgres"), "-D", str(data), "-k", str(home), "-p",
-                                               str(port), "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"),
-                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-        url = f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
-        deadline = time.monotonic() + 60
-        while True:
-            engine = open_database(url)
-            try:
-                with engine.connect():
-                    break
-            except Exception:
-                if server.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError(f"the test's PostgreSQL did not start: {server.stderr!r}") from None
-                time.sleep(0.2)
-            finally:
-                engine.dispose()
+    with postgres_server() as url:
         yield url
-    finally:
-        if server is not None:
-            subprocess.run(_as_postgres(str(bin_dir / "pg_ctl"), "-D", str(data), "-m", "fast", "-w", "stop"),
-                           capture_output=True, timeout=60, check=False)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-            if server.stderr is not None:
-                server.stderr.close()
-        shutil.rmtree(home, ignore_errors=True)
-
-
-def _fresh_database(url: str, name: str) -> str:
-    """A new empty database on the server at ``url``; its URL."""
-    engine = open_database(url).execution_options(isolation_level="AUTOCOMMIT")
-    try:
-        with engine.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    finally:
-        engine.dispose()
-    return url.rsplit("/", 1)[0] + f"/{name}"
 
 
 def test_postgresql_migrates_to_head_idempotently_and_agrees_with_the_models(postgres_url: str) -> None:
-    engine = open_database(_fresh_database(postgres_url, "migrations"))
+    engine = open_database(fresh_database(postgres_url, "migrations"))
     try:
         assert schema_version(engine) is None
         assert upgrade(engine) == head()
@@ -286,7 +213,7 @@ def test_postgresql_migrates_to_head_idempotently_and_agrees_with_the_models(pos
 
 
 def test_init_on_postgresql(postgres_url: str, tmp_path: Path) -> None:
-    url = _fresh_database(postgres_url, "ladder")
+    url = fresh_database(postgres_url, "ladder")
     token, _ = init(tmp_path / "l", "--database", url)
     assert sorted(files(tmp_path / "l")) == ["ladder.toml"]  # the database is the server's
     assert load_settings(tmp_path / "l").database_url == url
