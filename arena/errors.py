@@ -27,6 +27,8 @@
   * ``LaunchFailed`` (:mod:`arena.event.launcher`) -- a process started for one game did not connect.
   * ``Refused`` (:mod:`arena.kit.bot`, for bot authors as ``arena.botkit.Refused``) -- the arena
     refused a bot's connection; it carries the protocol's reason and its words.
+  * ``SubmissionError`` (:mod:`arena.ladder.intake`) -- an upload to the ladder was refused (too large, too
+    many files, a link, too many this hour, the same content again); the message says which limit.
 
 The exceptions after ``RecordsError`` carry data of their own layer (a fault kind, a protocol
 reason), so they are defined in the module named beside them and only rooted here.
