@@ -7,26 +7,20 @@ loop never waits for a browser, loopback only unless asked otherwise. What clien
 bounded (:class:`PageLimits`): a connection is a socket on that loop, never a thread, so connections
 that send nothing hold no thread; at most 256 are open at once, and one more is refused at once; a
 request must arrive whole within seconds, however slowly it trickles, and its answer be taken within
-seconds; two threads make the answers. uvicorn keeps none of these bounds by itself (its
-``limit_concurrency`` counts a connection only once its request has arrived, it gives a request no time
-limit, and it waits as long as a client takes to read): :class:`_Guard`, its HTTP protocol with a
-connection count and one deadline per connection, keeps them.
+seconds; two threads make the answers. uvicorn keeps none of these bounds by itself: the guard of
+:mod:`arena.web.guard`, its HTTP protocol with a connection count and one deadline per connection, keeps them.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import dataclasses
-import email.utils
 import json
 import logging
 import socket
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar
 
 import uvicorn
 from starlette.applications import Starlette
@@ -40,49 +34,22 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from arena.errors import ConfigError
 from arena.rating.leaderboard import POLICY, Board, render_board, render_page
 from arena.transports.grpc.server import check_address
+from arena.web.guard import HEADER_LINES, TEXT, PageLimits, fields, guard, head_size
 
 __all__ = ["PATHS", "LivePage", "PageLimits", "live_app"]
 
-
-@dataclasses.dataclass(frozen=True)
-class PageLimits:
-    """What clients may cost the arena's process: the page may be open to a whole class network."""
-
-    connections: int = 256
-    """Connections open at once; one more is answered 503 and closed at once."""
-    head_s: float = 10.0
-    """Seconds a client has to send its whole request (line and headers), however slowly it trickles."""
-    answer_s: float = 10.0
-    """Seconds a client has to take the whole answer."""
-    head_bytes: int = 32 << 10
-    """The longest request (line and headers) read; the page reads no body."""
-    threads: int = 2
-    """Threads that make answers (each reads the results folder); the only threads requests cost."""
-
-
-_REASONS = {400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large",
-            503: "Service Unavailable"}
-_HEADERS = 100
-"""The most header lines a request may have (as the standard library's server)."""
-_TEXT = "text/plain; charset=utf-8"
+_TEXT = TEXT
+_SECURITY = (("Content-Security-Policy", POLICY), ("X-Content-Type-Options", "nosniff"),
+             ("Referrer-Policy", "no-referrer"))
+"""The header fields of every answer of the page after the common ones, in the order it has always sent them."""
 PATHS = ("/", "/board", "/live.json")
 """What the page answers; anything else is 404."""
+_LIMITS = PageLimits()
 
 
 def _fields(kind: str, length: int) -> list[tuple[bytes, bytes]]:
     """The header fields of every answer of the page, in the order and spelling it has always sent them."""
-    fields = [("Server", "callbreak-arena"), ("Date", email.utils.formatdate(usegmt=True)), ("Content-Type", kind),
-              ("Content-Length", str(length)), ("Cache-Control", "no-store"), ("Content-Security-Policy", POLICY),
-              ("X-Content-Type-Options", "nosniff"), ("Referrer-Policy", "no-referrer"), ("Connection", "close")]
-    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in fields]
-
-
-def _plain(code: int, text: str) -> bytes:
-    """A whole answer in bytes, for what the protocol answers before any request reaches the application."""
-    data = text.encode()
-    head = [f"HTTP/1.1 {code} {_REASONS[code]}".encode()] + [name + b": " + value
-                                                              for name, value in _fields(_TEXT, len(data))]
-    return b"\r\n".join(head) + b"\r\n\r\n" + data
+    return fields(kind, length, _SECURITY)
 
 
 class _Answer(Response):
@@ -108,10 +75,10 @@ def _answer(board: Board, path: str) -> tuple[int, str, bytes]:
 
 class _Door:
     """Turns away, before routing, the requests the page does not serve: methods but GET and HEAD (501), and
-    heads of more than :attr:`PageLimits.head_bytes` or :data:`_HEADERS` lines (431).
+    heads of more than :attr:`PageLimits.head_bytes` or :data:`~arena.web.guard.HEADER_LINES` lines (431).
 
     uvicorn's parser bounds the head it holds incomplete, not one that arrives whole in a single read:
-    the length is checked here, on the head as parsed (its line and fields, as a client spells them).
+    the length is checked here, on the head as parsed (:func:`~arena.web.guard.head_size`).
     """
 
     def __init__(self, app: ASGIApp, head_bytes: int) -> None:
@@ -120,10 +87,8 @@ class _Door:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            fields: list[tuple[bytes, bytes]] = scope["headers"]
-            line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + len(" ? HTTP/1.1\r\n")
-            size = line + sum(len(name) + len(value) + len(": \r\n") for name, value in fields) + len("\r\n")
-            if size > self.head_bytes or len(fields) >= _HEADERS:  # first, as when the head was read line by line
+            # The length first, as when the head was read line by line.
+            if head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES:
                 await _Answer(b"the request is too long\n", 431)(scope, receive, send)
                 return
             if scope["method"] not in ("GET", "HEAD"):
@@ -148,62 +113,6 @@ def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int 
                      middleware=[Middleware(_Door, head_bytes=head_bytes)])
 
 
-class _Guard(H11Protocol):
-    """uvicorn's HTTP/1.1 protocol with the bounds of :attr:`limits` that uvicorn does not keep.
-
-    One deadline per connection, never a thread: from the first byte, :attr:`PageLimits.head_s` for the
-    request to arrive whole (else 408); from the answer handed to the socket, :attr:`PageLimits.answer_s`
-    for the client to take it (else the connection is dropped): uvicorn would wait for ever on both.
-    A connection beyond :attr:`PageLimits.connections` is refused as it opens, where uvicorn's own limit
-    would hold it until its request came.
-    """
-
-    limits: ClassVar[PageLimits] = PageLimits()
-    _deadline: asyncio.TimerHandle | None = None
-
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        if len(self.connections) >= self.limits.connections:
-            self.transport = transport  # what connection_lost closes
-            # Refused at once, in a line a browser shows; the answer fits the socket's buffer.
-            transport.write(_plain(503, "the live page has too many connections open: it answers again in a few "
-                                        "seconds\n"))
-            transport.close()
-            return
-        super().connection_made(transport)
-        self._within(self.limits.head_s, self._head_late)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self._within(None, None)
-        super().connection_lost(exc)
-
-    def send_400_response(self, msg: str) -> None:
-        """What uvicorn answers to a request its parser refuses: a line that is not HTTP, or a head that grew
-        beyond :attr:`PageLimits.head_bytes` before it was whole."""
-        if len(self.conn.trailing_data[0]) > self.limits.head_bytes:
-            self._close_with(_plain(431, "the request is too long\n"))
-        else:
-            self._close_with(_plain(400, "not an HTTP request\n"))
-
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        self._within(self.limits.answer_s, self.transport.abort)
-
-    def _head_late(self) -> None:
-        if self.cycle is None:  # no request yet: once it has come, the answer's deadline follows it
-            self._close_with(_plain(408, f"the request did not arrive whole within {self.limits.head_s:g} seconds\n"))
-
-    def _close_with(self, answer: bytes) -> None:
-        self.transport.write(answer)
-        self.transport.close()
-        self._within(self.limits.answer_s, self.transport.abort)
-
-    def _within(self, seconds: float | None, then: Callable[[], object] | None) -> None:
-        """Replaces the connection's deadline: ``then`` in ``seconds``, or none."""
-        if self._deadline is not None:
-            self._deadline.cancel()
-        self._deadline = None if seconds is None or then is None else self.loop.call_later(seconds, then)
-
-
 class _Uvicorn(uvicorn.Server):
     """uvicorn's server, saying when it listens."""
 
@@ -222,10 +131,11 @@ class _Server:
     def __init__(self, board: Board, listener: socket.socket, limits: PageLimits) -> None:
         self._listener = listener
         self._makers = concurrent.futures.ThreadPoolExecutor(limits.threads, thread_name_prefix="live-page-answer")
-        guard = type("_PageGuard", (_Guard,), {"limits": limits})
+        protocol = guard("_PageGuard", limits, _SECURITY, "the live page has too many connections open: it answers "
+                         "again in a few seconds\n")
         # Its own lines are not the arena's: uvicorn logs nothing (a failing answer is a 500 the page makes),
         # and leaves the process's logging as it found it.
-        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes), http=guard, ws="none",
+        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes), http=protocol, ws="none",
                                 lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
                                 proxy_headers=False, server_header=False, date_header=False,
                                 h11_max_incomplete_event_size=limits.head_bytes)
@@ -275,7 +185,7 @@ class LivePage:
     """The live page of a results folder, served on a thread of its own within :class:`PageLimits`."""
 
     def __init__(self, folder: Path, *, roster: Path | None = None, title: str = "", host: str = "127.0.0.1",
-                 port: int = 0, limits: PageLimits = PageLimits()) -> None:
+                 port: int = 0, limits: PageLimits = _LIMITS) -> None:
         self.board = Board(folder, roster, title)
         self.host = host
         self.port = port

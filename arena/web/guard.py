@@ -1,0 +1,162 @@
+"""What clients may cost the process that serves a page: uvicorn's HTTP/1.1 protocol with a connection count
+and one deadline per connection, shared by the live page (:mod:`arena.web.live`) and the ladder's site
+(:mod:`arena.web.ladder`).
+
+uvicorn keeps none of these bounds by itself: its ``limit_concurrency`` counts a connection only once its
+request has arrived, it gives a request no time limit, and it waits as long as a client takes to read.
+:class:`Guard` keeps them (:class:`PageLimits`): a connection is a socket on the serving loop, never a thread;
+one more than the limit is refused at once; a request must arrive whole within seconds, however slowly it
+trickles; and its answer be taken within seconds. What the protocol answers itself, before any request
+reaches the application (503, 408, 431, 400), is a whole answer in bytes (:func:`plain`) with the header
+fields of the server's own answers.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import email.utils
+from collections.abc import Callable, Sequence
+from typing import ClassVar
+
+from starlette.types import Scope
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+__all__ = ["HEADER_LINES", "TEXT", "Guard", "PageLimits", "fields", "guard", "head_size", "plain"]
+
+
+@dataclasses.dataclass(frozen=True)
+class PageLimits:
+    """What clients may cost the arena's process: the page may be open to a whole class network."""
+
+    connections: int = 256
+    """Connections open at once; one more is answered 503 and closed at once."""
+    head_s: float = 10.0
+    """Seconds a client has to send its whole request (line and headers), however slowly it trickles."""
+    answer_s: float = 10.0
+    """Seconds a client has to take the whole answer."""
+    head_bytes: int = 32 << 10
+    """The longest request (line and headers) read; the page reads no body."""
+    threads: int = 2
+    """Threads that make answers (each reads the results folder); the only threads requests cost."""
+
+
+_REASONS = {400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large",
+            503: "Service Unavailable"}
+HEADER_LINES = 100
+"""The most header lines a request may have (as the standard library's server)."""
+TEXT = "text/plain; charset=utf-8"
+
+Fields = Sequence[tuple[str, str]]
+"""Header fields as names and values."""
+
+
+def fields(kind: str, length: int, security: Fields) -> list[tuple[bytes, bytes]]:
+    """The header fields of a whole answer of ``length`` bytes of type ``kind``: the server, the date, the type
+    and length, no caching, then ``security`` (the page's own), then that the connection closes."""
+    written = [("Server", "callbreak-arena"), ("Date", email.utils.formatdate(usegmt=True)), ("Content-Type", kind),
+               ("Content-Length", str(length)), ("Cache-Control", "no-store"), *security, ("Connection", "close")]
+    return [(name.encode("latin-1"), value.encode("latin-1")) for name, value in written]
+
+
+def plain(code: int, text: str, security: Fields) -> bytes:
+    """A whole answer in bytes, for what the protocol answers before any request reaches the application."""
+    data = text.encode()
+    head = [f"HTTP/1.1 {code} {_REASONS[code]}".encode()] + [name + b": " + value
+                                                              for name, value in fields(TEXT, len(data), security)]
+    return b"\r\n".join(head) + b"\r\n\r\n" + data
+
+
+def head_size(scope: Scope) -> int:
+    """The length of a request's head (its line and fields) as a client spelled it, from its parsed ``scope``.
+
+    uvicorn's parser bounds the head it holds incomplete, not one that arrives whole in a single read: the
+    application checks the length of the whole head with this."""
+    headers: list[tuple[bytes, bytes]] = scope["headers"]
+    line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + len(" ? HTTP/1.1\r\n")
+    return line + sum(len(name) + len(value) + len(": \r\n") for name, value in headers) + len("\r\n")
+
+
+class Guard(H11Protocol):
+    """uvicorn's HTTP/1.1 protocol with the bounds of :attr:`limits` that uvicorn does not keep.
+
+    One deadline per connection, never a thread: from the first byte, :attr:`PageLimits.head_s` for the
+    request to arrive whole (else 408), and, where the server reads bodies, :attr:`body_s` for its body too;
+    from the answer handed to the socket, :attr:`PageLimits.answer_s` for the client to take it (else the
+    connection is dropped): uvicorn would wait for ever on all three. A connection beyond
+    :attr:`PageLimits.connections` is refused as it opens, where uvicorn's own limit would hold it until its
+    request came. A server makes its own with :func:`guard`.
+    """
+
+    limits: ClassVar[PageLimits] = PageLimits()
+    security: ClassVar[Fields] = ()
+    """The header fields of the protocol's own answers, after the common ones (:func:`fields`)."""
+    crowded: ClassVar[str] = "the page has too many connections open: it answers again in a few seconds\n"
+    """What a connection beyond the limit is told."""
+    body_s: ClassVar[float] = 0.0
+    """Seconds, from the first byte, for a request and its body to arrive whole (0: the server reads no body,
+    and only the head has a deadline)."""
+    _deadline: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        if len(self.connections) >= self.limits.connections:
+            self.transport = transport  # what connection_lost closes
+            # Refused at once, in a line a browser shows; the answer fits the socket's buffer.
+            transport.write(plain(503, self.crowded, self.security))
+            transport.close()
+            return
+        super().connection_made(transport)
+        self._within(self.limits.head_s, self._head_late)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._within(None, None)
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        """What uvicorn answers to a request its parser refuses: a line that is not HTTP, or a head that grew
+        beyond :attr:`PageLimits.head_bytes` before it was whole."""
+        if len(self.conn.trailing_data[0]) > self.limits.head_bytes:
+            self._close_with(plain(431, "the request is too long\n", self.security))
+        else:
+            self._close_with(plain(400, "not an HTTP request\n", self.security))
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._within(self.limits.answer_s, self.transport.abort)
+
+    def _head_late(self) -> None:
+        if self.cycle is None:  # no request yet: once it has come, the answer's deadline follows it
+            self._close_with(plain(408, f"the request did not arrive whole within {self.limits.head_s:g} seconds\n",
+                                   self.security))
+        elif self.body_s > self.limits.head_s and self.cycle.more_body and not self.cycle.response_complete:
+            self._within(self.body_s - self.limits.head_s, self._body_late)
+
+    def _body_late(self) -> None:
+        cycle = self.cycle
+        if cycle is None or not cycle.more_body or cycle.response_complete:
+            return
+        if cycle.response_started:  # answered already, but the client still sends: nothing more to say
+            self.transport.abort()
+            return
+        cycle.disconnected = True  # the application reading the body is told the client has gone
+        cycle.message_event.set()
+        self._close_with(plain(408, f"the request's body did not arrive whole within {self.body_s:g} seconds\n",
+                               self.security))
+
+    def _close_with(self, answer: bytes) -> None:
+        self.transport.write(answer)
+        self.transport.close()
+        self._within(self.limits.answer_s, self.transport.abort)
+
+    def _within(self, seconds: float | None, then: Callable[[], object] | None) -> None:
+        """Replaces the connection's deadline: ``then`` in ``seconds``, or none."""
+        if self._deadline is not None:
+            self._deadline.cancel()
+        self._deadline = None if seconds is None or then is None else self.loop.call_later(seconds, then)
+
+
+def guard(name: str, limits: PageLimits, security: Fields, crowded: str, body_s: float = 0.0) -> type[Guard]:
+    """A :class:`Guard` of a server's own (uvicorn takes the protocol as a class): its limits, the header fields
+    of its own answers, what a connection beyond the limit is told and the deadline of a body."""
+    return type(name, (Guard,), {"limits": limits, "security": tuple(security), "crowded": crowded,
+                                 "body_s": body_s})
