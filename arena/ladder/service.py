@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import random
 import socket
+import time
 from collections.abc import Callable
 from datetime import timedelta
 
@@ -76,6 +77,8 @@ FINAL = "final"
 POLL_S = 1.0
 """Seconds between looks at the database when nothing wakes the service."""
 RATED_KINDS = (BlockKind.PLACEMENT, BlockKind.RATED)
+SAY_EVERY_S = 60.0
+"""Seconds between the organiser's lines that count the blocks done (a line per block would flood them)."""
 
 
 def free_port(host: str) -> int:
@@ -174,6 +177,9 @@ class LadderService:
         self._final: asyncio.Task[None] | None = None
         self._last: dict[int, int] = {}
         """Version id -> the number of its last block."""
+        self._done_since = 0
+        """Blocks done since the last line of the organiser's log."""
+        self._said = time.monotonic()
 
     @property
     def remote_address(self) -> str:
@@ -225,6 +231,10 @@ class LadderService:
 
     def _step(self) -> None:
         self._start_check()
+        if self._done_since and time.monotonic() - self._said >= SAY_EVERY_S:
+            self.log(f"{self._done_since} block{'s' if self._done_since != 1 else ''} done in the last "
+                     f"{time.monotonic() - self._said:.0f} s; {len(self._playing)} in play")
+            self._done_since, self._said = 0, time.monotonic()
         with self.ladder.session() as session:
             state = Ladder.state(session)
             paused, final = state.paused, state.final_state
@@ -379,7 +389,7 @@ class LadderService:
             versions = {v.id: v for v in session.scalars(select(Version).where(Version.id.in_(block.seats)))}
             tokens = {e.id: e.token_sha256 for e in session.scalars(select(Entrant).where(
                 Entrant.id.in_({v.entrant_id for v in versions.values()})))}
-            seats, seed, kind = block.seats, block.seed, block.kind
+            seats, seed = block.seats, block.seed
         remote = any(versions[v].kind == REMOTE for v in seats)
         folder = self.ladder.folder / f"blocks/{block_id:06d}"
         try:
@@ -410,8 +420,7 @@ class LadderService:
             assert block is not None
             if block.state == BlockState.PLAYING:
                 record_block(session, block, result, self.model, self.settings.tests.burn_in)
-        self.log(f"block {block_id} ({kind}) done: " + ", ".join(
-            f"{versions[v].label} {result.score.get(versions[v].label, 0.0) / 10:+.2f}" for v in seats))
+        self._done_since += 1
 
     def _void(self, block_id: int, why: str) -> None:
         with self.ladder.session() as session:
