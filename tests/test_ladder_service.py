@@ -23,42 +23,11 @@ from sqlalchemy import select
 from arena.event.audit import audit
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockState, Version, VersionState
-from tests.helpers.ladder import GOOD_BOT, SANDBOX
+from tests.helpers.ladder import GOOD_BOT, SANDBOX, Served
 from tests.helpers.postgres import fresh_database, postgres_server
 from tests.helpers.runs import ROOT, cli
 
 STDIO_BOT = (ROOT / "sample_bots" / "stdio" / "lowest_bot.py").read_text(encoding="utf-8")
-
-
-class Served:
-    """``ladder serve DIR --port 0`` as a process of its own; its site and remote addresses."""
-
-    def __init__(self, folder: Path) -> None:
-        self.log = open(folder / "serve.log", "ab")  # noqa: SIM115 - closed when the process ends
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "ladder", "serve", str(folder), "--port", "0"], cwd=ROOT,
-            stdout=subprocess.PIPE, stderr=self.log, text=True, start_new_session=True)
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        found = re.search(r"site at (http://\S+)/, remote bots connect to (\S+)", line)
-        assert found, f"ladder serve said {line!r}; its log: {(folder / 'serve.log').read_text()}"
-        self.url, self.remote = found.group(1), found.group(2)
-
-    def kill(self) -> None:
-        self.process.kill()  # SIGKILL: nothing of the ladder's own runs after it
-        self.process.wait(30)
-        self._close()
-
-    def stop(self) -> int:
-        self.process.send_signal(signal.SIGTERM)
-        status = self.process.wait(60)
-        self._close()
-        return status
-
-    def _close(self) -> None:
-        if self.process.stdout is not None:
-            self.process.stdout.close()
-        self.log.close()
 
 
 def _remote(address: str, token: str) -> subprocess.Popen[bytes]:

@@ -27,6 +27,8 @@ __all__ = ["CHECKS", "STDERR_TAIL_BYTES", "STDERR_TAIL_LINES", "check_version", 
 
 CHECKS = "checks"
 """The folder, in the ladder's, where a failed check keeps its records and the bot's log: ``checks/NNNNNN``."""
+SERVER_ONLY = "the games are kept in "
+"""The start of check-bot's line naming the folder of its games: a path on the server, left off the site."""
 STDERR_TAIL_LINES = 40
 STDERR_TAIL_BYTES = 8 << 10
 """How much of the bot's stderr a failed check keeps for the entrant's page."""
@@ -87,7 +89,8 @@ def check_version(ladder: Ladder, version_id: int, log: Callable[[str], None] = 
                 version_id=version_id, passed=check.ok, check_name=check.name[:80], profile=profile,
                 game=where.game if where else None, round=where.round if where else None,
                 trick=where.trick if where else None, hand=where.hand if where else None,
-                detail="\n".join(check.lines), stderr_tail="" if check.ok else tail, created=utc_now()))
+                detail="\n".join(line for line in check.lines if not line.startswith(SERVER_ONLY)),
+                stderr_tail="" if check.ok else tail, created=utc_now()))
         if passed:
             version.state, version.activated = VersionState.ACTIVE, utc_now()
             retire_beyond(session, version.entrant_id, settings.submissions.active_versions)

@@ -361,6 +361,9 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
         checks.setdefault(check.version_id, []).append(CheckLine(
             check.passed, check.check_name, check.profile, check.game, check.round, check.trick, check.hand,
             check.detail, check.stderr_tail, aware(check.created)))
+    for lines_of in checks.values():  # in the order they were made, a failure with its place in a game first
+        lines_of.reverse()
+        lines_of.sort(key=lambda line: (line.passed, line.game is None))
     ratings = {r.version_id: r for r in session.scalars(select(Rating).where(Rating.version_id.in_(ids)))}
     lines = []
     for version in versions:

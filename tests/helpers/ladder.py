@@ -4,7 +4,11 @@ condition holds."""
 from __future__ import annotations
 
 import asyncio
+import re
 import shutil
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +23,7 @@ from arena.ladder.db import Block, BlockState
 from arena.ladder.founding import found_ladder
 from arena.ladder.service import LadderService
 from sample_bots.random_bot import RandomBot
+from tests.helpers.runs import ROOT
 
 SANDBOX = "bwrap" if shutil.which("bwrap") else "off"
 """The sandbox the tests' ladders ask for: the real one where it is installed."""
@@ -130,3 +135,34 @@ class Crasher(RandomBot):
         if len(view.hand) == 9:
             raise RuntimeError("my search ran out of memory")
         return super().play(view)
+
+
+class Served:
+    """``ladder serve DIR --port 0`` as a process of its own; its site and remote addresses."""
+
+    def __init__(self, folder: Path) -> None:
+        self.log = open(folder / "serve.log", "ab")  # noqa: SIM115 - closed when the process ends
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "arena", "ladder", "serve", str(folder), "--port", "0"], cwd=ROOT,
+            stdout=subprocess.PIPE, stderr=self.log, text=True, start_new_session=True)
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        found = re.search(r"site at (http://\S+)/, remote bots connect to (\S+)", line)
+        assert found, f"ladder serve said {line!r}; its log: {(folder / 'serve.log').read_text()}"
+        self.url, self.remote = found.group(1), found.group(2)
+
+    def kill(self) -> None:
+        self.process.kill()  # SIGKILL: nothing of the ladder's own runs after it
+        self.process.wait(30)
+        self._close()
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        status = self.process.wait(60)
+        self._close()
+        return status
+
+    def _close(self) -> None:
+        if self.process.stdout is not None:
+            self.process.stdout.close()
+        self.log.close()
