@@ -17,6 +17,7 @@ import json
 import math
 import re
 import socket
+import ssl
 import tarfile
 import threading
 import time
@@ -28,6 +29,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
 from arena.ladder.blocks import outcome
@@ -56,7 +58,7 @@ from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, LadderSite, SiteLimits, ladder_app
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
 from tests.helpers.pages import body_rows, cells, parse
-from tests.helpers.runs import RANDOM, ROOT
+from tests.helpers.runs import RANDOM, ROOT, cli
 
 SCRIPTED = f"{ROOT / 'tests' / 'helpers' / 'hostile_bots.py'}:Scripted"
 DISPLAY = '<script>alert("name")</script>'
@@ -182,15 +184,17 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
 
 
 @contextlib.contextmanager
-def serving(ladder: Ladder, limits: SiteLimits | None = None) -> Iterator[str]:
+def serving(ladder: Ladder, limits: SiteLimits | None = None, *, tls: tuple[Path, Path] | None = None,
+            proxy: str = "") -> Iterator[str]:
     """The site on port 0, served on an event loop of a thread of the test's (the loop a ladder's program runs)."""
     loop = asyncio.new_event_loop()
     thread = threading.Thread(target=loop.run_forever, daemon=True)
     thread.start()
     site = LadderSite(ladder, limits or SiteLimits())
     try:
-        address = asyncio.run_coroutine_threadsafe(site.start("127.0.0.1", 0), loop).result(10)
-        yield f"http://{address}"
+        address = asyncio.run_coroutine_threadsafe(site.start("127.0.0.1", 0, tls=tls, proxy=proxy),
+                                                   loop).result(10)
+        yield f"{'https' if tls else 'http'}://{address}"
     finally:
         asyncio.run_coroutine_threadsafe(site.stop(), loop).result(10)
         loop.call_soon_threadsafe(loop.stop)
@@ -323,6 +327,49 @@ def test_over_https_the_cookie_is_secure(built: Built) -> None:
 
     flags = {part.strip().lower() for part in asyncio.run(go()).split(";")[1:]}
     assert {"secure", "httponly", "samesite=strict", "path=/"} <= flags
+
+
+def test_with_its_tls_files_the_site_speaks_https_only_and_its_cookie_is_secure(tmp_path: Path, built: Built) -> None:
+    trustme = pytest.importorskip("trustme")
+    ca = trustme.CA()
+    issued = ca.issue_cert("127.0.0.1", "localhost")
+    cert, key, trusted = tmp_path / "site.pem", tmp_path / "site.key", tmp_path / "ca.pem"
+    cert.write_bytes(b"".join(blob.bytes() for blob in issued.cert_chain_pems))
+    issued.private_key_pem.write_to_path(str(key))
+    ca.cert_pem.write_to_path(str(trusted))
+    with serving(built.ladder, tls=(cert, key)) as address:
+        assert address.startswith("https://")
+        trusting = ssl.create_default_context(cafile=str(trusted))
+        with httpx.Client(base_url=address, verify=trusting, timeout=20) as browser:
+            answer = browser.post("/login", data={"token": built.tokens["bob"]})
+            assert answer.status_code == 303
+            assert "secure" in answer.headers["set-cookie"].lower()
+            assert browser.get("/api/leaderboard").status_code == 200
+        with pytest.raises(httpx.HTTPError):  # plain HTTP to the TLS port gets no page
+            httpx.get(address.replace("https://", "http://") + "/healthz", timeout=5)
+    with pytest.raises(ConfigError, match="TLS"), serving(built.ladder, tls=(cert, tmp_path / "missing.key")):
+        pass
+
+
+def test_behind_its_proxy_the_site_limits_each_forwarded_client_and_believes_no_one_else(built: Built) -> None:
+    def attempts(address: str, client_address: str) -> list[int]:
+        with client(address) as browser:
+            headers = {"X-Forwarded-For": client_address, "X-Forwarded-Proto": "https"}
+            return [browser.post("/login", data={"token": f"wrong-{n}"}, headers=headers).status_code
+                    for n in range(3)]
+
+    limits = SiteLimits(logins_per_minute=2)
+    with serving(built.ladder, limits, proxy="127.0.0.1") as address:
+        assert attempts(address, "203.0.113.7") == [401, 401, 429]
+        # another student behind the same proxy is not turned away for it, and gets a Secure cookie
+        with client(address) as browser:
+            answer = browser.post("/login", data={"token": built.tokens["bob"]},
+                                  headers={"X-Forwarded-For": "203.0.113.8", "X-Forwarded-Proto": "https"})
+            assert answer.status_code == 303 and "secure" in answer.headers["set-cookie"].lower()
+    with serving(built.ladder, limits, proxy="192.0.2.1") as address:
+        # the header comes from an address that is not the proxy: every attempt counts against 127.0.0.1
+        assert attempts(address, "203.0.113.9") == [401, 401, 429]
+        assert attempts(address, "203.0.113.10") == [429, 429, 429]
 
 
 def test_login_attempts_are_limited_per_address(built: Built) -> None:
@@ -699,3 +746,15 @@ def test_the_pages_fit_a_phone_and_a_projector_in_chromium(url: str, built: Buil
         finally:
             chromium.close()
     assert errors == []  # among them any script the policy refused
+
+
+def test_serve_refuses_half_of_its_tls_pair_and_a_missing_file_in_one_line(tmp_path: Path) -> None:
+    folder = tmp_path / "ladder"
+    assert cli("ladder", "init", folder).returncode == 0
+    (tmp_path / "site.pem").write_text("not a certificate", encoding="utf-8")
+    half = cli("ladder", "serve", folder, "--port", "0", "--tls-cert", tmp_path / "site.pem")
+    assert half.returncode == 2 and "--tls-cert and --tls-key go together" in half.stderr
+    missing = cli("ladder", "serve", folder, "--port", "0", "--tls-cert", tmp_path / "site.pem",
+                  "--tls-key", tmp_path / "site.key")
+    assert missing.returncode == 2 and f"there is no TLS file {tmp_path / 'site.key'}" in missing.stderr
+    assert len(missing.stderr.strip().splitlines()) == 1, missing.stderr

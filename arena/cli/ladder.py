@@ -72,6 +72,12 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
                        help="the address the site listens on (default: 127.0.0.1, this machine only; 0.0.0.0: all)")
     serve.add_argument("--port", type=int, default=8080, metavar="P",
                        help="the site's port (default: 8080; 0: a free one, printed)")
+    serve.add_argument("--tls-cert", type=Path, metavar="FILE",
+                       help="serve HTTPS with this certificate chain (PEM; with --tls-key)")
+    serve.add_argument("--tls-key", type=Path, metavar="FILE", help="the certificate's private key (PEM)")
+    serve.add_argument("--proxy", default="", metavar="ADDRESS",
+                       help="the address of a reverse proxy in front of the site (e.g. 127.0.0.1): the client "
+                       "address and scheme it forwards (X-Forwarded-For, X-Forwarded-Proto) are believed from it")
     serve.set_defaults(func=_cmd_serve)
 
     add = what.add_parser(
@@ -149,6 +155,9 @@ def _open(folder: Path) -> Ladder:
 def _cmd_serve(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be a port from 0 to 65535, not {args.port}")
+    if (args.tls_cert is None) != (args.tls_key is None):
+        raise UsageError("--tls-cert and --tls-key go together: give both, or neither")
+    tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
     ladder = _open(args.folder)
     upgrade(ladder.engine)
     stopped_by: list[str] = []
@@ -165,8 +174,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             loop.add_signal_handler(number, stopping, name)
         service = LadderService(ladder, log=say)
         site = LadderSite(ladder)
-        address = await site.start(args.host, args.port)
-        print(f"ladder {ladder.settings.name!r}: site at http://{address}/, remote bots connect to "
+        address = await site.start(args.host, args.port, tls=tls, proxy=args.proxy)
+        print(f"ladder {ladder.settings.name!r}: site at http{'s' if tls else ''}://{address}/, remote bots connect to "
               f"{service.remote_address}", flush=True)
         try:
             await service.run(stop)

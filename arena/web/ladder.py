@@ -50,6 +50,7 @@ import time
 import urllib.parse
 from collections.abc import Awaitable, Callable, Iterator, Mapping
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TypeVar
 
 import uvicorn
@@ -1007,10 +1008,19 @@ class LadderSite:
         self._listener: socket.socket | None = None
         self._makers: concurrent.futures.ThreadPoolExecutor | None = None
 
-    async def start(self, host: str = "127.0.0.1", port: int = 8080) -> str:
-        """Serves from now on, until :meth:`stop`; a :class:`ConfigError` when the address cannot be listened on."""
+    async def start(self, host: str = "127.0.0.1", port: int = 8080, *, tls: tuple[Path, Path] | None = None,
+                    proxy: str = "") -> str:
+        """Serves from now on, until :meth:`stop`; a :class:`ConfigError` when the address cannot be listened on.
+
+        ``tls``: (certificate chain, private key) as PEM files, and the site speaks HTTPS only. ``proxy``: the
+        address of a reverse proxy in front of the site (``127.0.0.1``); the ``X-Forwarded-For`` and
+        ``X-Forwarded-Proto`` it sends are then believed (from it alone), so that logins are limited per client
+        and the cookie is Secure when the proxy speaks HTTPS."""
         if self._server is not None:
             raise ConfigError("the ladder's site is serving already")
+        for path in tls or ():
+            if not path.is_file():
+                raise ConfigError(f"the ladder's site: there is no TLS file {path}")
         try:
             check_address(host, port)
         except ConfigError as err:
@@ -1026,8 +1036,16 @@ class LadderSite:
         # uvicorn logs nothing (a failing answer is logged by the site) and leaves the program's logging alone.
         config = uvicorn.Config(ladder_app(self.ladder, self.limits, makers), http=protocol, ws="none",
                                 lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
-                                proxy_headers=False, server_header=False, date_header=False,
+                                proxy_headers=bool(proxy), forwarded_allow_ips=proxy or None,
+                                ssl_certfile=tls[0] if tls else None, ssl_keyfile=tls[1] if tls else None,
+                                server_header=False, date_header=False,
                                 h11_max_incomplete_event_size=self.limits.head_bytes)
+        try:
+            config.load()
+        except (OSError, ValueError) as err:  # ssl.SSLError is an OSError
+            makers.shutdown(wait=False)
+            listener.close()
+            raise ConfigError(f"the ladder's site cannot use its TLS files: {err}") from None
         server = _Uvicorn(config)
         task = asyncio.ensure_future(self._serve(server, listener))
         listening = asyncio.ensure_future(server.listening.wait())
