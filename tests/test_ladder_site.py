@@ -399,6 +399,11 @@ def test_a_form_without_its_csrf_token_is_refused(url: str, built: Built) -> Non
             assert answer.status_code == 403
             answer = browser.post("/submit", data=data, files={"file": ("bot.py", BOT.encode())})
             assert answer.status_code == 403
+        other, others_csrf = logged_in(url, built.tokens["bob"])
+        other.close()
+        assert browser.post("/logout", data={"csrf": others_csrf}).status_code == 403  # another login's token
+        answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": "https://elsewhere.example"})
+        assert answer.status_code == 403  # the right token, sent by a page of another site
         assert browser.get("/submit").status_code == 200  # still logged in
         answer = browser.post("/logout", data={"csrf": csrf})
         assert answer.status_code == 303

@@ -16,7 +16,8 @@ Every page has a JSON twin under ``/api/`` with the same data, both made from :m
 ``/healthz``                           ``ok``
 =====================================  ==========================================================================
 
-Forms (each POST of a logged-in browser carries the login's CSRF token in its ``csrf`` field, else 403):
+Forms (each POST of a logged-in browser carries the login's CSRF token in its ``csrf`` field, and an ``Origin``
+of this site when the browser names one, else 403):
 ``/login`` (a token; sets an HttpOnly, SameSite=Strict cookie, Secure over https) and ``/logout``; ``/submit``
 (a .py file or an archive: :meth:`~arena.ladder.control.Ladder.submit`); ``/tests`` and ``/scrimmages`` (ask
 for a test of two versions, a scrimmage of a version against three); ``/organiser/ACTION`` (pause, resume,
@@ -457,7 +458,7 @@ class _Site:
         """A browser's POST: its login and form, refused (403) without a login or without the login's CSRF."""
         form = await self._form(request)
         login = await self._login(request)
-        return login, form, self._csrf(login, form)
+        return login, form, self._csrf(request, login, form)
 
     async def _login(self, request: Request) -> Login | None:
         cookie = request.cookies.get(COOKIE, "")
@@ -471,13 +472,16 @@ class _Site:
         return await self._off_loop(work)
 
     @staticmethod
-    def _csrf(login: Login | None, form: FormData) -> _Refusal | None:
+    def _csrf(request: Request, login: Login | None, form: FormData) -> _Refusal | None:
+        """Refuses a form without a login, without the login's CSRF token, or sent by another site's page."""
         if login is None:
             return _Refusal(403, "log in first: this form is for logged-in entrants (log in at /login)")
         sent = form.get("csrf")
         if not isinstance(sent, str) or not login.csrf_ok(sent):
             return _Refusal(403, "this form is out of date or did not come from this site (its CSRF token does "
                                  "not match your login): open the page again and send it from there")
+        if not _same_origin(request):
+            return _Refusal(403, "this form did not come from a page of this site")
         return None
 
     async def _say(self, request: Request, refusal: _Refusal) -> Response:
@@ -781,7 +785,7 @@ class _Site:
             return await self._say(request, _Refusal(403, "log in with your entrant's token to submit a version"))
         entrant = login.entrant
         async with request.form(max_files=1, max_fields=4, max_part_size=FORM_BYTES) as form:
-            refusal = self._csrf(login, form)
+            refusal = self._csrf(request, login, form)
             if refusal is not None:
                 return await self._say(request, refusal)
             upload = form.get("file")
