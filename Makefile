@@ -22,7 +22,7 @@ test-fast: $(STAMP)  ## set up, then run the tests not marked slow (the long soa
 	$(BIN)/python -m pytest -q -n 2 -m "not slow"
 
 lint: $(STAMP)  ## ruff and mypy (strict) on the package
-	$(BIN)/ruff check arena tests benchmarks scripts sample_bots
+	$(BIN)/ruff check arena tests benchmarks scripts sample_bots examples
 	$(BIN)/mypy arena
 
 bench: export PYTHONDONTWRITEBYTECODE = 1
@@ -40,6 +40,8 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/fuzz_bots.py
 	$(BIN)/python benchmarks/http_client.py
 	$(BIN)/python benchmarks/live_page.py
+	$(BIN)/python benchmarks/ladder.py
+	$(BIN)/python benchmarks/env_speed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -3,7 +3,7 @@ transport and the bot kit touch grpc, and nothing in the package names the sampl
 
 ``arena/core`` < ``arena/players`` < ``arena/transports`` < ``arena/kit`` < ``arena/event`` <
 ``arena/rating`` < ``arena/ladder`` (the standing ladder) < ``arena/web`` (the pages a server answers) <
-``arena/cli`` (the command line).
+``arena/envs`` (the research environments) < ``arena/cli`` (the command line).
 ``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
 ``arena/botkit.py`` are public faces that may name any layer.
 
@@ -34,7 +34,7 @@ import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
 LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "ladder": 7,
-          "web": 8, "cli": 9, "__main__": 10}
+          "web": 8, "envs": 9, "cli": 10, "__main__": 11}
 GRPC = ("arena.transports.grpc.", "arena.kit.")
 """Where grpc and the generated protocol code may be imported."""
 FACES = {"__init__", "botkit"}

@@ -1,0 +1,300 @@
+"""The action indices and the observation vector a learning agent sees, written once for every environment.
+
+Actions (:data:`ACTIONS` = 66, the same under every profile):
+
+- ``0``-``51``: play the card of that index, in the card order of :mod:`arena.core.cards`
+  (``suit * 13 + rank``, suits ``S H D C``, ranks ``2`` to ``A``: ``0`` is ``2S``, ``12`` is ``AS``,
+  ``13`` is ``2H``, ``51`` is ``AC``);
+- ``52 + v`` for ``v`` in 0-13: call ``v`` tricks (:data:`CALL_BASE`). No profile allows a call of 0
+  and most allow less than 1-13; the mask says which calls are legal, so one policy serves every profile.
+
+The observation of a seat is a float32 vector of :data:`OBSERVATION_SIZE` = 547 values, everything
+that seat may know and nothing more. Blocks "by seat" hold four parts in the order of play starting
+with the observing seat: part 0 is the seat itself, part 1 the seat after it, and so on.
+
+=========  =====  ====================================================================================
+offset     size   what
+=========  =====  ====================================================================================
+0          52     the seat's own cards still in hand (1 per card held)
+52         4×52   by seat: every card that seat has played this round, the current trick's included
+260        4×52   by seat: the card that seat has put on the current trick
+468        4      by seat: 1 for the seat that leads the current trick (or will lead it)
+472        4×14   by seat: its call, one-hot over 0-13, where 0 means "not called yet"
+528        4      by seat: tricks won this round ÷ 13
+532        4      by seat: game total before this round, in score units ÷ the largest round score
+                  the rules allow (:func:`score_scale`); so between ``-rounds`` and ``rounds``
+536        1      the round number ÷ the rounds in a game
+537        2      the phase: ``[1, 0]`` while any call is to be made, ``[0, 1]`` once all four are in
+539        4      the trump suit, one-hot in the order S H D C
+543        4      by seat: 1 for the dealer
+=========  =====  ====================================================================================
+
+The action mask is an int8 vector of :data:`ACTIONS` values, 1 for each legal action of the seat to
+act and all 0 for any other seat. Two encoders make the vector and agree value for value
+(``tests/test_envs.py`` checks them at every decision of seeded games): :func:`observation_of` from a
+seat's view (what a bot is handed, in-process or over the network), and :class:`Tracker`, which the
+environments keep up to date card by card, because building the vector afresh at every step would
+cost several times the step itself.
+"""
+
+from __future__ import annotations
+
+import array
+import functools
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from arena.core.cards import card_text
+from arena.core.game import Game, Round
+from arena.core.rules import Rules
+from arena.core.scoring import score_table
+from arena.core.turns import places_after, seat_after
+from arena.core.views import Phase, View
+
+__all__ = [
+    "ACTIONS",
+    "CALLS",
+    "CALL_BASE",
+    "CARD_ACTIONS",
+    "DEALER",
+    "HAND",
+    "LEADER",
+    "OBSERVATION_SIZE",
+    "PHASE",
+    "PLAYED",
+    "ROUND",
+    "TOTALS",
+    "TRICK",
+    "TRUMP",
+    "WON",
+    "Observation",
+    "Tracker",
+    "action_text",
+    "call_mask",
+    "card_mask",
+    "no_mask",
+    "observation_bounds",
+    "observation_of",
+    "score_scale",
+]
+
+CARD_ACTIONS = 52
+"""Actions 0-51 play the card of that index."""
+CALL_BASE = 52
+"""Action ``CALL_BASE + v`` calls ``v`` tricks."""
+ACTIONS = CALL_BASE + 14
+"""The number of actions: 52 cards and the calls 0-13."""
+
+HAND = 0
+PLAYED = 52
+TRICK = 260
+LEADER = 468
+CALLS = 472
+WON = 528
+TOTALS = 532
+ROUND = 536
+PHASE = 537
+TRUMP = 539
+DEALER = 543
+OBSERVATION_SIZE = 547
+"""The length of the observation vector (the offsets above are its blocks; see the module docstring)."""
+
+Observation = dict[str, npt.NDArray[Any]]
+"""What an agent observes: ``{"observation": float32 vector, "action_mask": int8 vector}``."""
+
+_BY_SEAT = ((PLAYED, 52), (TRICK, 52), (LEADER, 1), (CALLS, 14), (WON, 1), (TOTALS, 1), (DEALER, 1))
+"""The blocks with one part per seat, and the width of a part."""
+_TABLE = 4 * 52
+"""Where the shared blocks begin in a :class:`Tracker`'s table: after the four hands."""
+_PLAYED_AT = _TABLE + PLAYED
+_TRICK_AT = _TABLE + TRICK
+
+
+def _gather(seat: int) -> npt.NDArray[np.intp]:
+    """Where each value of ``seat``'s observation sits in a :class:`Tracker`'s table."""
+    index = np.arange(_TABLE, _TABLE + OBSERVATION_SIZE)
+    index[HAND:HAND + 52] = np.arange(52 * seat, 52 * seat + 52)
+    for start, width in _BY_SEAT:
+        for part in range(4):
+            absolute = seat_after(seat, part)
+            index[start + width * part:start + width * (part + 1)] = np.arange(
+                _TABLE + start + width * absolute, _TABLE + start + width * (absolute + 1))
+    return index
+
+
+_GATHERS = tuple(_gather(seat) for seat in range(4))
+
+
+def _suit_bytes(bits: int) -> bytes:
+    return bytes(bits >> rank & 1 for rank in range(13))
+
+
+_SUIT_BYTES = tuple(_suit_bytes(bits) for bits in range(8192))
+"""The 13 mask bytes of each pattern of one suit's cards: four look-ups make a card mask."""
+_NO_CALLS = bytes(ACTIONS - CARD_ACTIONS)
+
+
+_JOIN = bytearray().join
+"""Joins byte strings into a new bytearray, the writable memory of a new mask, in one allocation."""
+
+
+def card_mask(legal: int) -> npt.NDArray[np.int8]:
+    """The action mask of a seat whose legal cards are the mask ``legal`` (a new array)."""
+    s = _SUIT_BYTES
+    return np.frombuffer(_JOIN((s[legal & 0x1FFF], s[legal >> 13 & 0x1FFF], s[legal >> 26 & 0x1FFF],
+                                s[legal >> 39], _NO_CALLS)), np.int8)
+
+
+def call_mask(calls: range) -> npt.NDArray[np.int8]:
+    """The action mask of a seat to call, allowed the calls ``calls`` (a new array)."""
+    mask = np.zeros(ACTIONS, np.int8)
+    mask[CALL_BASE + calls.start:CALL_BASE + calls.stop] = 1
+    return mask
+
+
+def no_mask() -> npt.NDArray[np.int8]:
+    """The action mask of a seat that is not to act (a new array)."""
+    return np.zeros(ACTIONS, np.int8)
+
+
+def action_text(action: int) -> str:
+    """An action in words: ``AS`` or ``call 4``."""
+    if 0 <= action < CARD_ACTIONS:
+        return card_text(action)
+    if CALL_BASE <= action < ACTIONS:
+        return f"call {action - CALL_BASE}"
+    return f"action {action} (there is none: actions run from 0 to {ACTIONS - 1})"
+
+
+@functools.lru_cache(maxsize=64)
+def score_scale(rules: Rules) -> int:
+    """The largest score, in score units (tenths, or DY points), that one round can give or take under ``rules``."""
+    table = score_table(rules)
+    return max(abs(score) for call in rules.call_range for score in table[call])
+
+
+def observation_bounds(rules: Rules) -> tuple[npt.NDArray[np.float32], npt.NDArray[np.float32]]:
+    """The lowest and highest value of each place of the observation vector under ``rules``."""
+    low = np.zeros(OBSERVATION_SIZE, np.float32)
+    high = np.ones(OBSERVATION_SIZE, np.float32)
+    low[TOTALS:TOTALS + 4] = -rules.rounds
+    high[TOTALS:TOTALS + 4] = rules.rounds
+    return low, high
+
+
+def observation_of(view: View) -> Observation:
+    """What the seat of ``view`` observes: the vector and the action mask of the module docstring.
+
+    Works from any view (a :class:`~arena.core.views.SeatView` in-process, a
+    :class:`~arena.kit.view.RemoteView` over the network): it reads only the attributes of
+    :class:`~arena.core.views.View`.
+    """
+    vector = np.zeros(OBSERVATION_SIZE, np.float32)
+    me = view.seat
+    rules = view.rules
+    for card in view.hand:
+        vector[HAND + card.index] = 1.0
+    for trick in view.tricks:
+        for k, card in enumerate(trick.cards):
+            vector[PLAYED + 52 * places_after(me, seat_after(trick.leader, k)) + card.index] = 1.0
+    for k, card in enumerate(view.trick):
+        part = places_after(me, seat_after(view.leader, k))
+        vector[PLAYED + 52 * part + card.index] = 1.0
+        vector[TRICK + 52 * part + card.index] = 1.0
+    vector[LEADER + places_after(me, view.leader)] = 1.0
+    scale = score_scale(rules)
+    for seat in range(4):
+        part = places_after(me, seat)
+        call = view.calls[seat]
+        vector[CALLS + 14 * part + (call or 0)] = 1.0
+        vector[WON + part] = view.tricks_won[seat] / 13
+        vector[TOTALS + part] = view.totals[seat] / scale
+    vector[ROUND] = view.round_number / rules.rounds
+    calling = None in view.calls
+    vector[PHASE + (0 if calling else 1)] = 1.0
+    vector[TRUMP + int(view.trump)] = 1.0
+    vector[DEALER + places_after(me, view.dealer)] = 1.0
+    if not view.to_act:
+        mask = no_mask()
+    elif calling:
+        mask = call_mask(view.legal_calls)
+    else:
+        mask = card_mask(view.legal_mask)
+    return {"observation": vector, "action_mask": mask}
+
+
+class Tracker:
+    """The four seats' observations of one game, kept up to date as calls and cards are made.
+
+    One float32 table holds the four hands and every public block by absolute seat; a seat's
+    observation is one gather from it (a new array each time). The caller tells the tracker of each
+    call (:meth:`called`) and card (:meth:`played`) after applying it to the game, and of each new
+    deal (:meth:`dealt`): what a trick or a round changed it reads from the game, never works out.
+    ``values`` restores a copy: the bytes of another tracker's table.
+    """
+
+    __slots__ = ("_cells", "_scale", "rules", "table")
+
+    def __init__(self, rules: Rules, values: bytes = b"") -> None:
+        self.rules = rules
+        self._cells = array.array("f", values or bytes(4 * (_TABLE + OBSERVATION_SIZE)))
+        """The table's memory. A card or a call sets single values, which an ``array`` sets several
+        times faster than numpy does; blocks and gathers go through :attr:`table`."""
+        self.table = np.frombuffer(self._cells, np.float32)
+        """The hands (52 values each, by seat), then the observation blocks with absolute seats."""
+        self._scale = score_scale(rules)
+
+    def __reduce__(self) -> tuple[type[Tracker], tuple[Rules, bytes]]:
+        # A copy or a pickle must hold one memory again, not an array and a separate copy of its view.
+        return Tracker, (self.rules, self._cells.tobytes())
+
+    def observation(self, seat: int) -> npt.NDArray[np.float32]:
+        """``seat``'s observation vector now (a new array)."""
+        return self.table.take(_GATHERS[seat])
+
+    def dealt(self, game: Game) -> None:
+        """The game's current round has just been dealt (a new round, or a redeal)."""
+        table, cells = self.table, self._cells
+        table[:] = 0.0
+        rnd = game.round
+        for seat in range(4):
+            table[52 * seat:52 * seat + 52] = card_mask(rnd.hands[seat])[:52]
+            cells[_TABLE + CALLS + 14 * seat] = 1.0
+            cells[_TABLE + TOTALS + seat] = game.totals[seat] / self._scale
+        cells[_TABLE + LEADER + rnd.leader] = 1.0
+        cells[_TABLE + ROUND] = rnd.round_number / self.rules.rounds
+        cells[_TABLE + PHASE] = 1.0
+        cells[_TABLE + TRUMP + rnd.trump] = 1.0
+        cells[_TABLE + DEALER + rnd.dealer] = 1.0
+
+    def called(self, seat: int, value: int, rnd: Round) -> None:
+        """``seat`` has called ``value`` in ``rnd`` (the round it was called in, not thrown in)."""
+        cells = self._cells
+        cells[_TABLE + CALLS + 14 * seat] = 0.0
+        cells[_TABLE + CALLS + 14 * seat + value] = 1.0
+        if rnd.phase is Phase.PLAYING:
+            cells[_TABLE + PHASE] = 0.0
+            cells[_TABLE + PHASE + 1] = 1.0
+
+    def played(self, seat: int, card: int, rnd: Round) -> None:
+        """``seat`` has played ``card`` in ``rnd``."""
+        cells = self._cells
+        cells[52 * seat + card] = 0.0
+        cells[_PLAYED_AT + 52 * seat + card] = 1.0
+        if len(rnd.played) & 3:
+            cells[_TRICK_AT + 52 * seat + card] = 1.0
+            return
+        # The trick is over: the game has counted it; the winner leads the next one.
+        table = self.table
+        table[_TRICK_AT:_TRICK_AT + 208] = 0.0
+        table[_TABLE + LEADER:_TABLE + LEADER + 4] = 0.0
+        winner = rnd.winners[-1]
+        cells[_TABLE + LEADER + winner] = 1.0
+        cells[_TABLE + WON + winner] = rnd.tricks_won[winner] / 13
+
+    def finished(self, game: Game) -> None:
+        """The game is over: the totals now count its last round, as a seat's view of the end does."""
+        for seat in range(4):
+            self._cells[_TABLE + TOTALS + seat] = game.totals[seat] / self._scale
