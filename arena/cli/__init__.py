@@ -7,7 +7,8 @@ input is one line on stderr (:func:`main` maps the errors to their statuses).
 The commands live in one module per group: :mod:`arena.cli.tournament` (run, serve),
 :mod:`arena.cli.results` (standings, replay, report, verify, status), :mod:`arena.cli.games`
 (game, play, check-bot), :mod:`arena.cli.rules` (rules, deals), :mod:`arena.cli.roster`
-(token, roster) and :mod:`arena.cli.ladder` (ladder); :mod:`arena.cli.usage` holds what they share.
+(token, roster), :mod:`arena.cli.ladder` (ladder) and :mod:`arena.cli.zoo` (rate); :mod:`arena.cli.usage`
+holds what they share.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import sys
 from collections.abc import Sequence
 
 from arena import __version__
-from arena.cli import games, ladder, results, roster, rules, tournament
+from arena.cli import games, ladder, results, roster, rules, tournament, zoo
 from arena.cli.usage import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, Parser, UsageError
 from arena.errors import ArenaError, RecordsError
 
@@ -39,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_commands(sub)
     roster.add_commands(sub)
     ladder.add_commands(sub)
+    zoo.add_commands(sub)
     return parser
 
 
