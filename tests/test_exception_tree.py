@@ -12,13 +12,21 @@ import arena
 from arena import errors
 from arena.errors import ArenaError
 
+RESEARCH_EXTRAS = {"gymnasium", "numpy", "open_spiel", "pettingzoo", "pyspiel"}
+"""What the extras rl and openspiel install: arena.envs needs them, and is left out where they are absent."""
+
 
 def public_exceptions() -> dict[str, type[BaseException]]:
     found: dict[str, type[BaseException]] = {}
     for info in pkgutil.walk_packages(arena.__path__, "arena."):
         if info.name.endswith("__main__"):  # runs the command line when imported
             continue
-        module = importlib.import_module(info.name)
+        try:
+            module = importlib.import_module(info.name)
+        except ModuleNotFoundError as err:  # a research environment without its optional extra installed
+            if info.name.startswith("arena.envs") and (err.name or "").split(".")[0] in RESEARCH_EXTRAS:
+                continue
+            raise
         for name, value in vars(module).items():
             if (inspect.isclass(value) and issubclass(value, BaseException) and value.__module__ == info.name
                     and not name.startswith("_")):
