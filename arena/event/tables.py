@@ -7,6 +7,7 @@ and what is allowed; a key written in the wrong table is pointed to its own.
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,7 @@ __all__ = [
     "TOURNAMENT",
     "Reader",
     "read_text",
+    "toml_value",
 ]
 
 TOP = {"tournament", "rules", "time", "faults", "server", "sandbox", "bots", "gauntlet", "head-to-head", "swiss",
@@ -122,3 +124,12 @@ def read_text(path: Path, what: str, error: type[ArenaError] = ConfigError) -> s
     except UnicodeDecodeError as err:
         raise error(f"{what} {path} is not UTF-8 text (byte {err.start + 1} is {err.object[err.start]:#04x}): "
                     "save it as UTF-8") from None
+
+
+def toml_value(value: object) -> str:
+    """``value`` written as TOML: a string, number, boolean, list of strings, or an inline table of them."""
+    if isinstance(value, Mapping):
+        return "{ " + ", ".join(f"{key} = {toml_value(item)}" for key, item in value.items()) + " }"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)  # a JSON string, number or list of strings is TOML too

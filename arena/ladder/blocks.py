@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from arena.event.check import BotUnderTest
 from arena.event.config import TournamentConfig, parse_config
 from arena.event.store import ResultsStore
 from arena.event.submissions import read_submission
+from arena.event.tables import toml_value
 from arena.ladder.db import Version
 from arena.ladder.settings import LadderSettings
 from arena.players.records import GameRecords
@@ -70,15 +70,10 @@ def bot_under_test(version: Version, folder: Path, sandbox: str) -> BotUnderTest
     return BotUnderTest(kind, folder=submission.folder, sandbox=sandbox, argv=submission.argv)
 
 
-def _toml(value: object) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return json.dumps(value)  # a JSON string, number or list of strings is TOML too
-
 
 def _rules_lines(rules: Rules) -> str:
     data = rules.to_dict()
-    return "\n".join(f"{key} = {_toml(value)}" for key, value in data.items())
+    return "\n".join(f"{key} = {toml_value(value)}" for key, value in data.items())
 
 
 def event_text(
@@ -88,14 +83,14 @@ def event_text(
     """The configuration of a duplicate round robin of ``bots`` under the ladder's rules, deadline and sandbox:
     a block's (four bots, one deal set) or the final's. A version that crashes or hangs is played by the
     fallback, so it harms only its own games; a remote one missing for ``[remote] patience_s`` likewise."""
-    tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {_toml(value)}\n" for key, value in bot.items())
+    tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in bot.items())
                      for bot in bots)
     return (
-        f"[tournament]\nname = {_toml(name)}\nseed = {seed}\ndeal_sets = {deal_sets}\n"
+        f"[tournament]\nname = {toml_value(name)}\nseed = {seed}\ndeal_sets = {deal_sets}\n"
         f"format = \"round-robin\"\nconcurrency = {concurrency}\nforfeit = \"fallback\"\n\n"
         f"[rules]\n{_rules_lines(settings.rules)}\n\n[time]\ndeadline_ms = {settings.deadline_ms}\n"
-        f"absent_after_s = {settings.remote.patience_s}\n\n[server]\nhost = {_toml(host)}\nport = {port}\n\n"
-        f"[sandbox]\nmode = {_toml(settings.sandbox)}\n{tables}"
+        f"absent_after_s = {settings.remote.patience_s}\n\n[server]\nhost = {toml_value(host)}\nport = {port}\n\n"
+        f"[sandbox]\nmode = {toml_value(settings.sandbox)}\n{tables}"
     )
 
 

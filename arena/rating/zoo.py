@@ -20,7 +20,6 @@ import dataclasses
 import hashlib
 import importlib.resources
 import itertools
-import json
 import math
 import time
 import tomllib
@@ -32,6 +31,7 @@ from arena.errors import ConfigError
 from arena.event.bots import registered_bot
 from arena.event.config import parse_config
 from arena.event.store import ResultsStore
+from arena.event.tables import toml_value
 from arena.event.tournament import Tournament
 from arena.rating.stats import mean_ci
 
@@ -147,19 +147,12 @@ class Rating:
 
 
 def _event_text(index: int, seed: int, profile: str, bots: Sequence[Mapping[str, Any]], sandbox: str) -> str:
-    tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {_toml(value)}\n" for key, value in bot.items())
+    tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in bot.items())
                      for bot in bots)
     return (f"[tournament]\nname = \"zoo-{index}\"\nseed = {seed}\ndeal_sets = 1\nformat = \"round-robin\"\n"
-            f"concurrency = 1\nforfeit = \"fallback\"\n\n[rules]\nprofile = {_toml(profile)}\n\n"
-            f"[sandbox]\nmode = {_toml(sandbox)}\n{tables}")
+            f"concurrency = 1\nforfeit = \"fallback\"\n\n[rules]\nprofile = {toml_value(profile)}\n\n"
+            f"[sandbox]\nmode = {toml_value(sandbox)}\n{tables}")
 
-
-def _toml(value: object) -> str:
-    if isinstance(value, Mapping):
-        return "{ " + ", ".join(f"{key} = {_toml(item)}" for key, item in value.items()) + " }"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return json.dumps(value)  # a JSON string, number or list of strings is TOML too
 
 
 def _block_score(folder: Path) -> float:
