@@ -241,7 +241,7 @@ class BotError(_message.Message):
     def __init__(self, request_id: _Optional[int] = ..., error_type: _Optional[str] = ..., message: _Optional[str] = ..., file: _Optional[str] = ..., line: _Optional[int] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("game_id", "game_number", "round_number", "rounds_in_game", "seat", "dealer", "trump", "hand", "calls", "current_trick", "finished_tricks", "tricks_won", "total_tenths", "past_rounds", "player_names", "rules")
+    __slots__ = ("game_id", "game_number", "round_number", "rounds_in_game", "seat", "dealer", "trump", "hand", "calls", "current_trick", "finished_tricks", "tricks_won", "total_tenths", "past_rounds", "player_names", "rules", "seat_seed")
     GAME_ID_FIELD_NUMBER: _ClassVar[int]
     GAME_NUMBER_FIELD_NUMBER: _ClassVar[int]
     ROUND_NUMBER_FIELD_NUMBER: _ClassVar[int]
@@ -258,6 +258,7 @@ class SeatView(_message.Message):
     PAST_ROUNDS_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAMES_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
+    SEAT_SEED_FIELD_NUMBER: _ClassVar[int]
     game_id: str
     game_number: int
     round_number: int
@@ -274,7 +275,8 @@ class SeatView(_message.Message):
     past_rounds: _containers.RepeatedCompositeFieldContainer[RoundResult]
     player_names: _containers.RepeatedScalarFieldContainer[str]
     rules: Rules
-    def __init__(self, game_id: _Optional[str] = ..., game_number: _Optional[int] = ..., round_number: _Optional[int] = ..., rounds_in_game: _Optional[int] = ..., seat: _Optional[int] = ..., dealer: _Optional[int] = ..., trump: _Optional[_Union[Suit, str]] = ..., hand: _Optional[_Iterable[str]] = ..., calls: _Optional[_Iterable[_Union[Call, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., finished_tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., total_tenths: _Optional[_Iterable[int]] = ..., past_rounds: _Optional[_Iterable[_Union[RoundResult, _Mapping]]] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ...) -> None: ...
+    seat_seed: int
+    def __init__(self, game_id: _Optional[str] = ..., game_number: _Optional[int] = ..., round_number: _Optional[int] = ..., rounds_in_game: _Optional[int] = ..., seat: _Optional[int] = ..., dealer: _Optional[int] = ..., trump: _Optional[_Union[Suit, str]] = ..., hand: _Optional[_Iterable[str]] = ..., calls: _Optional[_Iterable[_Union[Call, _Mapping]]] = ..., current_trick: _Optional[_Union[Trick, _Mapping]] = ..., finished_tricks: _Optional[_Iterable[_Union[Trick, _Mapping]]] = ..., tricks_won: _Optional[_Iterable[int]] = ..., total_tenths: _Optional[_Iterable[int]] = ..., past_rounds: _Optional[_Iterable[_Union[RoundResult, _Mapping]]] = ..., player_names: _Optional[_Iterable[str]] = ..., rules: _Optional[_Union[Rules, _Mapping]] = ..., seat_seed: _Optional[int] = ...) -> None: ...
 
 class Event(_message.Message):
     __slots__ = ("table_id", "seat", "game_id", "game_start", "round_start", "call_made", "card_played", "trick_won", "round_end", "game_end", "redeal")

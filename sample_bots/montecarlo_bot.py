@@ -63,6 +63,12 @@ seconds have passed (default :data:`DEFAULT_BUDGET_S`; at least :data:`MIN_SAMPL
 never after more than :data:`DEADLINE_SHARE` of the view's ``deadline_ms`` when the view offers one
 (the arena's views do not today). A decision with one legal card, or one candidate, is answered at
 once.
+
+Common random numbers. The position's generator is keyed by the view's ``seat_seed`` where the
+arena gives one: the same number for the same seat and cards in every rotation of a deal set. So two
+versions of this bot with the same ``seed`` draw the same deals on the same cards, and a comparison
+between them measures their difference more than their luck (``benchmarks/crn.py`` measures how many
+games that saves). Where the view has no seat seed (0), the deal set, round and seat key it instead.
 """
 
 from __future__ import annotations
@@ -449,8 +455,13 @@ class MonteCarloBot(Bot):
     # -- the budget and the generator -------------------------------------------------------------
 
     def _random(self, view: View, knowledge: Knowledge) -> random.Random:
-        """A generator keyed by the seed and the position, so the same position gets the same deals."""
-        key = (self.seed << 32 | view.game_number) << 16 | view.round_number << 2 | view.seat
+        """A generator keyed by the seed and the position (the arena's seat seed, or the deal set, round
+        and seat where it gives none), so the same position gets the same deals."""
+        seat_seed = view.seat_seed
+        if seat_seed:
+            key = self.seed << 64 | seat_seed
+        else:
+            key = (self.seed << 32 | view.game_number) << 16 | view.round_number << 2 | view.seat
         key = ((key << 52 | knowledge.hand) << 52 | knowledge.unseen) << 4 | len(view.trick)
         return random.Random(key)
 

@@ -169,6 +169,7 @@ def test_play_request_round_trips() -> None:
         ],
         player_names=["alpha", "beta", "gamma", "delta"],
         rules=rules,
+        seat_seed=2**64 - 5,
     )
     request = pb.PlayRequest(
         request_id=2**40 + 7,

@@ -21,7 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.core.dealing import seeded_deals
+from arena.core.cards import Hand
+from arena.core.dealing import seat_seed, seeded_deals
 from arena.core.faults import FaultKind, PlayerFault
 from arena.core.game import Game
 from arena.core.rules import Rules
@@ -97,7 +98,7 @@ for line in sys.stdin:
 REQUEST_KEYS = {
     "type", "id", "table_id", "game_id", "player_names", "game_number", "round_number", "rounds_in_game", "seat",
     "dealer", "trump", "hand", "calls", "current_trick", "finished_tricks", "tricks_won", "total_tenths",
-    "past_rounds", "rules", "deadline_ms", "time_bank_ms", "retry_reason",
+    "past_rounds", "rules", "seat_seed", "deadline_ms", "time_bank_ms", "retry_reason",
 }
 """Every key of a request (plus ``legal_calls`` or ``legal_cards``), as docs/bots.md lists them."""
 
@@ -176,6 +177,8 @@ def test_a_request_holds_the_seats_view_and_nothing_else(tmp_path: Path) -> None
         assert request["rules"] == record["rules"] and request["rounds_in_game"] == 2
         assert (request["deadline_ms"], request["time_bank_ms"], request["retry_reason"]) == (1500, 500, "")
         assert request["dealer"] == record["dealer"] and request["trump"] == "S"
+        dealt_masks = tuple(Hand.parse(text).mask for text in record["hands"])
+        assert request["seat_seed"] == seat_seed(dealt_masks, seat)
         dealt = set(record["hands"][seat].split())
         hand = set(request["hand"])
         # Its own cards, and only those it still holds: no card of another seat, played or not.

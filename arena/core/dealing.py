@@ -23,7 +23,7 @@ import functools
 import hashlib
 import operator
 import struct
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from arena.core.cards import SUIT_MASK, Card, Hand, card_text
 from arena.core.turns import four
@@ -34,6 +34,7 @@ __all__ = [
     "DealFile",
     "DealSource",
     "draw_seating",
+    "seat_seed",
     "seeded_deal",
     "seeded_deals",
     "shuffled_deck",
@@ -158,6 +159,25 @@ def seeded_deals(seed: int, game: int) -> DealSource:
         return seeded_deal(seed, game, round_number, attempt)
 
     return source
+
+
+def seat_seed(hands: Sequence[int], seat: int) -> int:
+    """The seed the arena hands ``seat`` for a round dealt as ``hands`` (the four hands as dealt, by
+    seat, as card masks): the first 8 bytes, big-endian, of the SHA-256 of the UTF-8 key
+    ``callbreak-arena/seat-seed/v1/{mask0}/{mask1}/{mask2}/{mask3}/{seat}`` (decimal numbers), or 1
+    where those bytes are all zero (0 on the wire means "no seed given").
+
+    It depends only on the cards of the round and the seat, so every rotation of a deal set hands the
+    same seed to whoever sits in that seat with those cards: two versions of a stochastic bot that
+    draw from it make the same random draws in the same place (common random numbers). A seat that
+    does not know the other hands cannot work them out from it.
+    """
+    if not 0 <= seat <= 3:
+        raise ValueError(f"seats are numbered 0 to 3, not {seat}")
+    if len(hands) != 4:
+        raise ValueError("a round has four hands")
+    key = b"callbreak-arena/seat-seed/v1/%d/%d/%d/%d/%d" % (*hands, seat)
+    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") or 1
 
 
 def draw_seating(seed: int, game: int) -> tuple[tuple[int, int, int, int], int]:

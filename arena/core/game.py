@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from arena.core.cards import CARDS, FULL_DECK, SUIT_OF, Card, Hand, Suit, card_text
-from arena.core.dealing import Deal, DealSource
+from arena.core.dealing import Deal, DealSource, seat_seed
 from arena.core.rules import TAKES, Reason, Rules, TrumpMode, explain, legal_mask, legal_table
 from arena.core.scoring import score_table
 from arena.core.turns import NEXT_SEAT, call_order, dealer_of, four
@@ -92,6 +92,7 @@ class Round:
     __slots__ = (
         "_legal",
         "_reason",
+        "_seeds",
         "_tricks",
         "attempt",
         "calls",
@@ -152,6 +153,13 @@ class Round:
         self._legal = -1
         self._reason = Reason.LEAD
         self._tricks: tuple[Trick, ...] = ()
+        self._seeds: tuple[int, ...] = ()
+
+    def seat_seed(self, seat: int) -> int:
+        """The seed this round hands ``seat`` (:func:`arena.core.dealing.seat_seed`), made when first asked."""
+        if not self._seeds:
+            self._seeds = tuple(seat_seed(self.initial, s) for s in range(4))
+        return self._seeds[seat]
 
     @property
     def trick(self) -> list[int]:
@@ -473,7 +481,7 @@ class Game:
         rnd = self.round
         to_act = not public.over and rnd.current_seat == seat
         legal = rnd.legal_mask() if to_act and rnd.phase is Phase.PLAYING else 0
-        return SeatView(public, seat, rnd.hands[seat], to_act, legal, deadline_ms)
+        return SeatView(public, seat, rnd.hands[seat], to_act, legal, deadline_ms, rnd.seat_seed(seat))
 
     def public_view(self) -> PublicView:
         """What every seat may know now; the same object until the next call or card."""

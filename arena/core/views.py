@@ -113,6 +113,11 @@ class View(Protocol):
     def deadline_ms(self) -> int:
         """The time to answer this decision, in milliseconds (0: no limit); the time bank is apart."""
         ...
+    @property
+    def seat_seed(self) -> int:
+        """A seed for this seat's own random draws in this round, the same in every rotation of the
+        deal set (0: none given); see :func:`arena.core.dealing.seat_seed`."""
+        ...
 
 
 class PublicView:
@@ -193,17 +198,22 @@ class SeatView:
         "round_number",
         "rules",
         "seat",
+        "seat_seed",
         "trump",
     )
 
     def __init__(self, public: PublicView, seat: int, hand: int, to_act: bool, legal: int,
-                 deadline_ms: int = 0) -> None:
+                 deadline_ms: int = 0, seat_seed: int = 0) -> None:
         self.public = public
         """What every seat may know at this moment."""
         self.seat = seat
         """The seat this view belongs to."""
         self.deadline_ms = deadline_ms
         """The time this seat has to answer, in milliseconds (0: no limit, or not asked to decide)."""
+        self.seat_seed = seat_seed
+        """A seed for this seat's own random draws in this round: a function of the round's cards and
+        the seat alone, so the same in every rotation of a deal set (common random numbers; 0: none
+        given). :func:`arena.core.dealing.seat_seed` says how it is made."""
         self.game_number = public.game_number
         self.round_number = public.round_number
         self.dealer = public.dealer

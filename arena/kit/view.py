@@ -55,6 +55,9 @@ class RemoteView:
         """The time left to answer the request, in milliseconds, as the arena sent it (0: no limit)."""
         self.game_id: str = msg.game_id
         self.game_number: int = msg.game_number
+        self.seat_seed: int = msg.seat_seed
+        """A seed for this seat's own random draws in this round, the same in every rotation of the deal
+        set (0: the arena gave none)."""
         self.round_number: int = msg.round_number
         self.seat: int = msg.seat
         self.dealer: int = msg.dealer

@@ -90,6 +90,7 @@ def view_message(view: View) -> dict[str, Any]:
         "past_rounds": [{"round_number": r.round_number, "calls": list(r.calls), "tricks": list(r.tricks_won),
                          "score_tenths": list(r.scores)} for r in view.past_rounds],
         "rules": view.rules.to_dict(),
+        "seat_seed": view.seat_seed,
     }
 
 

@@ -19,7 +19,7 @@ Bot = HeuristicBot | RandomBot
 # What a remote seat's view offers: the bot may read these and nothing else.
 PUBLIC_ATTRIBUTES = (
     "seat", "hand", "legal", "legal_calls", "calls", "trick", "leader", "tricks", "tricks_won",
-    "trump", "rules", "played", "round_number", "game_number", "dealer", "totals",
+    "trump", "rules", "played", "round_number", "game_number", "dealer", "totals", "seat_seed",
 )  # fmt: skip
 
 

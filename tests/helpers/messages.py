@@ -50,7 +50,7 @@ def view_to_proto(view: SeatView, rules_msg: pb.Rules, names: Sequence[str], gam
         game_id=game_id, game_number=view.game_number, round_number=view.round_number,
         rounds_in_game=view.rules.rounds, seat=view.seat, dealer=view.dealer, trump=suit_to_proto(view.trump),
         hand=_cards(view.hand_mask), tricks_won=view.tricks_won, total_tenths=view.totals, player_names=names,
-        rules=rules_msg,
+        rules=rules_msg, seat_seed=view.seat_seed,
     )
     calls = view.calls
     for seat in view.call_order:

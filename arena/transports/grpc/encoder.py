@@ -120,7 +120,7 @@ _VIEW_GAME_ID, _VIEW_GAME, _VIEW_ROUND, _VIEW_ROUNDS = _key(1, _LEN), _key(2), _
 _VIEW_SEAT, _VIEW_DEALER, _VIEW_TRUMP = _key(5), _key(6), _key(7)
 _VIEW_CALL, _VIEW_CURRENT, _VIEW_FINISHED = _key(9, _LEN), _key(10, _LEN), _key(11, _LEN)
 _VIEW_WON, _VIEW_TOTALS, _VIEW_PAST = _key(12, _LEN), _key(13, _LEN), _key(14, _LEN)
-_VIEW_NAME, _VIEW_RULES = _key(15, _LEN), _key(16, _LEN)
+_VIEW_NAME, _VIEW_RULES, _VIEW_SEED = _key(15, _LEN), _key(16, _LEN), _key(17)
 _HAND = _CardRuns(8)
 _VIEW_SEATS = tuple(_number(_VIEW_SEAT, seat) for seat in range(4))
 _TRICK_LEADER, _TRICK_WINNER = _key(1), _key(3)
@@ -277,9 +277,11 @@ class TableEncoder:
         return self._totals_bytes
 
     def view(self, view: SeatView, names: Sequence[str], game_id: str) -> bytes:
-        """A serialized ``SeatView``: the shared parts with this seat's own (its seat and its hand) between."""
+        """A serialized ``SeatView``: the shared parts with this seat's own (its seat and its hand) between,
+        and its seed (the last field) after."""
         front, middle, tail = self.public(view.public, names, game_id)
-        return front + _VIEW_SEATS[view.seat] + middle + _HAND.of(view.hand_mask) + tail
+        return front + _VIEW_SEATS[view.seat] + middle + _HAND.of(view.hand_mask) + tail + _number(_VIEW_SEED,
+                                                                                                  view.seat_seed)
 
     # -- requests --------------------------------------------------------------------------------
 
