@@ -43,6 +43,7 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/ladder.py
 	$(BIN)/python benchmarks/env_speed.py
 	$(BIN)/python benchmarks/zoo.py
+	$(BIN)/python benchmarks/crn.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
