@@ -28,6 +28,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.game import Game, RoundResult
 from arena.core.rules import PROFILES, Rules
 from arena.core.scoring import format_score
+from arena.errors import ConfigError
 from arena.event.bots import load_bot_class, make_bot
 from arena.event.check import (
     CHECK_DEADLINE_MS,
@@ -45,6 +46,8 @@ from arena.players.human import HumanPlayer, LeftTheGame
 from arena.players.local import LocalPlayer, play_out
 from arena.players.table import TableSettings, play_game
 from arena.transports.grpc.tokens import new_token
+from arena.web.seat import SeatSite
+from arena.web.sitting import Sitting
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -65,18 +68,33 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     game.set_defaults(func=_cmd_game)
 
     play = sub.add_parser(
-        "play", help="play a game yourself, in the terminal, against three sample bots",
+        "play", help="play a game yourself, in the terminal or in the browser (--web), against three sample bots",
         description="Sit at a table yourself against three sample bots (or three of a class of your own with "
         "--bot): your hand sorted by suit, the calls, the trick on the table and the cards you may play are "
         "shown; type a number to call and a card (like AS, TH, 10h) to play. A card the rules refuse is "
-        "explained and asked again; nobody plays for you. Ctrl-D leaves the game.",
+        "explained and asked again; nobody plays for you. Ctrl-D leaves the game. With --web, the table is a "
+        "page in your browser instead (the address is printed): the cards drawn as cards, the ones you may play "
+        "framed and the others greyed, played by a click or typed; you play one deal set, the same deals four "
+        "times with the seats rotated as in a tournament, recorded in --results, which `callbreak-arena verify` "
+        "checks once the four games are played. Ctrl-C stops it.",
     )
     add_rules_options(play)
     play.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
-    play.add_argument("--seat", type=int, choices=(1, 2, 3, 4), default=1, help="your seat (default: 1)")
-    play.add_argument("--opponents", choices=tuple(OPPONENTS), default="heuristic",
-                      help="the sample bots you play against (default: heuristic)")
+    play.add_argument("--seat", type=int, choices=(1, 2, 3, 4), default=1,
+                      help="your seat in the terminal (default: 1; with --web the deal set seats you in each)")
+    play.add_argument("--opponents", default="heuristic", metavar="BOTS",
+                      help=f"the sample bots you play against: one of {', '.join(OPPONENTS)} for all three, or "
+                      "three of them with commas, like random,heuristic,montecarlo (default: heuristic)")
     play.add_argument("--bot", metavar="FILE.py:CLASS", help="play against three of this in-process bot instead")
+    play.add_argument("--web", action="store_true",
+                      help="play in the browser: serve the table as a page on this machine and print its address")
+    play.add_argument("--port", type=int, default=8000, metavar="P",
+                      help="with --web, the port of the page (default: 8000; 0 takes a free one)")
+    play.add_argument("--host", default="127.0.0.1", metavar="HOST",
+                      help="with --web, the address the page listens on (default: 127.0.0.1, this machine only)")
+    play.add_argument("--results", type=Path, default=None, metavar="DIR",
+                      help="with --web, the new folder where the deal set is recorded (default: "
+                      "results/play-SEED-N, the first such folder that does not exist)")
     play.set_defaults(func=_cmd_play)
 
     check = sub.add_parser(
@@ -222,16 +240,36 @@ def _game_with(bot: BotUnderTest, args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _opponents(args: argparse.Namespace) -> list[str]:
+    """The three bots ``--opponents`` (or ``--bot``) names, each a sample bot's name or ``FILE.py:CLASS``."""
+    if args.bot:
+        if ":" not in args.bot:
+            raise UsageError(f"--bot must look like path/to/bot.py:Class or module:Class, not {args.bot!r}")
+        return [args.bot] * 3
+    names = [name.strip() for name in str(args.opponents).split(",")]
+    if len(names) == 1:
+        names *= 3
+    if len(names) != 3:
+        raise UsageError(f"--opponents takes one bot or three, separated by commas, not {len(names)}")
+    for name in names:
+        if name not in OPPONENTS:
+            raise UsageError(f"--opponents: {name!r} is not a sample bot; the sample bots are "
+                             f"{', '.join(OPPONENTS)} (use --bot FILE.py:CLASS for a bot of your own)")
+    return names
+
+
 def _cmd_play(args: argparse.Namespace) -> int:
     rules = rules_of(args)
     if args.seed < 0:
         raise UsageError(f"--seed must be 0 or more, not {args.seed}")
-    spec = args.bot or OPPONENTS[args.opponents]
-    if ":" not in spec:
-        raise UsageError(f"--bot must look like path/to/bot.py:Class or module:Class, not {spec!r}")
-    factory = load_bot_class(spec)
-    label = spec.rpartition(":")[2].lower() if args.bot else args.opponents
-    players: list[Player] = [LocalPlayer(make_bot(factory, n, {}), f"{label}-{n}") for n in range(1, 4)]
+    opponents = _opponents(args)
+    if args.web:
+        return _play_web(args, rules, opponents)
+    players: list[Player] = []
+    for n, name in enumerate(opponents, start=1):
+        spec = name if args.bot else OPPONENTS[name]
+        label = spec.rpartition(":")[2].lower() if args.bot else name
+        players.append(LocalPlayer(make_bot(load_bot_class(spec), n, {}), f"{label}-{n}"))
 
     def ask(prompt: str) -> str | None:
         try:
@@ -245,6 +283,39 @@ def _cmd_play(args: argparse.Namespace) -> int:
         asyncio.run(play_game(rules, players, seeded_deals(args.seed, 1), settings=settings))
     except LeftTheGame:
         print("\nYou left the game.")
+    return EXIT_OK
+
+
+def _play_web(args: argparse.Namespace, rules: Rules, opponents: Sequence[str]) -> int:
+    """``play --web``: the deal set served as a page until it is played and Ctrl-C is pressed."""
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be from 0 to 65535, not {args.port}")
+    folder = args.results
+    if folder is None:
+        n = 1
+        while (folder := Path("results") / f"play-{args.seed}-{n}").exists():
+            n += 1
+    try:
+        sitting = Sitting(rules, args.seed, opponents, folder)
+    except ConfigError as err:
+        raise UsageError(str(err)) from None
+
+    async def serve() -> None:
+        site = SeatSite(sitting)
+        url = await site.start(args.host, args.port)
+        print(f"Your table is at {url} : open it in a browser. The games are recorded in {folder}.", flush=True)
+        try:
+            await sitting.play()
+            print(f"The deal set is over. Check its records with: callbreak-arena verify {folder}\n"
+                  "The page stays open until Ctrl-C.", flush=True)
+            await asyncio.Event().wait()
+        finally:
+            await site.stop()
+
+    try:
+        asyncio.run(serve())
+    except KeyboardInterrupt:
+        print(f"\nStopped. The games played are recorded in {folder}.")
     return EXIT_OK
 
 

@@ -29,7 +29,8 @@ from arena.rating.leaderboard import POLL_S
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 from arena.rating.sequential import describe
-from arena.web.live import LivePage
+from arena.web.live import SPECTATORS, LivePage
+from arena.web.watch import WatchOptions
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -86,6 +87,11 @@ def _add_page_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--page-host", default=None, metavar="HOST",
                         help="the address the live page listens on (default: 127.0.0.1, this machine only; "
                         "0.0.0.0 opens it to the network, e.g. for the students' laptops)")
+    parser.add_argument("--watch-delay", type=float, default=SPECTATORS.delay_s, metavar="S",
+                        help="the live page's spectators (/watch) see each game replayed a card every S seconds, a "
+                        "deal set once all its games are over (default: %(default)s)")
+    parser.add_argument("--watch-hands", action="store_true",
+                        help="the spectators see the four hands too (default: only the calls and the cards played)")
 
 
 def _live_page(args: argparse.Namespace, config: TournamentConfig, folder: Path) -> LivePage | None:
@@ -101,8 +107,10 @@ def _live_page(args: argparse.Namespace, config: TournamentConfig, folder: Path)
         return None
     if not 0 <= port <= 65535:
         raise UsageError(f"--page must be a port from 0 to 65535, not {port}")
+    if not args.watch_delay > 0:
+        raise UsageError(f"--watch-delay must be more than 0 seconds, not {args.watch_delay:g}")
     page = LivePage(folder, roster=config.roster, title=config.name, host=args.page_host or config.page_host,
-                    port=port)
+                    port=port, watch=WatchOptions(args.watch_delay, args.watch_hands))
     url = page.start()
     everywhere = " (open to other machines: use this machine's address)" if page.everywhere else ""
     say(f"live page at {url}{everywhere}")

@@ -1,7 +1,8 @@
 """The live page's server: the board of a results folder as a Starlette application, served by uvicorn.
 
 The application (:func:`live_app`) answers ``/`` the page, ``/board`` the board alone (what the page's
-script fetches) and ``/live.json`` the same as data, every answer with the page's Content-Security-Policy;
+script fetches) and ``/live.json`` the same as data, every answer with the page's Content-Security-Policy, and
+the spectators' pages ``/watch`` and ``/watch/GAME`` (:mod:`arena.web.watch`);
 :class:`LivePage` serves it with uvicorn on an event loop of a thread of its own, so that the arena's own
 loop never waits for a browser, loopback only unless asked otherwise. What clients may cost the arena is
 bounded (:class:`PageLimits`): a connection is a socket on that loop, never a thread, so connections
@@ -35,8 +36,9 @@ from arena.errors import ConfigError
 from arena.rating.leaderboard import POLICY, Board, render_board, render_page
 from arena.transports.grpc.server import check_address
 from arena.web.guard import HEADER_LINES, TEXT, PageLimits, fields, guard, head_size
+from arena.web.watch import Watch, WatchOptions, watch_routes
 
-__all__ = ["PATHS", "LivePage", "PageLimits", "live_app"]
+__all__ = ["PATHS", "SPECTATORS", "LivePage", "PageLimits", "live_app"]
 
 _TEXT = TEXT
 _SECURITY = (("Content-Security-Policy", POLICY), ("X-Content-Type-Options", "nosniff"),
@@ -45,6 +47,8 @@ _SECURITY = (("Content-Security-Policy", POLICY), ("X-Content-Type-Options", "no
 PATHS = ("/", "/board", "/live.json")
 """What the page answers; anything else is 404."""
 _LIMITS = PageLimits()
+SPECTATORS = WatchOptions()
+"""The spectators' pages of a live page unless told otherwise: the public view, a card every 2 seconds."""
 
 
 def _fields(kind: str, length: int) -> list[tuple[bytes, bytes]]:
@@ -97,9 +101,10 @@ class _Door:
         await self.app(scope, receive, send)
 
 
-def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int = PageLimits.head_bytes) -> Starlette:
+def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int = PageLimits.head_bytes,
+             watch: Watch | None = None) -> Starlette:
     """The live page of ``board`` as an ASGI application; its answers are made by ``makers`` (each reads the
-    results folder), never on the event loop."""
+    results folder), never on the event loop. With ``watch``, the spectators' pages too (:mod:`arena.web.watch`)."""
 
     async def answer(request: Request) -> Response:
         path = request.scope["path"]
@@ -109,7 +114,9 @@ def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int 
     async def not_found(request: Request, exc: Exception) -> Response:
         return _Answer(b"not found: the live page is at /\n", 404)
 
-    return Starlette(routes=[Route(path, answer) for path in PATHS], exception_handlers={404: not_found},
+    spectators = list(watch_routes(watch, makers)) if watch is not None else []
+    return Starlette(routes=[*(Route(path, answer) for path in PATHS), *spectators],
+                     exception_handlers={404: not_found},
                      middleware=[Middleware(_Door, head_bytes=head_bytes)])
 
 
@@ -128,14 +135,14 @@ class _Uvicorn(uvicorn.Server):
 class _Server:
     """The page's application served by uvicorn on an event loop of its own thread, within ``limits``."""
 
-    def __init__(self, board: Board, listener: socket.socket, limits: PageLimits) -> None:
+    def __init__(self, board: Board, listener: socket.socket, limits: PageLimits, watch: Watch | None) -> None:
         self._listener = listener
         self._makers = concurrent.futures.ThreadPoolExecutor(limits.threads, thread_name_prefix="live-page-answer")
         protocol = guard("_PageGuard", limits, _SECURITY, "the live page has too many connections open: it answers "
                          "again in a few seconds\n")
         # Its own lines are not the arena's: uvicorn logs nothing (a failing answer is a 500 the page makes),
         # and leaves the process's logging as it found it.
-        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes), http=protocol, ws="none",
+        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes, watch), http=protocol, ws="none",
                                 lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
                                 proxy_headers=False, server_header=False, date_header=False,
                                 h11_max_incomplete_event_size=limits.head_bytes)
@@ -185,8 +192,10 @@ class LivePage:
     """The live page of a results folder, served on a thread of its own within :class:`PageLimits`."""
 
     def __init__(self, folder: Path, *, roster: Path | None = None, title: str = "", host: str = "127.0.0.1",
-                 port: int = 0, limits: PageLimits = _LIMITS) -> None:
+                 port: int = 0, limits: PageLimits = _LIMITS, watch: WatchOptions | None = SPECTATORS) -> None:
         self.board = Board(folder, roster, title)
+        self.watch = Watch(folder, watch) if watch is not None else None
+        """The spectators' pages (``/watch``), unless ``watch`` is ``None``."""
         self.host = host
         self.port = port
         self.limits = limits
@@ -205,7 +214,7 @@ class LivePage:
         except OSError as err:
             raise ConfigError(f"the live page: cannot listen on {self.host}:{self.port}: {err.strerror}") from None
         self.port = int(listener.getsockname()[1])
-        self._server = _Server(self.board, listener, self.limits)
+        self._server = _Server(self.board, listener, self.limits, self.watch)
         self._server.start()
         return self.url
 

@@ -1,0 +1,338 @@
+"""The page of a seat in the browser (``callbreak-arena play --web``): a Starlette application
+(:func:`seat_app`) that :class:`SeatSite` serves with uvicorn on the event loop the sitting plays on.
+
+=========================  =================================================================================
+``GET /``                  the page: the table, the hand by suit, the calls, the scores by round
+``GET /table?since=N``     the table alone (what the page's script fetches), once it has changed since version
+                           ``N`` or after a few seconds; at once without ``since``
+``POST /call``             ``call=N``: the person's call
+``POST /play``             ``card=QS``: the person's card (clicked, or typed as ``QS``, ``10s`` or ``Q♠``)
+``POST /next``             the next game of the deal set, once a game is over
+``GET /healthz``           ``ok``
+=========================  =================================================================================
+
+Every form carries the sitting's own token (``csrf``), and a POST that names an ``Origin`` must name this
+page's; a refused answer is explained in the rules' words and asked again, nothing lost. An answer made by the
+page's script (``X-Seat-Script: 1``) is the table alone; a plain form's is a redirect to ``/``. A request
+the page cannot read (a missing field, a body too large, a stale token) is answered with one sentence. Every
+answer carries the Content-Security-Policy (no script but the page's own, by its hash; nothing fetched but
+this server), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin`` and
+``X-Frame-Options: DENY``; the templates autoescape every value.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import socket
+import urllib.parse
+from collections.abc import Awaitable, Callable, Iterator
+from typing import Any
+
+import jinja2
+import uvicorn
+from markupsafe import Markup
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from arena.core.cards import Card, Suit
+from arena.core.scoring import format_score
+from arena.errors import CardError, ConfigError
+from arena.players.base import DecisionKind
+from arena.players.web import SeatState
+from arena.rating.pages import policy
+from arena.transports.grpc.server import check_address
+from arena.web.guard import PageLimits, guard
+from arena.web.sitting import Sitting
+
+__all__ = ["BODY_BYTES", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
+
+BODY_BYTES = 4096
+"""The largest body of a POST the page reads (its forms hold a token and a few characters)."""
+POLL_S = 15.0
+"""The longest a ``GET /table?since=N`` waits for a change."""
+SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
+
+_ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.PackageLoader("arena.web", "templates"),
+    autoescape=True,  # bots choose their names: every value printed is escaped
+    undefined=jinja2.StrictUndefined,
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+_SCRIPT = _ENVIRONMENT.get_template("seat.js").render().strip()
+_STYLE = Markup(_ENVIRONMENT.loader.get_source(_ENVIRONMENT, "seat.css")[0])  # type: ignore[union-attr]
+_POLICY = policy(_SCRIPT, "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'")
+_SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
+             ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"))
+_LIMITS = PageLimits(connections=64, threads=1)
+
+
+def _face(card: Card) -> dict[str, str]:
+    """A card as the page draws it: rank, suit symbol, its text and its suit's noun (for the screen reader)."""
+    rank = "10" if card.rank.letter == "T" else card.rank.letter
+    return {"text": str(card), "rank": rank, "symbol": card.suit.symbol, "suit": card.suit.noun.lower(),
+            "words": f"{rank} of {card.suit.noun.lower()}"}
+
+
+def _context(sitting: Sitting, token: str) -> dict[str, Any]:
+    state: SeatState = sitting.seat.state
+    rules = state.rules
+    names = state.names or ("", "", "", "")
+    hand = [{"suit": suit.noun.lower(), "symbol": suit.symbol,
+             "cards": [{**_face(card), "legal": card in state.legal} for card in state.hand if card.suit is suit]}
+            for suit in SUITS]
+    order = sorted(range(4), key=lambda s: (state.places[s], s)) if state.over else []
+    seats = [{"seat": s, "name": state.who(s), "dealer": s == state.dealer and bool(state.round_number),
+              "call": state.calls[s], "won": state.tricks_won[s], "total": format_score(rules, state.totals[s]),
+              "you": s == state.seat} for s in range(4)]
+    shown = state.trick or state.last_trick
+    return {
+        "token": token, "state": state, "version": state.version, "seats": seats, "hand": hand,
+        "trick": [{"who": state.who(seat), **_face(card), "win": not state.trick and seat == state.last_winner}
+                  for seat, card in shown],
+        "trick_done": not state.trick and bool(state.last_trick),
+        "last_winner": state.who(state.last_winner) if state.last_winner is not None else "",
+        "asked": state.asked.value if state.asked is not None else "",
+        "calling": state.asked is DecisionKind.CALL, "playing": state.asked is DecisionKind.PLAY,
+        "trump": {"symbol": state.trump.symbol, "noun": state.trump.noun} if state.round_number else None,
+        "rounds": [{"number": r.number, "cells": [
+            {"call": r.calls[s], "won": r.tricks_won[s], "score": format_score(rules, r.scores[s]),
+             "total": format_score(rules, r.totals[s])} for s in range(4)]} for r in state.rounds],
+        "names": [state.who(s) for s in range(4)] if state.names else list(names),
+        "standings": [{"place": state.places[s], "name": state.who(s), "total": format_score(rules, state.totals[s])}
+                      for s in order],
+        "game": sitting.number, "games": len(sitting.games), "done": sitting.done, "folder": str(sitting.folder),
+        "rules": rules.profile_name, "round_count": rules.rounds,
+    }
+
+
+def render_table(sitting: Sitting, token: str) -> str:
+    """The table as the page shows it (what ``GET /table`` answers)."""
+    return _ENVIRONMENT.get_template("seat_table.html").render(**_context(sitting, token))
+
+
+def _page(sitting: Sitting, token: str) -> str:
+    return _ENVIRONMENT.get_template("seat.html").render(
+        table=Markup(render_table(sitting, token)), script=Markup(_SCRIPT), style=_STYLE, token=token)
+
+
+class _Refused(Exception):
+    """A request the page cannot take, with its status and the sentence that says why."""
+
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status = status
+        self.text = text
+
+
+def _answer(request: Request, response: Response) -> Response:
+    for name, value in _SECURITY:
+        response.headers[name] = value
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def seat_app(sitting: Sitting, token: str | None = None) -> Starlette:
+    """The page of ``sitting``'s seat as an ASGI application; ``token`` is what every form must carry (a fresh
+    one if not given)."""
+    secret = token or secrets.token_urlsafe(24)
+
+    async def form(request: Request) -> dict[str, str]:
+        length = request.headers.get("content-length")
+        if length is not None and (not length.isdigit() or int(length) > BODY_BYTES):
+            raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
+        origin = request.headers.get("origin")
+        if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+            raise _Refused(403, "this form comes from another site: play from the page itself")
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > BODY_BYTES:
+                raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise _Refused(400, "the form cannot be read: it is not UTF-8 text") from None
+        fields: dict[str, str] = {}
+        for part in text.split("&") if text else []:
+            name, _, value = part.partition("=")
+            fields[_unquote(name)] = _unquote(value)
+        if not secrets.compare_digest(fields.get("csrf", ""), secret):
+            raise _Refused(403, "this page is out of date (the game was started again): reload it")
+        return fields
+
+    def reply(request: Request) -> Response:
+        if request.headers.get("x-seat-script") == "1":
+            return _answer(request, HTMLResponse(render_table(sitting, secret)))
+        return _answer(request, RedirectResponse("/", status_code=303))
+
+    async def guarded(request: Request, act: Callable[[Request], Awaitable[Response]]) -> Response:
+        try:
+            return await act(request)
+        except _Refused as refused:
+            return _answer(request, PlainTextResponse(refused.text[:1].upper() + refused.text[1:] + "\n",
+                                                      status_code=refused.status))
+
+    async def page(request: Request) -> Response:
+        return _answer(request, HTMLResponse(_page(sitting, secret)))
+
+    async def table(request: Request) -> Response:
+        since = request.query_params.get("since")
+        if since is not None:
+            if not since.isdigit():
+                return _answer(request, PlainTextResponse("?since= takes the version the page shows, a whole "
+                                                          "number\n", status_code=400))
+            await sitting.seat.changed(int(since), POLL_S)
+        return _answer(request, HTMLResponse(render_table(sitting, secret)))
+
+    async def call(request: Request) -> Response:
+        async def act(request: Request) -> Response:
+            fields = await form(request)
+            given = fields.get("call", "").strip()
+            if not given:
+                raise _Refused(400, "the form has no call: give a whole number")
+            if sitting.seat.state.asked is not DecisionKind.CALL:
+                raise _Refused(409, "it is not your call now: the page asks you when it is")
+            await sitting.seat.answer(int(given) if given.lstrip("-").isdigit() and len(given) < 6 else given)
+            return reply(request)
+        return await guarded(request, act)
+
+    async def play(request: Request) -> Response:
+        async def act(request: Request) -> Response:
+            fields = await form(request)
+            given = fields.get("card", "").strip()
+            if not given:
+                raise _Refused(400, "the form has no card: click a card, or type one like QS")
+            if sitting.seat.state.asked is not DecisionKind.PLAY:
+                raise _Refused(409, "it is not your turn to play: the page asks you when it is")
+            await sitting.seat.answer(card_text(given))
+            return reply(request)
+        return await guarded(request, act)
+
+    async def next_game(request: Request) -> Response:
+        async def act(request: Request) -> Response:
+            await form(request)
+            why = sitting.next_game()
+            if why is not None:
+                raise _Refused(409, why)
+            await sitting.seat.changed(sitting.seat.state.version, 2.0)  # the next game's first view
+            return reply(request)
+        return await guarded(request, act)
+
+    async def healthz(request: Request) -> Response:
+        return _answer(request, PlainTextResponse("ok\n"))
+
+    async def not_found(request: Request, exc: Exception) -> Response:
+        return _answer(request, PlainTextResponse("Not found: the table is at /\n", status_code=404))
+
+    async def not_allowed(request: Request, exc: Exception) -> Response:
+        return _answer(request, PlainTextResponse("The page does not take that method here\n", status_code=405))
+
+    return Starlette(routes=[
+        Route("/", page), Route("/table", table), Route("/call", call, methods=["POST"]),
+        Route("/play", play, methods=["POST"]), Route("/next", next_game, methods=["POST"]),
+        Route("/healthz", healthz),
+    ], exception_handlers={404: not_found, 405: not_allowed})
+
+
+def _unquote(text: str) -> str:
+    return urllib.parse.unquote_plus(text, errors="replace")
+
+
+def card_text(given: str) -> str:
+    """A card as a person types it (``QS``, ``qs``, ``10s``, ``Q♠``) in the form the rules read, or the text as
+    typed (the rules then say why it is no card)."""
+    try:
+        return str(Card.parse(given))
+    except CardError:
+        return given
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn's server on the caller's event loop: it says when it listens, and leaves the program's signals to
+    the program."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.listening = asyncio.Event()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.listening.set()
+
+
+class SeatSite:
+    """The page of a sitting, served with uvicorn on the running event loop, within :class:`PageLimits`."""
+
+    def __init__(self, sitting: Sitting, limits: PageLimits = _LIMITS) -> None:
+        self.sitting = sitting
+        self.limits = limits
+        self._server: _Uvicorn | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._listener: socket.socket | None = None
+
+    async def start(self, host: str = "127.0.0.1", port: int = 8000) -> str:
+        """Serves from now on, until :meth:`stop`; returns the page's address (``http://host:port/``)."""
+        try:
+            check_address(host, port)
+        except ConfigError as err:
+            raise ConfigError(f"the seat's page: {err}") from None
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        try:
+            listener = socket.create_server((host.strip("[]"), port), family=family, backlog=64)
+        except OSError as err:
+            raise ConfigError(f"the seat's page: cannot listen on {host}:{port}: {err.strerror}") from None
+        protocol = guard("_SeatGuard", self.limits, _SECURITY, "the page has too many connections open: it answers "
+                         "again in a few seconds\n", 30.0)
+        config = uvicorn.Config(seat_app(self.sitting), http=protocol, ws="none", lifespan="off", log_config=None,
+                                log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
+                                server_header=False, date_header=False,
+                                h11_max_incomplete_event_size=self.limits.head_bytes)
+        server = _Uvicorn(config)
+        task = asyncio.ensure_future(self._serve(server, listener))
+        listening = asyncio.ensure_future(server.listening.wait())
+        await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
+        if not listening.done():
+            listening.cancel()
+            listener.close()
+            error = task.exception() if not task.cancelled() else None
+            raise ConfigError(f"the seat's page could not start on {host}:{port}: {error}")
+        self._task = task
+        self._server, self._listener = server, listener
+        bound_host, bound_port = listener.getsockname()[:2]
+        shown = "127.0.0.1" if bound_host == "0.0.0.0" else bound_host
+        return f"http://[{shown}]:{bound_port}/" if ":" in shown else f"http://{shown}:{bound_port}/"
+
+    async def _serve(self, server: _Uvicorn, listener: socket.socket) -> None:
+        try:
+            await server.serve(sockets=[listener])
+        finally:
+            tasks = list(server.server_state.tasks)
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    async def stop(self) -> None:
+        """Stops listening and ends the connections still open."""
+        server, task = self._server, self._task
+        if server is None or task is None:
+            return
+        server.should_exit = server.force_exit = True
+        for connection in list(server.server_state.connections):
+            if isinstance(connection, H11Protocol):
+                connection.transport.abort()
+        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, SystemExit):
+            await asyncio.wait_for(task, 5)
+        if self._listener is not None:
+            self._listener.close()
+        self._server = self._task = self._listener = None

@@ -1,0 +1,199 @@
+"""The seat in the browser without a browser: ``play --web``'s page served by uvicorn on port 0, driven over HTTP.
+
+A whole deal set is played through the page's forms and its records pass the audit; what the page shows never
+holds a card another seat still hides; bad input (a stale token, a form of another site, a missing field, a body
+too large, a call out of range, an answer out of turn) is answered in a sentence and loses nothing; the command
+line refuses an unknown bot and a folder that holds something, and its help documents --web and --port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+
+from arena.cli import main
+from arena.core.cards import Card
+from arena.core.rules import Rules
+from arena.event.audit import audit
+from arena.event.store import ResultsStore
+from arena.players.records import GameRecords
+from arena.web.seat import BODY_BYTES, SeatSite, card_text
+from arena.web.sitting import PERSON, Sitting
+
+RULES = Rules.profile("nepali").with_text_switches(["rounds=1"])
+TOKEN = re.compile(r'name="csrf" value="([^"]+)"')
+WORDS = re.compile(r'(?:title|aria-label)="(10|[2-9JQKA]) of (spades|hearts|diamonds|clubs)')
+
+
+def _asked(html: str) -> str:
+    found = re.search(r'data-asked="(\w*)"', html)
+    assert found is not None, html[:300]
+    return found.group(1)
+
+
+def _version(html: str) -> int:
+    found = re.search(r'data-version="(\d+)"', html)
+    assert found is not None
+    return int(found.group(1))
+
+
+def _shown(html: str) -> set[str]:
+    """Every card the page draws, as its text."""
+    return {str(Card.parse(rank + suit[0])) for rank, suit in WORDS.findall(html)}
+
+
+Driver = Callable[[httpx.AsyncClient, str], Awaitable[None]]
+
+
+async def _sitting(folder: Path, drive: Driver, opponents: tuple[str, ...] = ("random", "heuristic", "random")) -> None:
+    sitting = Sitting(RULES, 4, list(opponents), folder)
+    site = SeatSite(sitting)
+    url = await site.start("127.0.0.1", 0)
+    playing = asyncio.ensure_future(sitting.play())
+    try:
+        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
+            page = await client.get("/")
+            found = TOKEN.search(page.text)
+            assert found is not None
+            await drive(client, found.group(1))
+    finally:
+        playing.cancel()
+        await asyncio.gather(playing, return_exceptions=True)
+        await site.stop()
+
+
+async def _next_asked(client: httpx.AsyncClient, html: str) -> str:
+    """The table, once the page asks for something (or the deal set is over)."""
+    while not _asked(html) and "id=\"next\"" not in html and "id=\"done\"" not in html:
+        html = (await client.get("/table", params={"since": _version(html)})).text
+    return html
+
+
+def test_a_whole_deal_set_played_through_the_page_verifies_and_shows_no_hidden_card(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    pages: list[str] = []
+
+    async def drive(client: httpx.AsyncClient, token: str) -> None:
+        html = (await client.get("/table")).text
+        script = {"X-Seat-Script": "1"}
+        while True:
+            html = await _next_asked(client, html)
+            pages.append(html)
+            if 'id="done"' in html:
+                return
+            if 'id="next"' in html:
+                html = (await client.post("/next", data={"csrf": token}, headers=script)).text
+            elif _asked(html) == "call":
+                html = (await client.post("/call", data={"csrf": token, "call": "2"}, headers=script)).text
+            else:
+                legal = re.findall(r'data-card="(\w+)" class="card [^"]*legal', html)
+                assert legal
+                html = (await client.post("/play", data={"csrf": token, "card": legal[-1]}, headers=script)).text
+
+    asyncio.run(_sitting(folder, drive))
+    assert audit(folder) is None
+    games = sorted(ResultsStore(folder).games(), key=lambda g: g.first.rotation)
+    assert len(games) == 4 and all(PERSON in game.seats for game in games)
+    assert all(not r.faults for g in games for r in g.rounds) and all(len(g.rounds) == 1 for g in games)
+    played = [html for html in pages if 'data-asked="play"' in html]
+    assert len(played) == 4 * 13
+    assert all(not _hidden(html, games) for html in played)
+    # ... and a card of another seat drawn before it is played is caught.
+    first = games[0].first
+    later = first.tricks[-1].cards[0] if first.tricks[-1].leader != games[0].seats.index(PERSON) else \
+        first.tricks[-1].cards[1]
+    words = f"{'10' if later.rank.letter == 'T' else later.rank.letter} of {later.suit.noun.lower()}"
+    assert _hidden(played[0].replace("</ol>", f'<span title="{words}"></span></ol>', 1), games) == {str(later)}
+
+
+def _hidden(html: str, games: list[GameRecords]) -> set[str]:
+    """The cards a page draws that its seat could not know then: neither its own nor played yet (the tricks
+    begun are the tricks won, counted from the page, and the one on the table)."""
+    number = re.search(r"Game (\d) of 4", html)
+    assert number is not None
+    record = games[int(number.group(1)) - 1].first
+    begun = sum(int(n) for n in re.findall(r"won (\d+) of", html)) + 1
+    known = {str(c) for c in record.hands[games[int(number.group(1)) - 1].seats.index(PERSON)]}
+    known |= {str(c) for trick in record.tricks[:begun] for c in trick.cards}
+    return _shown(html) - known
+
+
+def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> None:
+    async def drive(client: httpx.AsyncClient, token: str) -> None:
+        html = await _next_asked(client, (await client.get("/table")).text)
+        assert _asked(html) == "call"
+        refused = await client.post("/call", data={"csrf": "stale", "call": "2"})
+        assert refused.status_code == 403 and "out of date" in refused.text
+        refused = await client.post("/call", data={"csrf": token, "call": "2"},
+                                    headers={"Origin": "http://elsewhere.example"})
+        assert refused.status_code == 403 and "another site" in refused.text
+        refused = await client.post("/call", data={"csrf": token})
+        assert refused.status_code == 400 and refused.text == "The form has no call: give a whole number\n"
+        refused = await client.post("/call", content=b"csrf=" + b"x" * BODY_BYTES,
+                                    headers={"Content-Type": "application/x-www-form-urlencoded"})
+        assert refused.status_code == 413 and "larger than" in refused.text
+        refused = await client.post("/play", data={"csrf": token, "card": "AS"})
+        assert refused.status_code == 409 and "not your turn" in refused.text
+        refused = await client.post("/next", data={"csrf": token})
+        assert refused.status_code == 409 and "not over yet" in refused.text
+        # A call out of range: the rules' words, and the call asked again.
+        answered = await client.post("/call", data={"csrf": token, "call": "14"}, headers={"X-Seat-Script": "1"})
+        assert answered.status_code == 200
+        assert ("Not allowed: 14 is not a legal call: call a whole number from 1 to 13 under the nepali rules"
+                in answered.text)
+        assert _asked(answered.text) == "call"
+        answered = await client.post("/call", data={"csrf": token, "call": "lots"}, headers={"X-Seat-Script": "1"})
+        assert "Not allowed: &#39;lots&#39; is not a legal call" in answered.text
+        # A plain form (no script) is sent back to the page, which shows the same.
+        plain = await client.post("/call", data={"csrf": token, "call": "3"})
+        assert plain.status_code == 303 and plain.headers["location"] == "/"
+        html = await _next_asked(client, (await client.get("/table")).text)
+        assert _asked(html) == "play" and "Not allowed" not in html
+        hand = set(re.findall(r'data-card="(\w+)"', html))
+        greyed = re.findall(r'data-card="(\w+)" class="card [^"]*greyed', html)
+        held_not = next(str(c) for c in (Card.parse(f"{r}{s}") for r in "23456789TJQKA" for s in "SHDC")
+                        if str(c) not in hand)
+        answered = await client.post("/play", data={"csrf": token, "card": held_not}, headers={"X-Seat-Script": "1"})
+        assert f"Not allowed: you do not hold {held_not}: your hand is" in answered.text
+        answered = await client.post("/play", data={"csrf": token, "card": "ZZ"}, headers={"X-Seat-Script": "1"})
+        assert "Not allowed: &#39;ZZ&#39; is not a card" in answered.text
+        if greyed:
+            answered = await client.post("/play", data={"csrf": token, "card": greyed[0]},
+                                         headers={"X-Seat-Script": "1"})
+            assert f"{greyed[0]} is not allowed: " in answered.text
+        assert set(re.findall(r'data-card="(\w+)"', answered.text)) == hand  # nothing lost
+        for header in ("content-security-policy", "x-content-type-options", "x-frame-options"):
+            assert header in answered.headers
+        assert "connect-src 'self'" in answered.headers["content-security-policy"]
+
+    asyncio.run(_sitting(tmp_path / "results", drive))
+
+
+def test_the_command_line_refuses_an_unknown_bot_and_a_used_folder_and_documents_web(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["play", "--web", "--port", "0", "--opponents", "random,clever,random"]) == 2
+    assert "'clever' is not a sample bot; the sample bots are random, heuristic, montecarlo" in capsys.readouterr().err
+    assert main(["play", "--web", "--opponents", "random,heuristic"]) == 2
+    assert "one bot or three" in capsys.readouterr().err
+    used = tmp_path / "used"
+    used.mkdir()
+    (used / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main(["play", "--web", "--port", "0", "--results", str(used)]) == 2
+    assert "is not an empty folder" in capsys.readouterr().err
+    assert (used / "notes.txt").read_text(encoding="utf-8") == "mine"
+    with pytest.raises(SystemExit) as caught:
+        main(["play", "--help"])
+    assert caught.value.code == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--web" in text and "--port P" in text and "play in the browser" in text
+
+
+@pytest.mark.parametrize("given, text", [("QS", "QS"), ("qs", "QS"), ("10h", "TH"), ("Q♠", "QS"), ("ZZ", "ZZ")])
+def test_a_typed_card_is_read_as_the_rules_read_it(given: str, text: str) -> None:
+    assert card_text(given) == text
