@@ -9,11 +9,21 @@ With ``--workers N`` (default 2), each repetition also runs it with N worker pro
 games (``tournament.workers``; the arena's own process then only hands out games and writes the
 records), and the ratio of the medians to one process is printed.
 
+With ``--kinds python,command,stdio``, each kind of bot gets its own tournament of four bots, timed with
+one process and with N workers, interleaved: ``python`` as above, ``command`` the sample random bot as a
+process of its own over gRPC (one process per bot, kept across games), ``stdio`` the sample lowest-card bot
+over its standard streams (a process per seat per game), each at ``--tables`` tables, launched as the
+configuration's ``[sandbox]`` says by default (in bubblewrap where it runs). For each kind it prints deals
+per second with 1 and N workers, their ratio, the CPU the arena's own (parent) process spends per deal and
+its ratio, against the targets (at most 0.2 x the one process's CPU per deal, at least 1.3 x as fast), and
+the hours a million deals would take. ``--launched-deal-sets`` sizes the tournaments of launched bots.
+
 With ``--baseline DIR``, each repetition also runs the same tournament with the code in DIR
 (another copy of the project, e.g. ``git worktree add /tmp/before <commit>``), the two interleaved
 so that they share the machine's noise, and the ratio of the medians is printed.
 
     python benchmarks/tournament.py [--deal-sets 500] [--repeats 3] [--workers 2] [--baseline DIR]
+    python benchmarks/tournament.py --kinds python,command,stdio [--launched-deal-sets 15] [--tables 4]
 """
 
 from __future__ import annotations
@@ -65,13 +75,33 @@ seed = 4
 """
 
 
-def once(deal_sets: int, workers: int = 1) -> tuple[float, float, int, float]:
+STDIO = ROOT / "sample_bots" / "stdio" / "lowest_bot.py"
+LAUNCHED = {
+    "command": 'command = "{{python}} -m sample_bots.random_bot --arena {{address}} --seed {{seed}}"',
+    "stdio": f'stdio = "{{{{python}}}} {STDIO}"',
+}
+"""The ``[[bots]]`` line of each kind of launched bot (doubled braces: the placeholders stay)."""
+KIND_TARGETS = (0.2, 1.3)
+"""With workers: the most of the one process's CPU per deal the arena's process may spend, and the least
+speed-up."""
+
+
+def kind_config(kind: str, deal_sets: int, tables: int) -> str:
+    """A tournament of four bots of ``kind`` (``python``: the in-process random bot, on the fast path)."""
+    if kind == "python":
+        return CONFIG.format(deal_sets=deal_sets)
+    head = CONFIG.split("[[bots]]")[0].replace("concurrency = 1", f"concurrency = {tables}")
+    bots = "".join(f'[[bots]]\nname = "r{i}"\n{LAUNCHED[kind].format()}\nseed = {i}\n' for i in range(1, 5))
+    return head.format(deal_sets=deal_sets) + bots
+
+
+def once(deal_sets: int, workers: int = 1, text: str | None = None) -> tuple[float, float, int, float]:
     """(deals/s for games and records, deals/s for the whole run, deals, CPU µs of the arena's own
     process per deal while playing) of one tournament.
 
     A run from the command line ends by recomputing the standings from the records file; that pass
     is timed on its own and added for the second figure."""
-    config = parse_config(CONFIG.format(deal_sets=deal_sets))
+    config = parse_config(text if text is not None else CONFIG.format(deal_sets=deal_sets))
     if workers > 1:
         config = dataclasses.replace(config, workers=workers)
     with tempfile.TemporaryDirectory() as folder:
@@ -98,6 +128,53 @@ def measured(deal_sets: int, tree: Path, workers: int = 1) -> tuple[float, float
     return float(rate), float(overall), int(deals), float(cpu[0]) if cpu else None
 
 
+def measured_kind(kind: str, deal_sets: int, tables: int, workers: int) -> tuple[float, int, float]:
+    """(deals/s playing and recording, deals, the arena's CPU µs per deal) of one tournament of ``kind``, in a
+    process of its own."""
+    out = subprocess.run([sys.executable, __file__, "--child", str(deal_sets), "--child-workers", str(workers),
+                          "--child-kind", kind, "--tables", str(tables)], env={**os.environ, "PYTHONPATH": str(ROOT)},
+                         cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    rate, _, deals, cpu = json.loads(out.splitlines()[-1])
+    return float(rate), int(deals), float(cpu)
+
+
+def kinds(args: argparse.Namespace) -> int:
+    """Each kind of bot with one process and with ``--workers`` workers, interleaved."""
+    names = [k.strip() for k in args.kinds.split(",") if k.strip()]
+    unknown = [k for k in names if k != "python" and k not in LAUNCHED]
+    if unknown or args.workers < 2:
+        print(f"--kinds takes python, command and stdio, with --workers 2 or more (not {', '.join(unknown)})",
+              file=sys.stderr)
+        return 2
+    setups = [(kind, workers) for kind in names for workers in (1, args.workers)]
+    rates: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
+    cpus: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
+    for repeat in range(args.repeats):
+        for kind, workers in (setups if repeat % 2 == 0 else setups[::-1]):
+            deal_sets = args.deal_sets if kind == "python" else args.launched_deal_sets
+            rate, deals, cpu = measured_kind(kind, deal_sets, args.tables, workers)
+            rates[kind, workers].append(rate)
+            cpus[kind, workers].append(cpu)
+            print(f"{kind:8s} {workers} worker{'s' if workers > 1 else ' '} {deals:6d} deals: {rate:8,.0f} deals/s; "
+                  f"the arena's process {cpu:8,.0f} µs CPU a deal", flush=True)
+    most, least = KIND_TARGETS
+    print(f"medians of {args.repeats}; {args.workers} workers against one process, at {args.tables} tables "
+          f"(launched bots) on {os.cpu_count()} cores:")
+    print(f"{'kind':8s} {'1 process':>12s} {f'{args.workers} workers':>12s} {'ratio':>7s} "
+          f"{'parent µs/deal 1':>17s} {f'{args.workers}':>6s} {'ratio':>6s} {'1M deals: hours 1':>18s} "
+          f"{f'{args.workers}':>6s}")
+    for kind in names:
+        one, many = statistics.median(rates[kind, 1]), statistics.median(rates[kind, args.workers])
+        cpu_one, cpu_many = statistics.median(cpus[kind, 1]), statistics.median(cpus[kind, args.workers])
+        speed, share = many / one, cpu_many / cpu_one
+        verdict = "meets both targets" if share <= most and speed >= least else (
+            f"misses: {'CPU ratio > ' + str(most) if share > most else ''}"
+            f"{', ' if share > most and speed < least else ''}{'speed-up < ' + str(least) if speed < least else ''}")
+        print(f"{kind:8s} {one:12,.0f} {many:12,.0f} {speed:6.2f}x {cpu_one:17,.0f} {cpu_many:6,.0f} {share:6.2f} "
+              f"{1e6 / one / 3600:18.2f} {1e6 / many / 3600:6.2f}  {verdict}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deal-sets", type=int, default=500, help="deal sets per tournament (4 games each)")
@@ -106,12 +183,25 @@ def main(argv: list[str] | None = None) -> int:
                         help="another copy of the project to time the same way, interleaved")
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="also time this tree with N worker processes (1: only one process)")
+    parser.add_argument("--kinds", default="", metavar="KINDS",
+                        help="python, command and/or stdio, comma-separated: each kind with 1 and N workers")
+    parser.add_argument("--launched-deal-sets", type=int, default=15,
+                        help="deal sets of the tournaments of launched bots (--kinds)")
+    parser.add_argument("--tables", type=int, default=4, help="tables at once for launched bots (concurrency)")
     parser.add_argument("--child", type=int, metavar="DEAL_SETS", help=argparse.SUPPRESS)
     parser.add_argument("--child-workers", type=int, default=1, help=argparse.SUPPRESS)
+    parser.add_argument("--child-kind", default="", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        print(json.dumps(once(args.child, args.child_workers)))
+        text = kind_config(args.child_kind, args.child, args.tables) if args.child_kind else None
+        print(json.dumps(once(args.child, args.child_workers, text)))
         return 0
+    if args.kinds:
+        print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}; "
+              f"load average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        status = kinds(args)
+        print(f"load average at the end {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+        return status
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     trees = {"this": ROOT}
     if args.baseline is not None:

@@ -18,9 +18,11 @@ them in: the records are those of a run in one process.
   ``"ray://host:port"``) or on one the arena starts on this machine (``ray_address = ""``).
   Every node needs the project and the bots' code installed (``docs/scale.md``).
 
-Games with a launched (``command``, ``stdio``, ``bhoos``), remote or ``bhoos_url`` bot at the table
-are never pooled: they are played by the arena's own process, where their processes and
-connections are.
+In a tournament without a remote or ``bhoos_url`` bot, the games of launched bots (``command``,
+``stdio``, ``bhoos``) are pooled too (:mod:`arena.event.placement`): the worker launches them itself, on
+its own arena side (:mod:`arena.event.branch`), and sends back their record lines like any other. Games
+with a remote or ``bhoos_url`` bot at the table are never pooled: they are played by the arena's own
+process, where their connections are.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ from typing import Any, Protocol
 from arena.core.dealing import Deal, DealFile, DealSource, seeded_deals
 from arena.core.rules import Rules
 from arena.errors import ConfigError
-from arena.event.botconfig import BotConfig, PythonBot
+from arena.event.botconfig import BotConfig, LaunchedBot, PythonBot
 from arena.event.bots import load_bot_class, make_bot
+from arena.event.branch import branch_for, end_branch
 from arena.event.config import TournamentConfig
 from arena.event.schedule import Assignment
 from arena.event.seats import BrokenPlayer
@@ -76,7 +79,15 @@ class Context:
     rules: Rules
     table: TableSettings
     bots: Mapping[str, BotConfig]
-    """The in-process bots the chunk's games name."""
+    """The bots the chunk's games name: in-process, and launched ones when the workers launch them."""
+    run: TournamentConfig | None = None
+    """The run's configuration, when the workers launch bots: their branch is a run of its own."""
+    folder: Path | None = None
+    """The results folder (its ``logs/`` takes the launched bots' logs, at that path on the worker's machine)."""
+    cwd: str = ""
+    """The arena's working folder: launched bots' commands name their files from it."""
+    keep: bool = True
+    """The worker keeps its launched bots for the chunks to come (a worker process); a Ray task ends them."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -100,10 +111,12 @@ class PlayedGame:
 
 @dataclasses.dataclass(frozen=True)
 class Chunk:
-    """What a worker sends back for a chunk: its games in order, and the seconds it spent on them."""
+    """What a worker sends back for a chunk: its games in order (``None``: a game whose launched bot did not
+    come up, not played), the seconds it spent on them, and the launched bots it gave up on, with why."""
 
-    games: list[PlayedGame]
+    games: list[PlayedGame | None]
     seconds: float
+    broken: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 # -- the worker's side ------------------------------------------------------------------------------
@@ -122,7 +135,7 @@ def _factory(spec: str) -> Callable[..., Any]:
 
 def _make(bot: BotConfig) -> Any:
     """A fresh instance, or why it could not be made (a ``str``), as the arena's own seats do."""
-    assert isinstance(bot.setup, PythonBot)  # the workers play in-process bots only
+    assert isinstance(bot.setup, PythonBot)  # launched bots are the branch's
     factory = _factory(bot.setup.spec)
     try:
         return make_bot(factory, bot.seed, bot.options)
@@ -174,18 +187,48 @@ async def _table(context: Context, job: GameJob) -> GameRecord:
             await player.close()
 
 
+def _launches(context: Context, job: GameJob) -> bool:
+    """True when a seat of the game is a launched bot's (not the fallback's)."""
+    return any(reason is None and isinstance(context.bots[name].setup, LaunchedBot)
+               for name, reason in zip(job.game.seats, job.fallback, strict=True))
+
+
+def _launched(context: Context, jobs: Sequence[GameJob]) -> tuple[list[GameRecord | None], Mapping[str, str]]:
+    """The games of launched bots, played on this worker's branch; the bots it gave up on."""
+    assert context.run is not None and context.folder is not None
+    if context.cwd and os.getcwd() != context.cwd and os.path.isdir(context.cwd):
+        os.chdir(context.cwd)  # a Ray worker starts in a folder of Ray's
+    branch = branch_for(context.run, context.folder, dict(context.bots))
+    try:
+        played = branch.play([(job.game, job.fallback, _deal_source(context, job)) for job in jobs])
+        return played, branch.broken
+    finally:
+        if not context.keep:
+            end_branch()
+
+
 def play_chunk(context: Context, jobs: Sequence[GameJob]) -> Chunk:
     """Plays the games of a chunk, in order (in a worker process or a Ray task)."""
     settle()
     began = time.perf_counter()
-    out = []
-    for job in jobs:
-        record = _fast(context, job)
+    records: list[GameRecord | None] = [None] * len(jobs)
+    launched = [index for index, job in enumerate(jobs) if context.run is not None and _launches(context, job)]
+    for index, job in enumerate(jobs):
+        if index not in launched:
+            records[index] = _fast(context, job) or asyncio.run(_table(context, job))
+    broken: Mapping[str, str] = {}
+    if launched:
+        played, broken = _launched(context, [jobs[index] for index in launched])
+        for index, record in zip(launched, played, strict=True):
+            records[index] = record
+    out: list[PlayedGame | None] = []
+    for job, record in zip(jobs, records, strict=True):
         if record is None:
-            record = asyncio.run(_table(context, job))
+            out.append(None)
+            continue
         lines = "".join(game_lines(context.tournament, context.seed, context.deals, job.game, record))
         out.append(PlayedGame(lines, dataclasses.replace(record, rounds=[], redeals=[], fallbacks=[])))
-    return Chunk(out, time.perf_counter() - began)
+    return Chunk(out, time.perf_counter() - began, broken)
 
 
 def _watch_arena(arena: Connection) -> None:
@@ -271,7 +314,8 @@ class RayPool:
         self._task = ray.remote(num_cpus=1, max_retries=0)(play_chunk)
 
     def submit(self, context: Context, jobs: Sequence[GameJob]) -> asyncio.Future[Chunk]:
-        ref = self._task.remote(context, list(jobs))
+        # A Ray worker process outlives the run on a cluster: a task's launched bots end with the task.
+        ref = self._task.remote(dataclasses.replace(context, keep=False), list(jobs))
         return asyncio.wrap_future(ref.future())
 
     def close(self) -> None:
@@ -304,12 +348,14 @@ class Chunker:
     """How many games to put in a chunk: enough for about :data:`CHUNK_SECONDS` each, from the
     seconds per game of the chunks so far (4 games to begin with)."""
 
-    def __init__(self) -> None:
-        self.size = 4
+    def __init__(self, minimum: int = 1) -> None:
+        self.minimum = minimum
+        """The fewest games in a chunk (the tables a worker plays launched bots at, to keep them busy)."""
+        self.size = max(4, minimum)
         self._per_game: float | None = None
 
     def timed(self, chunk: Chunk) -> None:
         """Learns from a chunk played."""
         per_game = chunk.seconds / max(1, len(chunk.games))
         self._per_game = per_game if self._per_game is None else 0.8 * self._per_game + 0.2 * per_game
-        self.size = max(1, min(MAX_CHUNK, round(CHUNK_SECONDS / max(self._per_game, 1e-6))))
+        self.size = max(self.minimum, min(MAX_CHUNK, round(CHUNK_SECONDS / max(self._per_game, 1e-6))))

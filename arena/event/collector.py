@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -17,9 +18,10 @@ from typing import Any
 from arena.core.dealing import Deal, DealFile
 from arena.errors import ArenaError, ConfigError
 from arena.event.backends import Chunk, Chunker, Context, GameJob, Pool, open_pool
-from arena.event.botconfig import BotConfig, PythonBot
+from arena.event.botconfig import BotConfig, LaunchedBot, PythonBot
 from arena.event.config import TournamentConfig
 from arena.event.dispatcher import BlockState
+from arena.event.placement import launched_on_workers
 from arena.event.recorder import Recorder
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat
@@ -40,7 +42,9 @@ class Collector:
         self, pool: Pool, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
         recorder: Recorder, finished: Callable[[Assignment, GameRecord], None],
         failed: Callable[[BaseException], None], changed: Callable[[], None],
-        spawn: Callable[[Coroutine[Any, Any, None]], None],
+        spawn: Callable[[Coroutine[Any, Any, None]], None], folder: Path | None = None,
+        put_back: Callable[[Assignment], None] = lambda game: None,
+        broken: Callable[[str, str], None] = lambda bot, why: None,
     ) -> None:
         self.pool = pool
         self._config = config
@@ -48,7 +52,14 @@ class Collector:
         self._deal_file = deal_file
         self._recorder, self._finished = recorder, finished
         self._failed, self._changed, self._spawn = failed, changed, spawn
-        self._chunker = Chunker()
+        self._folder = folder
+        self._put_back, self._broken = put_back, broken
+        self.launches = launched_on_workers(config)
+        """The workers launch the launched bots and play their tables too."""
+        self.tables = -(-config.concurrency // pool.workers)
+        """The tables each worker plays launched bots at, at once: the run's ``concurrency`` shared out."""
+        # Launched bots' games are slower than a chunk's aim: a chunk fills the tables of a worker.
+        self._chunker = Chunker(self.tables if self.launches else 1)
         self._out = 0
         """Chunks handed out and not yet back."""
         self._handed = 0
@@ -65,21 +76,25 @@ class Collector:
     def open(
         cls, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
         recorder: Recorder, finished: Callable[[Assignment, GameRecord], None], failed: Callable[[BaseException], None],
-        changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None],
+        changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None], folder: Path | None = None,
+        put_back: Callable[[Assignment], None] = lambda game: None,
+        broken: Callable[[str, str], None] = lambda bot, why: None,
     ) -> Collector | None:
         """The collector of the pool the configuration asks for; ``None`` when the games are played in the
-        arena's own process (one worker, or no in-process bot: only their games are pooled)."""
-        if not any(bot.kind == "python" for bot in config.bots):
+        arena's own process (one worker, or nothing a worker can play: no in-process bot, and launched bots
+        that stay with the arena)."""
+        if not any(bot.kind == "python" for bot in config.bots) and not launched_on_workers(config):
             return None
         pool = open_pool(config)
         if pool is None:
             return None
         return cls(pool, config, bots, deal_file, recorder=recorder, finished=finished, failed=failed, changed=changed,
-                   spawn=spawn)
+                   spawn=spawn, folder=folder, put_back=put_back, broken=broken)
 
     def refresh(self) -> None:
-        """Learns the in-process bots again (house bots and copies join as the run goes)."""
-        self._in_process = frozenset(name for name, bot in self._bots.items() if bot.kind == "python")
+        """Learns the bots a worker can play again (house bots and copies join as the run goes)."""
+        self._in_process = frozenset(name for name, bot in self._bots.items() if bot.kind == "python" or (
+            self.launches and isinstance(bot.setup, LaunchedBot)))
 
     @property
     def free(self) -> int:
@@ -92,8 +107,8 @@ class Collector:
         return 2 * self.pool.workers * self._chunker.size
 
     def pooled(self, state: BlockState) -> bool:
-        """True when every seat of the block's games is in-process (a ``python`` bot, or the fallback
-        player): a worker can play them."""
+        """True when every seat of the block's games is one a worker can take (a ``python`` bot, a launched
+        bot the workers launch, or the fallback player): a worker plays them."""
         outside = state.block.bots - self._in_process
         return not outside or outside <= state.fallback
 
@@ -118,9 +133,16 @@ class Collector:
                 if module.endswith(".py"):
                     bot = dataclasses.replace(bot, setup=PythonBot(f"{Path(module).resolve()}:{cls}"))
                 bots[name] = bot
+            elif self.launches and isinstance(bot.setup, LaunchedBot):
+                bots[name] = bot
         config = self._config
         deals = f"file:{config.deal_file.name}" if config.deal_file else "seed"
-        return Context(config.name, config.seed, deals, config.rules, config.table, bots)
+        if not self.launches:
+            return Context(config.name, config.seed, deals, config.rules, config.table, bots)
+        folder = (self._folder or Path(".")).resolve()
+        run = dataclasses.replace(config, bots=tuple(bots.values()), concurrency=self.tables)
+        return Context(config.name, config.seed, deals, config.rules, config.table, bots,
+                       run=run, folder=folder, cwd=os.getcwd())
 
     def hand_out(self, jobs: list[GameJob]) -> None:
         """Hands games to the pool in chunks, numbered in order."""
@@ -145,7 +167,12 @@ class Collector:
             while self._next_back in self._back:
                 done, chunk = self._back.pop(self._next_back)
                 self._next_back += 1
+                for bot, why in chunk.broken.items():
+                    self._broken(bot, why)
                 for job, game in zip(done, chunk.games, strict=True):
+                    if game is None:  # a launched bot did not come up: the game is played later
+                        self._put_back(job.game)
+                        continue
                     self._recorder.lines([game.lines])
                     self._finished(job.game, game.record)
         except asyncio.CancelledError:

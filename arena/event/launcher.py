@@ -384,6 +384,11 @@ class Launcher:
         self.broken[bot] = reason
         self._changed()
 
+    def mark_broken(self, bot: str, reason: str) -> None:
+        """Notes that ``bot`` cannot play any more (a worker that launches it gave up on it), unless already noted."""
+        if bot not in self.broken:
+            self._break(bot, reason)
+
     async def launch_for_game(
         self, bot: BotConfig, key: str, connect: Callable[[str, float], Awaitable[Session]], timeout: float,
     ) -> tuple[_Process, Session]:

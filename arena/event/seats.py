@@ -32,6 +32,7 @@ from arena.event.config import TournamentConfig
 from arena.event.dispatcher import BlockState
 from arena.event.launcher import Launcher
 from arena.event.manifest import BotStatus
+from arena.event.placement import launched_on_workers
 from arena.event.schedule import Assignment
 from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
 from arena.players.fast import has_fast_path
@@ -107,6 +108,8 @@ class Seating:
         self.statuses = statuses
         self.server: ArenaServer | None = None
         self.launcher: Launcher | None = None
+        self.elsewhere = launched_on_workers(config)
+        """The workers play every table of the launched bots: each seat of one is taken as a process for the game."""
         self.forfeiting: set[str] = set()
         """Absent bots whose seats the fallback player takes, under ``forfeit = "fallback"``."""
         self.started = time.monotonic()
@@ -125,7 +128,7 @@ class Seating:
             case StdioBot() | BhoosBot():
                 return SeatingMode.FRESH
             case CommandBot():
-                return SeatingMode.FRESH if self.config.fresh_process else SeatingMode.REMOTE
+                return SeatingMode.FRESH if self.config.fresh_process or self.elsewhere else SeatingMode.REMOTE
             case BhoosUrlBot():
                 return SeatingMode.SINGLE
             case RemoteBot():

@@ -3,7 +3,8 @@
 The arena server runs when any bot plays over gRPC; the launcher (:mod:`arena.event.launcher`)
 when the configuration names bots by command (or a Bhoos bot by its address, which it checks
 answers). Launched bots run in the bubblewrap sandbox when it can run, as ``sandbox.mode`` asks;
-sandboxed gRPC bots reach the arena by a Unix socket in a private folder.
+sandboxed gRPC bots reach the arena by a Unix socket in a private folder. A worker that plays the tables
+of launched bots runs services of its own, with no workers of their own (:mod:`arena.event.branch`).
 """
 
 from __future__ import annotations
@@ -77,9 +78,9 @@ class Services:
             try_instantiate(self.seating.factory(bot.name), bot.seed, bot.options, bot.name)
         if self.kinds(SERVED):
             check_address(self.config.host, self.config.port)
-        self.sandboxing = self._choose_sandbox()
+        self.sandboxing = self.choose_sandbox()
 
-    def _choose_sandbox(self) -> bool:
+    def choose_sandbox(self) -> bool:
         """Whether launched bots run in the sandbox; refuses ``mode = "bwrap"`` where it cannot run, and
         ``bhoos`` bots without it; warns when ``auto`` finds it cannot."""
         mode = self.config.sandbox.mode
@@ -110,7 +111,12 @@ class Services:
 
     async def start(self, statuses: Mapping[str, BotStatus], excluded: Collection[str]) -> None:
         """Starts the server and the launcher the bots need; the server bars the bots in ``statuses`` taken out,
-        and the launched gRPC bots not in ``excluded`` are started (unless each game starts its own)."""
+        and the launched gRPC bots not in ``excluded`` are started (unless each game starts its own). When the
+        workers launch the bots (:mod:`arena.event.placement`), only the launcher runs here: it checks their
+        commands, and keeps the bots the workers gave up on."""
+        if self.seating.elsewhere:
+            self._start_launcher()
+            return
         if self.kinds(SERVED):
             await self._start_server(statuses, excluded)
         if self.kinds(STARTED):

@@ -177,7 +177,8 @@ class Tournament:
         # Before the folder is touched: a backend that cannot start is refused.
         self._collector = Collector.open(self.config, self.bots, self.deal_file, recorder=self.recorder,
                                          finished=self._finished, failed=self._fail, changed=self._wake.set,
-                                         spawn=self._spawn)
+                                         spawn=self._spawn, folder=self.folder, put_back=self._dispatcher.put_back,
+                                         broken=self._worker_broke)
         try:
             games = self.prepare()
             # The folder is this run's now: a status of a run before this one must not pass for this one's. A run
@@ -244,7 +245,7 @@ class Tournament:
             jobs = []
             for game, seats in picked:
                 dispatcher.blocks[game.block].fallback |= {seat.bot for seat in seats if seat.kind == SeatKind.FALLBACK}
-                if collector is not None and all(seat.kind in (SeatKind.LOCAL, SeatKind.FALLBACK) for seat in seats):
+                if collector is not None and collector.pooled(dispatcher.blocks[game.block]):
                     jobs.append(collector.job(game, seats))
                     continue
                 tables.start(game, seats)  # the fast path plays it at once
@@ -316,6 +317,11 @@ class Tournament:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
+
+    def _worker_broke(self, bot: str, why: str) -> None:
+        """A worker gave up on a launched bot it launches: the bot is broken here too."""
+        if self.seating.launcher is not None:
+            self.seating.launcher.mark_broken(bot, why)
 
     def _fail(self, err: BaseException) -> None:
         self._failure = err
