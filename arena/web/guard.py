@@ -1,6 +1,7 @@
 """What clients may cost the process that serves a page: uvicorn's HTTP/1.1 protocol with a connection count
-and one deadline per connection, shared by the live page (:mod:`arena.web.live`) and the ladder's site
-(:mod:`arena.web.ladder`).
+and one deadline per connection, shared by the live page (:mod:`arena.web.live`), the ladder's site
+(:mod:`arena.web.ladder`) and the seat in the browser (:mod:`arena.web.seat`); and the uvicorn server the last
+two run on the caller's event loop (:class:`QuietServer`, :func:`serve_until_stopped`, :func:`stop_server`).
 
 uvicorn keeps none of these bounds by itself: its ``limit_concurrency`` counts a connection only once its
 request has arrived, it gives a request no time limit, and it waits as long as a client takes to read.
@@ -14,15 +15,21 @@ fields of the server's own answers.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import email.utils
-from collections.abc import Callable, Sequence
+import socket
+from collections.abc import Callable, Iterator, Sequence
 from typing import ClassVar
 
+import uvicorn
 from starlette.types import Scope
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-__all__ = ["HEADER_LINES", "TEXT", "Guard", "PageLimits", "fields", "guard", "head_size", "plain"]
+__all__ = [
+    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "fields", "guard", "head_size", "plain",
+    "serve_until_stopped", "stop_server",
+]  # fmt: skip
 
 
 @dataclasses.dataclass(frozen=True)
@@ -160,3 +167,42 @@ def guard(name: str, limits: PageLimits, security: Fields, crowded: str, body_s:
     of its own answers, what a connection beyond the limit is told and the deadline of a body."""
     return type(name, (Guard,), {"limits": limits, "security": tuple(security), "crowded": crowded,
                                  "body_s": body_s})
+
+
+class QuietServer(uvicorn.Server):
+    """uvicorn's server on the caller's event loop: it says when it listens, and leaves the program's signals to
+    the program (uvicorn would take Ctrl-C for itself)."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.listening = asyncio.Event()
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        self.listening.set()
+
+
+async def serve_until_stopped(server: QuietServer, listener: socket.socket) -> None:
+    """Serves on ``listener`` until stopped; answers still being made end with the server."""
+    try:
+        await server.serve(sockets=[listener])
+    finally:
+        tasks = list(server.server_state.tasks)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def stop_server(server: QuietServer, task: asyncio.Future[None]) -> None:
+    """Stops ``server`` (served by ``task``) and ends the connections still open (an answer being made is
+    dropped), waiting at most 5 seconds."""
+    server.should_exit = server.force_exit = True
+    for connection in list(server.server_state.connections):
+        if isinstance(connection, H11Protocol):
+            connection.transport.abort()
+    with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, SystemExit):
+        await asyncio.wait_for(task, 5)

@@ -64,7 +64,6 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.core.cards import Card, Suit
 from arena.errors import ArenaError, CardError, ConfigError
@@ -76,7 +75,7 @@ from arena.ladder.intake import ARCHIVES
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Series, color, dash, line_chart
 from arena.transports.grpc.server import check_address
-from arena.web.guard import HEADER_LINES, PageLimits, guard, head_size
+from arena.web.guard import HEADER_LINES, PageLimits, QuietServer, guard, head_size, serve_until_stopped, stop_server
 
 __all__ = ["COOKIE", "FORM_BYTES", "SUBMISSION_SLACK", "LadderSite", "SiteLimits", "ladder_app"]
 
@@ -980,23 +979,6 @@ def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
 # -- serving it ------------------------------------------------------------------------------------
 
 
-class _Uvicorn(uvicorn.Server):
-    """uvicorn's server on the caller's event loop: it says when it listens, and leaves the program's signals to
-    the program (uvicorn would take Ctrl-C for itself)."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.listening = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        self.listening.set()
-
-
 class LadderSite:
     """The site of ``ladder``, served with uvicorn on the running event loop, within :class:`SiteLimits`.
 
@@ -1007,7 +989,7 @@ class LadderSite:
     def __init__(self, ladder: Ladder, limits: SiteLimits = _LIMITS) -> None:
         self.ladder = ladder
         self.limits = limits
-        self._server: _Uvicorn | None = None
+        self._server: QuietServer | None = None
         self._task: asyncio.Task[None] | None = None
         self._listener: socket.socket | None = None
         self._makers: concurrent.futures.ThreadPoolExecutor | None = None
@@ -1050,8 +1032,8 @@ class LadderSite:
             makers.shutdown(wait=False)
             listener.close()
             raise ConfigError(f"the ladder's site cannot use its TLS files: {err}") from None
-        server = _Uvicorn(config)
-        task = asyncio.ensure_future(self._serve(server, listener))
+        server = QuietServer(config)
+        task = asyncio.ensure_future(serve_until_stopped(server, listener))
         listening = asyncio.ensure_future(server.listening.wait())
         await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
         if not listening.done():
@@ -1064,26 +1046,12 @@ class LadderSite:
         bound_host, bound_port = listener.getsockname()[:2]
         return f"[{bound_host}]:{bound_port}" if ":" in bound_host else f"{bound_host}:{bound_port}"
 
-    async def _serve(self, server: _Uvicorn, listener: socket.socket) -> None:
-        try:
-            await server.serve(sockets=[listener])
-        finally:  # answers still being made end with the site
-            tasks = list(server.server_state.tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
     async def stop(self) -> None:
         """Stops listening and ends the connections still open (an answer being made is dropped)."""
         server, task = self._server, self._task
         if server is None or task is None:
             return
-        server.should_exit = server.force_exit = True
-        for connection in list(server.server_state.connections):
-            if isinstance(connection, H11Protocol):
-                connection.transport.abort()
-        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, SystemExit):
-            await asyncio.wait_for(task, 5)
+        await stop_server(server, task)
         if self._makers is not None:
             self._makers.shutdown(wait=False, cancel_futures=True)
         if self._listener is not None:

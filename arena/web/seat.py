@@ -23,12 +23,11 @@ this server), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origi
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import secrets
 import socket
 import urllib.parse
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import jinja2
@@ -38,7 +37,6 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
-from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.core.cards import Card, Suit
 from arena.core.scoring import format_score
@@ -47,7 +45,7 @@ from arena.players.base import DecisionKind
 from arena.players.web import SeatState
 from arena.rating.pages import policy
 from arena.transports.grpc.server import check_address
-from arena.web.guard import PageLimits, guard
+from arena.web.guard import PageLimits, QuietServer, guard, serve_until_stopped, stop_server
 from arena.web.sitting import Sitting
 
 __all__ = ["BODY_BYTES", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
@@ -254,30 +252,13 @@ def card_text(given: str) -> str:
         return given
 
 
-class _Uvicorn(uvicorn.Server):
-    """uvicorn's server on the caller's event loop: it says when it listens, and leaves the program's signals to
-    the program."""
-
-    def __init__(self, config: uvicorn.Config) -> None:
-        super().__init__(config)
-        self.listening = asyncio.Event()
-
-    @contextlib.contextmanager
-    def capture_signals(self) -> Iterator[None]:
-        yield
-
-    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
-        await super().startup(sockets)
-        self.listening.set()
-
-
 class SeatSite:
     """The page of a sitting, served with uvicorn on the running event loop, within :class:`PageLimits`."""
 
     def __init__(self, sitting: Sitting, limits: PageLimits = _LIMITS) -> None:
         self.sitting = sitting
         self.limits = limits
-        self._server: _Uvicorn | None = None
+        self._server: QuietServer | None = None
         self._task: asyncio.Task[None] | None = None
         self._listener: socket.socket | None = None
 
@@ -298,8 +279,8 @@ class SeatSite:
                                 log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
                                 server_header=False, date_header=False,
                                 h11_max_incomplete_event_size=self.limits.head_bytes)
-        server = _Uvicorn(config)
-        task = asyncio.ensure_future(self._serve(server, listener))
+        server = QuietServer(config)
+        task = asyncio.ensure_future(serve_until_stopped(server, listener))
         listening = asyncio.ensure_future(server.listening.wait())
         await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
         if not listening.done():
@@ -313,26 +294,12 @@ class SeatSite:
         shown = "127.0.0.1" if bound_host == "0.0.0.0" else bound_host
         return f"http://[{shown}]:{bound_port}/" if ":" in shown else f"http://{shown}:{bound_port}/"
 
-    async def _serve(self, server: _Uvicorn, listener: socket.socket) -> None:
-        try:
-            await server.serve(sockets=[listener])
-        finally:
-            tasks = list(server.server_state.tasks)
-            for task in tasks:
-                task.cancel()
-            await asyncio.gather(*tasks, return_exceptions=True)
-
     async def stop(self) -> None:
         """Stops listening and ends the connections still open."""
         server, task = self._server, self._task
         if server is None or task is None:
             return
-        server.should_exit = server.force_exit = True
-        for connection in list(server.server_state.connections):
-            if isinstance(connection, H11Protocol):
-                connection.transport.abort()
-        with contextlib.suppress(asyncio.TimeoutError, asyncio.CancelledError, SystemExit):
-            await asyncio.wait_for(task, 5)
+        await stop_server(server, task)
         if self._listener is not None:
             self._listener.close()
         self._server = self._task = self._listener = None
