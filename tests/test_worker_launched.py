@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from arena.event.sandbox import bwrap_problem
+from tests.conftest import free_port
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import (
     BOTS,
@@ -53,6 +54,7 @@ def launches(log: Path) -> int:
     return len(re.findall(r"\blaunched\b", log.read_text()))
 
 
+@pytest.mark.slow
 def test_command_bots_on_workers_give_the_records_of_one_process(tmp_path: Path) -> None:
     # Four long-lived gRPC bots and one in-process, 5 groups of 4 games: every table is a worker's.
     text = kinds_text([("a", "command", COMMAND), ("b", "command", COMMAND), ("c", "command", COMMAND),
@@ -67,6 +69,7 @@ def test_command_bots_on_workers_give_the_records_of_one_process(tmp_path: Path)
         assert launches(one / "logs" / f"{name}.log") == 1
 
 
+@pytest.mark.slow
 def test_command_bots_launched_for_each_game_on_workers(tmp_path: Path) -> None:
     text = kinds_text([(n, "command", COMMAND) for n in "abcd"], name="fresh", seed=4, deal_sets=1,
                       extra=UNSANDBOXED).replace("concurrency = 2\n", "concurrency = 2\nfresh_process = true\n")
@@ -95,6 +98,53 @@ def test_stdio_bots_on_workers_give_the_records_of_one_process(tmp_path: Path) -
     assert stripped_list(tmp_path / "one") == stripped_list(tmp_path / "two")
     assert cli("verify", tmp_path / "two").returncode == 0
     assert launches(tmp_path / "two" / "logs" / "s2.log") == 8  # a process for each seat of each game
+
+
+def _with_remote(text: str, port: int, token: str) -> str:
+    return text.replace("[time]", f"[server]\nport = {port}\n\n[time]", 1) + (
+        f'\n[[bots]]\nname = "g"\nremote = true\ntoken = "{token}"\n')
+
+
+def _run_with_remote(config: Path, folder: Path, port: int, token: str) -> None:
+    """Runs ``config`` with the remote bot ``g`` (the sample random bot, connecting by itself)."""
+    bot = subprocess.Popen([sys.executable, "-m", "sample_bots.random_bot", "--arena", f"127.0.0.1:{port}",
+                            "--token", token], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        summary = run(config, folder)
+        assert (summary.played, summary.faults, summary.outstanding) == (20, 0, 0)
+        bot.wait(20)
+    finally:
+        if bot.poll() is None:
+            bot.kill()
+            bot.wait()
+
+
+@pytest.mark.slow
+def test_tables_without_a_remote_bot_go_to_the_workers_and_the_others_stay(tmp_path: Path) -> None:
+    # Five bots, one of them remote: of the 5 groups of four, the one without the remote bot is the workers',
+    # the four with it the arena's, launched bots included. Each stdio process notes who started it.
+    parents = tmp_path / "parents.txt"
+    lowest = str(ROOT / "sample_bots" / "stdio" / "lowest_bot.py")
+    noting = write(tmp_path / "noting.py", f"import os, runpy\nwith open({str(parents)!r}, 'a') as out:\n"
+                                           f"    out.write(f'{{os.getppid()}}\\n')\nrunpy.run_path({lowest!r})\n")
+    text = kinds_text([("s1", "stdio", f"{{python}} {noting}"), ("c1", "command", COMMAND), ("s2", "stdio", STDIO),
+                       ("r1", "python", RANDOM)], name="mixed", seed=8, deal_sets=1, extra=UNSANDBOXED)
+    port_one, port_two = free_port(), free_port()
+    _run_with_remote(write(tmp_path / "one.toml", _with_remote(text, port_one, "ghost-1")), tmp_path / "one",
+                     port_one, "ghost-1")
+    assert set(parents.read_text().split()) == {str(os.getpid())}
+    parents.unlink()
+    two = _with_remote(text, port_two, "ghost-2").replace("concurrency = 2\n", "concurrency = 2\n" + WORKERS, 1)
+    _run_with_remote(write(tmp_path / "two.toml", two), tmp_path / "two", port_two, "ghost-2")
+    started_by = parents.read_text().split()
+    # s1 plays 4 games in each of the 4 groups without one of the others: 12 at the arena's tables (with g)
+    # and 4 at the workers' (without g).
+    assert len(started_by) == 16
+    assert started_by.count(str(os.getpid())) == 12
+    assert stripped_list(tmp_path / "one") == stripped_list(tmp_path / "two")
+    assert cli("verify", tmp_path / "two").returncode == 0
+    # The long-lived command bot: the arena's own, and at most one per worker for the group without g.
+    assert 2 <= launches(tmp_path / "two" / "logs" / "c1.log") <= 3
 
 
 def test_a_long_lived_bot_that_dies_is_restarted_by_its_worker(tmp_path: Path) -> None:
@@ -129,6 +179,7 @@ def test_a_stdio_bot_that_cannot_start_is_broken_on_a_worker_as_in_one_process(t
 
 
 @needs_bwrap
+@pytest.mark.slow
 def test_bhoos_bots_on_workers_give_the_records_of_one_process(tmp_path: Path) -> None:
     bot = write(tmp_path / "bot.py", BHOOS_BOT)
     text = kinds_text([(n, "bhoos", f"{{python}} {bot} modern") for n in ("b1", "b2", "b3")]

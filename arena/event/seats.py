@@ -32,7 +32,7 @@ from arena.event.config import TournamentConfig
 from arena.event.dispatcher import BlockState
 from arena.event.launcher import Launcher
 from arena.event.manifest import BotStatus
-from arena.event.placement import launched_on_workers
+from arena.event.placement import launched_on_workers, shares_launched
 from arena.event.schedule import Assignment
 from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
 from arena.players.fast import has_fast_path
@@ -109,7 +109,12 @@ class Seating:
         self.server: ArenaServer | None = None
         self.launcher: Launcher | None = None
         self.elsewhere = launched_on_workers(config)
-        """The workers play every table of the launched bots: each seat of one is taken as a process for the game."""
+        """The workers play the tables of launched bots: each seat of one there is taken as a process for the game."""
+        self.shared = shares_launched(config)
+        """Some tables of the launched bots are the arena's (with a remote bot at them): their long-lived bots
+        sit there as the arena's own sessions, and :attr:`pooled` tells the two kinds of table apart."""
+        self.pooled: Callable[[BlockState], bool] = lambda state: self.elsewhere
+        """True when the games of a block are played by the workers (the collector's rule, once it is open)."""
         self.forfeiting: set[str] = set()
         """Absent bots whose seats the fallback player takes, under ``forfeit = "fallback"``."""
         self.started = time.monotonic()
@@ -120,15 +125,17 @@ class Seating:
 
     # -- presence ------------------------------------------------------------------------------------
 
-    def mode(self, bot: str) -> SeatingMode:
-        """How the bot takes a seat."""
+    def mode(self, bot: str, state: BlockState | None = None) -> SeatingMode:
+        """How the bot takes a seat (at a game of ``state``'s block; without one, at the arena's own tables
+        when some are, as presence is judged)."""
         match self.bots[bot].setup:
             case PythonBot():
                 return SeatingMode.LOCAL
             case StdioBot() | BhoosBot():
                 return SeatingMode.FRESH
             case CommandBot():
-                return SeatingMode.FRESH if self.config.fresh_process or self.elsewhere else SeatingMode.REMOTE
+                on_workers = self.elsewhere and (self.pooled(state) if state is not None else not self.shared)
+                return SeatingMode.FRESH if self.config.fresh_process or on_workers else SeatingMode.REMOTE
             case BhoosUrlBot():
                 return SeatingMode.SINGLE
             case RemoteBot():
@@ -173,7 +180,7 @@ class Seating:
         """A seat for ``bot`` at a game of ``state``'s block, or ``None`` when it cannot sit now."""
         if bot in state.fallback:
             return Seat(bot, SeatKind.FALLBACK, reason=self.fallback_reason(bot))
-        mode = self.mode(bot)
+        mode = self.mode(bot, state)
         if mode is SeatingMode.LOCAL:
             return Seat(bot, SeatKind.LOCAL)
         if mode is SeatingMode.FRESH:
@@ -198,11 +205,11 @@ class Seating:
 
     def can_sit(self, bot: str, state: BlockState) -> bool:
         """:meth:`take` without taking anything."""
-        if bot in state.fallback or self.mode(bot) is SeatingMode.LOCAL:
+        mode = self.mode(bot, state)
+        if bot in state.fallback or mode is SeatingMode.LOCAL:
             return True
         if not self.present(bot):
             return bot in self.forfeiting
-        mode = self.mode(bot)
         if mode is SeatingMode.SINGLE:
             return bot not in self._busy
         return mode is SeatingMode.FRESH or (self.server is not None and self.server.lobby.free_tables(bot) > 0)

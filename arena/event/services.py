@@ -112,9 +112,9 @@ class Services:
     async def start(self, statuses: Mapping[str, BotStatus], excluded: Collection[str]) -> None:
         """Starts the server and the launcher the bots need; the server bars the bots in ``statuses`` taken out,
         and the launched gRPC bots not in ``excluded`` are started (unless each game starts its own). When the
-        workers launch the bots (:mod:`arena.event.placement`), only the launcher runs here: it checks their
-        commands, and keeps the bots the workers gave up on."""
-        if self.seating.elsewhere:
+        workers launch the bots (:mod:`arena.event.placement`) and play every table, only the launcher runs
+        here: it checks their commands, and keeps the bots the workers gave up on."""
+        if self.seating.elsewhere and not self.seating.shared:
             self._start_launcher()
             return
         if self.kinds(SERVED):

@@ -179,6 +179,8 @@ class Tournament:
                                          finished=self._finished, failed=self._fail, changed=self._wake.set,
                                          spawn=self._spawn, folder=self.folder, put_back=self._dispatcher.put_back,
                                          broken=self._worker_broke)
+        if self._collector is not None:
+            self.seating.pooled = self._collector.pooled
         try:
             games = self.prepare()
             # The folder is this run's now: a status of a run before this one must not pass for this one's. A run
