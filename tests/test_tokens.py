@@ -4,10 +4,12 @@ bot; over real gRPC on port 0, with real bot processes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -359,3 +361,30 @@ def test_the_token_of_a_process_launched_for_one_game_is_forgotten_when_it_stops
 
     known, forgotten, bot = run(scenario())
     assert bot == "bo@g1" and known and forgotten
+
+
+def test_a_game_called_off_while_its_process_comes_up_leaves_no_process_and_no_token(tmp_path: Path) -> None:
+    """A launch for one game cancelled before the process connected (the page that asked for it went away,
+    say): its process is stopped at once and its token forgotten, not left to wait out the connect timeout."""
+    async def scenario() -> tuple[int | None, bool, float]:
+        async with arena(FOUR) as (server, port):
+            launcher = Launcher(tmp_path, f"127.0.0.1:{port}", restarts=0, register=server.add_token,
+                                unregister=server.remove_token, present=server.lobby.present, changed=lambda: None)
+            silent = ("{python}", "-c", "import time; time.sleep(60)")  # never connects
+            bot = BotConfig("mute", CommandBot(argv=silent))
+            launch = asyncio.ensure_future(launcher.launch_for_game(bot, "mute@g1", server.lobby.claim, 30))
+            while not launcher._all:
+                await asyncio.sleep(0.01)
+            process = launcher._all[0].process
+            await asyncio.sleep(0.3)
+            began = time.monotonic()
+            launch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await launch
+            took = time.monotonic() - began
+            forgotten = "mute@g1" not in server._tokens.values()
+            await launcher.close()
+            return process.returncode, forgotten, took
+
+    status, forgotten, took = run(scenario())
+    assert status is not None and forgotten and took < 10

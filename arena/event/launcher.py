@@ -405,7 +405,13 @@ class Launcher:
             raise LaunchFailed(bot.name) from None
         waiter = asyncio.ensure_future(connect(key, timeout))
         ended = asyncio.ensure_future(entry.process.wait())
-        await asyncio.wait({waiter, ended}, return_when=asyncio.FIRST_COMPLETED)
+        try:
+            await asyncio.wait({waiter, ended}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:  # the game was called off while its process came up: nothing left behind
+            waiter.cancel()
+            ended.cancel()
+            await asyncio.shield(self.stop(entry))
+            raise
         if waiter.done() and not waiter.cancelled() and waiter.exception() is None:
             ended.cancel()
             return entry, waiter.result()
