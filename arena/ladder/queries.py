@@ -31,6 +31,7 @@ from arena.core.scoring import format_score, tenths_per_point
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
 from arena.event.store import ResultsStore
+from arena.ladder.control import REMOTE
 from arena.ladder.db import (
     Block,
     BlockResult,
@@ -60,7 +61,7 @@ __all__ = [
     "EntrantLine", "EntrantView", "FaultLine", "GameLine", "GameView", "HandView", "LadderView", "Leaderboard",
     "Missing", "OrganiserView", "Playing", "PlayingBlock", "RatingMark", "RatingSeries", "RoundView", "Seat",
     "Standing", "TestDetail", "TestMark", "TestView", "TrickView", "VersionLine", "block", "choices", "entrant",
-    "final_report", "game", "ladder_view", "leaderboard", "organiser", "playing", "recent_submissions",
+    "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "recent_submissions",
     "score_interval", "test", "tests",
 ]
 
@@ -812,6 +813,14 @@ def choices(session: Session, name: str | None) -> Choices:
     field = session.scalars(select(Version.label).where(Version.state == VersionState.ACTIVE)
                             .order_by(Version.label).limit(1000)).all()
     return Choices(tuple(own), tuple(field))
+
+
+def opponents(session: Session) -> tuple[str, ...]:
+    """The versions one may play against at a table of one's own (``/play``), by label: the active versions the
+    ladder starts itself (a remote entrant's bot plays only where it connects)."""
+    return tuple(session.scalars(select(Version.label).where(Version.state == VersionState.ACTIVE,
+                                                             Version.kind != REMOTE)
+                                 .order_by(Version.label).limit(1000)).all())
 
 
 # -- the organiser ---------------------------------------------------------------------------------

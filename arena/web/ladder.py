@@ -12,6 +12,10 @@ Every page has a JSON twin under ``/api/`` with the same data, both made from :m
 ``/playing``, ``/api/playing``         the blocks in play: seats, kind, since when; never a card
 ``/tests``, ``/tests/ID``, ``/api/..`` sequential tests (LLR, bounds, decision, LLR over time) and scrimmages
 ``/organiser``, ``/api/organiser``     the organiser's switches (organiser only: 403 for others)
+``/play``, ``/api/play``               what one may play against at a table of one's own: the sample bots and
+                                       the active versions the ladder starts itself
+``/play/N/``                           sitting ``N``'s seat (:func:`~arena.web.seat.seat_app`, its forms carrying
+                                       the seat's own token), for the entrant who dealt it alone
 ``/final``                             the final's report.html, once the final is done
 ``/healthz``                           ``ok``
 =====================================  ==========================================================================
@@ -21,8 +25,16 @@ of this site when the browser names one, else 403):
 ``/login`` (a token; sets an HttpOnly, SameSite=Strict cookie, Secure over https) and ``/logout``; ``/submit``
 (a .py file or an archive: :meth:`~arena.ladder.control.Ladder.submit`); ``/tests`` and ``/scrimmages`` (ask
 for a test of two versions, a scrimmage of a version against three); ``/organiser/ACTION`` (pause, resume,
-freeze, unfreeze, revoke, final, stop-test). ``POST /api/submit`` is the command line's: the token in
-``Authorization: Bearer``, the file in the multipart field ``file``, a JSON answer, no cookie and no CSRF.
+freeze, unfreeze, revoke, final, stop-test); ``/play`` (an entrant's sitting: three opponents and a seed, or a
+fresh one). ``POST /api/submit`` is the command line's: the token in ``Authorization: Bearer``, the file in the
+multipart field ``file``, a JSON answer, no cookie and no CSRF.
+
+A sitting (:class:`~arena.web.sitting.Sitting`) is one deal set of an entrant against three bots, played in their
+browser, unrated: it seats its bots as a block does (the ladder's rules, deadline and sandbox; a launched version
+a process of its own for each game), and records its games in ``sittings/NNNNNN`` of the ladder's folder, a
+results folder ``verify`` reads. Each entrant has at most one in play, and the ladder at most
+:attr:`SiteLimits.sittings`; one whose entrant asks nothing of it for :attr:`SiteLimits.sitting_idle_s` is
+stopped and forgotten, and :meth:`LadderSite.stop` stops them all, with every bot they launched.
 
 What a client may cost the ladder is bounded (:class:`SiteLimits`): the connections, the time a request and its
 body take to arrive (the guard of :mod:`arena.web.guard`), a body's size before it is parsed (its
@@ -45,6 +57,7 @@ import functools
 import importlib.resources
 import logging
 import math
+import secrets
 import socket
 import threading
 import time
@@ -62,22 +75,27 @@ from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
-from starlette.routing import Route
+from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from arena.core.cards import Card, Suit
 from arena.errors import ArenaError, CardError, ConfigError
+from arena.event.check import OPPONENTS
 from arena.ladder import queries
 from arena.ladder.accounts import LOGIN_HOURS, Login, log_in, log_out, login_of, who_has
-from arena.ladder.control import Ladder
-from arena.ladder.db import Entrant
+from arena.ladder.blocks import bot_table
+from arena.ladder.control import REMOTE, Ladder, version_labelled
+from arena.ladder.db import Entrant, VersionState
 from arena.ladder.intake import ARCHIVES
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Series, color, dash, line_chart
 from arena.transports.grpc.server import check_address
 from arena.web.guard import HEADER_LINES, PageLimits, QuietServer, guard, head_size, serve_until_stopped, stop_server
+from arena.web.seat import seat_app
+from arena.web.sitting import Held, Sitting, Sittings
 
-__all__ = ["COOKIE", "FORM_BYTES", "SUBMISSION_SLACK", "LadderSite", "SiteLimits", "ladder_app"]
+__all__ = ["COOKIE", "FORM_BYTES", "SEEDS", "SUBMISSION_SLACK", "LadderSite", "SiteLimits", "ladder_app",
+           "sittings_of"]
 
 COOKIE = "ladder_login"
 """The login cookie's name."""
@@ -86,6 +104,8 @@ SUBMISSION_SLACK = 64 << 10
 FORM_BYTES = 64 << 10
 """The largest body of any other request."""
 SUBMIT_PATHS = ("/submit", "/api/submit")
+SEEDS = 1 << 31
+"""A sitting without a seed of its entrant's gets one drawn below this."""
 REFRESH_S = {"board": 30, "playing": 10}
 """Seconds between reloads of the pages that a projector shows (their script reloads them)."""
 _LOG = logging.getLogger(__name__)
@@ -106,6 +126,10 @@ class SiteLimits(PageLimits):
     in a minute; after them, every login from it is refused until a minute has passed."""
     addresses: int = 10_000
     """Addresses whose attempts are remembered at once (the oldest are forgotten first)."""
+    sittings: int = 4
+    """Sittings (``/play``) in play at once, over all entrants (each entrant has one at most)."""
+    sitting_idle_s: float = 1800.0
+    """Seconds a sitting waits for its entrant to ask for anything before it is stopped and forgotten."""
 
 
 _LIMITS = SiteLimits()
@@ -381,10 +405,12 @@ class _Refusal:
 class _Site:
     """The site's answers: each reads the database in one transaction, in a thread of :attr:`makers`."""
 
-    def __init__(self, ladder: Ladder, limits: SiteLimits, makers: concurrent.futures.Executor) -> None:
+    def __init__(self, ladder: Ladder, limits: SiteLimits, makers: concurrent.futures.Executor,
+                 sittings: Sittings) -> None:
         self.ladder = ladder
         self.limits = limits
         self.makers = makers
+        self.sittings = sittings
         self.attempts = _Attempts(limits.logins_per_minute, limits.addresses)
 
     # -- plumbing ------------------------------------------------------------------------------
@@ -921,6 +947,107 @@ class _Site:
 
         return await self._read(request, make)
 
+    # -- sittings ------------------------------------------------------------------------------
+
+    def _play_page(self, session: Session, login: Login | None, status: int = 200, problem: str = "",
+                   sent: Mapping[str, str] | None = None, mine: int | None = None) -> HTMLResponse:
+        return self._page(session, login, "ladder_play.html", "Play against a version", status,
+                          samples=tuple(OPPONENTS), versions=queries.opponents(session), problem=problem,
+                          sent=sent or {}, mine=mine, idle_minutes=f"{self.limits.sitting_idle_s / 60:g}")
+
+    def _mine(self, login: Login | None) -> int | None:
+        """The number of the login's sitting in play, if any (read on the loop, where sittings change)."""
+        held = [h for h in self.sittings.in_play() if login is not None and h.owner == login.entrant]
+        return held[0].number if held else None
+
+    async def play_form(self, request: Request) -> Response:
+        login = await self._login(request)
+        mine = self._mine(login)
+
+        def work() -> Response:
+            with self._session() as session:
+                return self._play_page(session, login, mine=mine)
+
+        return await self._off_loop(work)
+
+    async def play_json(self, request: Request) -> Response:
+        return await self._read(request, lambda session, login: _json(
+            {"samples": list(OPPONENTS), "versions": queries.opponents(session)}))
+
+    def _opponents(self, chosen: list[str]) -> list[str | dict[str, Any]]:
+        """The three opponents chosen: a sample bot by its name, a version as its ``[[bots]]`` table; a
+        :class:`ConfigError` for anything else."""
+        tables: list[str | dict[str, Any]] = []
+        with self._session() as session:
+            for label in chosen:
+                if label in OPPONENTS:
+                    tables.append(label)
+                    continue
+                if not label:
+                    raise ConfigError("choose an opponent for each of the three seats")
+                version = version_labelled(session, label)
+                if version.state != VersionState.ACTIVE or version.kind == REMOTE:
+                    raise ConfigError(f"{label} cannot be played against: only active versions that the ladder "
+                                      "starts itself can")
+                tables.append(bot_table(version, self.ladder.folder))
+        return tables
+
+    async def start_sitting(self, request: Request) -> Response:
+        login, form, refusal = await self._posted(request)
+        if refusal is None and login is not None and login.entrant is None:
+            refusal = _Refusal(403, "the organiser plays no sitting: log in with an entrant's token to play")
+        if refusal is not None:
+            return await self._say(request, refusal)
+        assert login is not None and login.entrant is not None
+        chosen = [str(form.get(f"opponent{n}", "")).strip() for n in (1, 2, 3)]
+        seed_text = str(form.get("seed", "")).strip()
+        sent = {"seed": seed_text, **{f"opponent{n}": name for n, name in enumerate(chosen, start=1)}}
+        try:
+            seed = _whole(seed_text, "the seed") if seed_text else secrets.randbelow(SEEDS)
+            dealt = self._deal(login.entrant, seed, await self._off_loop(self._opponents, chosen))
+        except ArenaError as err:
+            dealt = _Refusal(400, str(err))
+        if isinstance(dealt, Held):
+            return RedirectResponse(f"/play/{dealt.number}/", 303)
+        mine = self._mine(login)
+
+        def work() -> Response:
+            with self._session() as session:
+                return self._play_page(session, login, dealt.status, dealt.why, sent, mine)
+
+        return await self._off_loop(work)
+
+    def _deal(self, entrant: str, seed: int, opponents: list[str | dict[str, Any]]) -> Held | _Refusal:
+        """Starts a sitting of ``entrant``'s, or says why not. It runs on the loop and awaits nothing, so that no
+        other request starts one in between."""
+        busy = self.sittings.refusal(entrant)
+        if busy is not None:
+            return _Refusal(409, busy)
+        number, folder = self.sittings.next_folder()
+        settings = self.ladder.settings
+        sitting = Sitting(settings.rules, seed, opponents, folder, deadline_ms=settings.deadline_ms,
+                          sandbox=settings.sandbox, records=f"kept by the ladder, in its folder sittings/{folder.name}")
+        return self.sittings.hold(number, entrant, sitting, seat_app(sitting))
+
+    async def seat(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A sitting's seat, for its entrant alone: the requests of its page, handed to its own application."""
+        request = Request(scope, receive)
+        number = scope["path_params"]["number"]
+        held = self.sittings.get(number)
+        login = await self._login(request)
+        if held is None:
+            answer = await self._say(request, _Refusal(404, f"there is no sitting {number} now: it is over, or was "
+                                                            "never started (start one at /play)"))
+        elif login is None or login.entrant != held.owner:
+            answer = await self._say(request, _Refusal(403, "this sitting is another entrant's, or you are not "
+                                                            "logged in: log in, and start your own at /play"))
+        else:
+            if not (request.url.path.endswith("/table") and "since" in request.query_params):
+                held.touch()  # the page's own wait for a change is not its entrant asking
+            await held.page(scope, receive, send)
+            return
+        await answer(scope, receive, send)
+
     async def healthz(self, request: Request) -> Response:
         return PlainTextResponse("ok")
 
@@ -944,12 +1071,19 @@ def _same_origin(request: Request) -> bool:
     return urllib.parse.urlsplit(origin).netloc == request.headers.get("host", "")
 
 
+def sittings_of(ladder: Ladder, limits: SiteLimits = _LIMITS) -> Sittings:
+    """The sittings a site of ``ladder`` holds, none yet, their records in ``sittings/`` of its folder."""
+    return Sittings(ladder.folder / "sittings", at_once=limits.sittings, idle_s=limits.sitting_idle_s)
+
+
 def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
-               makers: concurrent.futures.Executor | None = None) -> Starlette:
+               makers: concurrent.futures.Executor | None = None, sittings: Sittings | None = None) -> Starlette:
     """The site of ``ladder`` as an ASGI application; its answers are made by ``makers`` (threads that read the
-    database: by default a pool of :attr:`SiteLimits.threads` of its own), never on the event loop."""
+    database: by default a pool of :attr:`SiteLimits.threads` of its own), never on the event loop; the sittings
+    it starts are held in ``sittings`` (by default, its own)."""
     site = _Site(ladder, limits, makers or concurrent.futures.ThreadPoolExecutor(limits.threads,
-                                                                                thread_name_prefix="ladder-site"))
+                                                                                thread_name_prefix="ladder-site"),
+                 sittings or sittings_of(ladder, limits))
     routes = [
         Route("/", site.leaderboard), Route("/api/leaderboard", site.leaderboard_json),
         Route("/entrants/{name}", site.entrant), Route("/api/entrants/{name}", site.entrant_json),
@@ -966,6 +1100,9 @@ def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
         Route("/api/submit", site.submit_api, methods=["POST"]),
         Route("/organiser", site.organiser), Route("/api/organiser", site.organiser_json),
         Route("/organiser/{action}", site.organiser_act, methods=["POST"]),
+        Route("/play", site.play_form), Route("/play", site.start_sitting, methods=["POST"]),
+        Route("/api/play", site.play_json),
+        Mount("/play/{number:int}", app=site.seat),
         Route("/final", site.final), Route("/healthz", site.healthz),
     ]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
@@ -983,12 +1120,13 @@ class LadderSite:
     """The site of ``ladder``, served with uvicorn on the running event loop, within :class:`SiteLimits`.
 
     ``address = await site.start(host, port)`` (port 0: a free one) listens and returns ``host:port`` as bound;
-    ``await site.stop()`` stops listening and ends the connections still open.
+    ``await site.stop()`` stops listening, ends the connections still open and stops every sitting.
     """
 
     def __init__(self, ladder: Ladder, limits: SiteLimits = _LIMITS) -> None:
         self.ladder = ladder
         self.limits = limits
+        self.sittings = sittings_of(ladder, limits)
         self._server: QuietServer | None = None
         self._task: asyncio.Task[None] | None = None
         self._listener: socket.socket | None = None
@@ -1020,7 +1158,7 @@ class LadderSite:
         protocol = guard("_SiteGuard", self.limits, _SECURITY, "the ladder's site has too many connections open: it "
                          "answers again in a few seconds\n", self.limits.body_s)
         # uvicorn logs nothing (a failing answer is logged by the site) and leaves the program's logging alone.
-        config = uvicorn.Config(ladder_app(self.ladder, self.limits, makers), http=protocol, ws="none",
+        config = uvicorn.Config(ladder_app(self.ladder, self.limits, makers, self.sittings), http=protocol, ws="none",
                                 lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
                                 proxy_headers=bool(proxy), forwarded_allow_ips=proxy or None,
                                 ssl_certfile=tls[0] if tls else None, ssl_keyfile=tls[1] if tls else None,
@@ -1047,11 +1185,13 @@ class LadderSite:
         return f"[{bound_host}]:{bound_port}" if ":" in bound_host else f"{bound_host}:{bound_port}"
 
     async def stop(self) -> None:
-        """Stops listening and ends the connections still open (an answer being made is dropped)."""
+        """Stops listening, ends the connections still open (an answer being made is dropped) and stops every
+        sitting, with the bots it launched."""
         server, task = self._server, self._task
         if server is None or task is None:
             return
         await stop_server(server, task)
+        await self.sittings.stop()
         if self._makers is not None:
             self._makers.shutdown(wait=False, cancel_futures=True)
         if self._listener is not None:

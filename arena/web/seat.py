@@ -13,7 +13,9 @@
 
 Every form carries the sitting's own token (``csrf``), and a POST that names an ``Origin`` must name this
 page's; a refused answer is explained in the rules' words and asked again, nothing lost. An answer made by the
-page's script (``X-Seat-Script: 1``) is the table alone; a plain form's is a redirect to ``/``. A request
+page's script (``X-Seat-Script: 1``) is the table alone; a plain form's is a redirect to the page. The forms
+and the script name these paths relative to the page, so that a site may mount the application under a prefix
+(the ladder's site serves a sitting at ``/play/N/``; Starlette's ``root_path`` says where). A request
 the page cannot read (a missing field, a body too large, a stale token) is answered with one sentence. Every
 answer carries the Content-Security-Policy (no script but the page's own, by its hash; nothing fetched but
 this server), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin`` and
@@ -106,6 +108,7 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
         "standings": [{"place": state.places[s], "name": state.who(s), "total": format_score(rules, state.totals[s])}
                       for s in order],
         "game": sitting.number, "games": len(sitting.games), "done": sitting.done, "folder": str(sitting.folder),
+        "records": sitting.records,
         "rules": rules.profile_name, "round_count": rules.rounds,
     }
 
@@ -168,7 +171,7 @@ def seat_app(sitting: Sitting, token: str | None = None) -> Starlette:
     def reply(request: Request) -> Response:
         if request.headers.get("x-seat-script") == "1":
             return _answer(request, HTMLResponse(render_table(sitting, secret)))
-        return _answer(request, RedirectResponse("/", status_code=303))
+        return _answer(request, RedirectResponse(_base(request) + "/", status_code=303))
 
     async def guarded(request: Request, act: Callable[[Request], Awaitable[Response]]) -> Response:
         try:
@@ -227,7 +230,8 @@ def seat_app(sitting: Sitting, token: str | None = None) -> Starlette:
         return _answer(request, PlainTextResponse("ok\n"))
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _answer(request, PlainTextResponse("Not found: the table is at /\n", status_code=404))
+        return _answer(request, PlainTextResponse(f"Not found: the table is at {_base(request)}/\n",
+                                                  status_code=404))
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return _answer(request, PlainTextResponse("The page does not take that method here\n", status_code=405))
@@ -237,6 +241,11 @@ def seat_app(sitting: Sitting, token: str | None = None) -> Starlette:
         Route("/play", play, methods=["POST"]), Route("/next", next_game, methods=["POST"]),
         Route("/healthz", healthz),
     ], exception_handlers={404: not_found, 405: not_allowed})
+
+
+def _base(request: Request) -> str:
+    """The path the page is served under: empty at the root, ``/play/N`` where a site mounts it."""
+    return str(request.scope.get("root_path", "")).rstrip("/")
 
 
 def _unquote(text: str) -> str:
