@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.event.backends import REPLACEMENTS
 from arena.event.sandbox import bwrap_problem
 from tests.conftest import free_port
 from tests.helpers.bhoos import BHOOS_BOT
@@ -233,18 +234,24 @@ KILLED = kinds_text([("a", "command", COMMAND), ("b", "command", COMMAND), ("c",
                     extra=UNSANDBOXED).replace("concurrency = 2\n", "concurrency = 2\nworkers = 2\n")
 
 
+_KILLED: set[int] = set()
+"""Workers already returned by :func:`_when_playing` (a pid is not reused within a test)."""
+
+
 def _start(config: Path, folder: Path, log: Path) -> subprocess.Popen[bytes]:
     with log.open("wb") as stderr:
         return subprocess.Popen([sys.executable, "-m", "arena", "run", str(config), "--results", str(folder),
                                  "--no-progress"], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=stderr)
 
 
-def _when_playing(arena: subprocess.Popen[bytes], folder: Path, log: Path) -> list[int]:
-    """Waits until the run has recorded a few games and both workers run bots; the workers."""
+def _when_playing(arena: subprocess.Popen[bytes], folder: Path, log: Path, killed: bool = False) -> list[int]:
+    """Waits until the run has recorded a few games and both workers run bots (``killed``: workers started
+    since the last were killed, and no more than a few games); the workers."""
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and arena.poll() is None:
-        workers = _workers(arena.pid)
-        if len(workers) == 2 and _games_in(folder) >= 8:
+        workers = [pid for pid in _workers(arena.pid) if pid not in _KILLED]
+        if len(workers) == 2 and (_games_in(folder) >= 8 or killed):
+            _KILLED.update(workers)
             return workers
         time.sleep(0.05)
     raise AssertionError(f"the run did not get going: {log.read_text(encoding='utf-8')}")
@@ -257,12 +264,26 @@ def test_kill_9_of_a_worker_or_of_the_arena_then_resume_gives_the_uninterrupted_
     whole = run(config, tmp_path / "whole", timeout=300)
     assert (whole.played, whole.outstanding) == (80, 0)
 
-    # A worker killed: the run ends with status 2 and the reason; the games in flight are lost, the
-    # records written stay, and a resumed run plays the rest.
+    # A worker killed: new workers play the games that were in play, and the run ends as if nothing had
+    # happened, with the same records.
+    arena = _start(config, tmp_path / "handed", tmp_path / "handed.err")
+    try:
+        worker = _when_playing(arena, tmp_path / "handed", tmp_path / "handed.err")[0]
+        os.kill(worker, signal.SIGKILL)
+        assert arena.wait(240) == 0, (tmp_path / "handed.err").read_text(encoding="utf-8")
+    finally:
+        arena.kill()
+        arena.wait()
+    assert "a worker died while playing games" in (tmp_path / "handed.err").read_text(encoding="utf-8")
+    assert stripped_list(tmp_path / "handed") == stripped_list(tmp_path / "whole")
+    assert cli("verify", tmp_path / "handed").returncode == 0
+
+    # Workers that keep dying: past the restarts a run allows, it ends with status 2 and the reason; the
+    # games in flight are lost, the records written stay, and a resumed run plays the rest.
     arena = _start(config, tmp_path / "part", tmp_path / "one.err")
     try:
-        worker = _when_playing(arena, tmp_path / "part", tmp_path / "one.err")[0]
-        os.kill(worker, signal.SIGKILL)
+        for _ in range(REPLACEMENTS + 1):
+            os.kill(_when_playing(arena, tmp_path / "part", tmp_path / "one.err", killed=True)[0], signal.SIGKILL)
         assert arena.wait(60) == 2
     finally:
         arena.kill()

@@ -13,16 +13,18 @@ them in: the records are those of a run in one process.
   where there is none), never by ``fork``, which would copy the threads of a running gRPC server.
   The workers die with the arena's process, however it ends (``kill -9`` included), and with them
   the forkserver and multiprocessing's resource tracker, which live only while a worker or the
-  arena holds their pipes.
+  arena holds their pipes. A worker that dies (killed, out of memory) takes the pool down with it:
+  the arena starts new workers and hands them the chunks that were in play, up to
+  :data:`REPLACEMENTS` times in a run; after that a death ends the run with its reason.
 - :class:`RayPool`: Ray tasks, on a cluster already running (``ray_address = "auto"`` or
   ``"ray://host:port"``) or on one the arena starts on this machine (``ray_address = ""``).
   Every node needs the project and the bots' code installed (``docs/scale.md``).
 
-In a tournament without a remote or ``bhoos_url`` bot, the games of launched bots (``command``,
-``stdio``, ``bhoos``) are pooled too (:mod:`arena.event.placement`): the worker launches them itself, on
-its own arena side (:mod:`arena.event.branch`), and sends back their record lines like any other. Games
-with a remote or ``bhoos_url`` bot at the table are never pooled: they are played by the arena's own
-process, where their connections are.
+The games of launched bots (``command``, ``stdio``, ``bhoos``) are pooled too
+(:mod:`arena.event.placement`): the worker launches them itself, on its own arena side
+(:mod:`arena.event.branch`), and sends back their record lines like any other. Games with a remote or
+``bhoos_url`` bot at the table are never pooled: they are played by the arena's own process, where their
+connections are.
 """
 
 from __future__ import annotations
@@ -59,8 +61,8 @@ from arena.players.pauses import settle
 from arena.players.records import GameRecord, game_lines
 from arena.players.table import TableSettings, play_game
 
-__all__ = ["Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool", "open_pool",
-           "play_chunk"]
+__all__ = ["REPLACEMENTS", "Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool",
+           "open_pool", "play_chunk"]
 
 CHUNK_SECONDS = 0.05
 """The wall time a chunk of games aims at: long enough that handing it out costs little, short
@@ -263,22 +265,56 @@ class Pool(Protocol):
         """Ends the pool (chunks not yet started are cancelled)."""
 
 
-class ProcessPool:
-    """``workers`` processes on this machine."""
+REPLACEMENTS = 3
+"""How many times in a run the workers are started again after one of them died, before a death ends the run."""
 
-    def __init__(self, workers: int) -> None:
+
+class ProcessPool:
+    """``workers`` processes on this machine; ``log`` is told when they are started again after a death."""
+
+    def __init__(self, workers: int, log: Callable[[str], None] = lambda text: None) -> None:
         self.workers = workers
+        self.replaced = 0
+        """How many times the workers were started again (a worker had died)."""
+        self._log = log
         methods = multiprocessing.get_all_start_methods()
         # fork would copy the parent's threads' locks mid-use (a gRPC server's among them): never fork.
-        context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
+        self._context = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         # Workers orphaned by a killed arena would play on and hold their memory for minutes: each
         # watches this pipe, whose writing end only this process holds (its fds are not inherited).
-        watched, self._alive = context.Pipe(duplex=False)
-        self._executor = concurrent.futures.ProcessPoolExecutor(workers, mp_context=context, initializer=_watch_arena,
-                                                                initargs=(watched,))
+        self._watched, self._alive = self._context.Pipe(duplex=False)
+        self._executor = self._start()
+
+    def _start(self) -> concurrent.futures.ProcessPoolExecutor:
+        return concurrent.futures.ProcessPoolExecutor(self.workers, mp_context=self._context,
+                                                      initializer=_watch_arena, initargs=(self._watched,))
 
     def submit(self, context: Context, jobs: Sequence[GameJob]) -> asyncio.Future[Chunk]:
-        return asyncio.wrap_future(self._executor.submit(play_chunk, context, list(jobs)))
+        return asyncio.ensure_future(self._played(context, list(jobs)))
+
+    async def _played(self, context: Context, jobs: list[GameJob]) -> Chunk:
+        """The chunk played, by new workers if a worker died while it was in play or waiting."""
+        while True:
+            executor = self._executor
+            try:
+                return await asyncio.wrap_future(executor.submit(play_chunk, context, jobs))
+            except concurrent.futures.process.BrokenProcessPool:
+                if not self._replace(executor, jobs):
+                    raise
+
+    def _replace(self, broken: concurrent.futures.ProcessPoolExecutor, jobs: Sequence[GameJob]) -> bool:
+        """New workers for a pool a worker's death broke (once for all the chunks it broke); False when the run
+        has had its :data:`REPLACEMENTS`."""
+        if broken is not self._executor:
+            return True  # another chunk of the same pool started the new workers
+        if self.replaced >= REPLACEMENTS:
+            return False
+        self.replaced += 1
+        broken.shutdown(wait=False, cancel_futures=True)
+        self._executor = self._start()
+        self._log(f"a worker died while playing games {jobs[0].game.id} to {jobs[-1].game.id}: new workers play "
+                  f"the games that were in play ({self.replaced} of {REPLACEMENTS} restarts)")
+        return True
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
@@ -335,12 +371,13 @@ def _import_path() -> list[str]:
     return out
 
 
-def open_pool(config: TournamentConfig) -> Pool | None:
-    """The pool a configuration asks for: ``None`` for one process (``workers = 1``, ``backend = "local"``)."""
+def open_pool(config: TournamentConfig, log: Callable[[str], None] = lambda text: None) -> Pool | None:
+    """The pool a configuration asks for: ``None`` for one process (``workers = 1``, ``backend = "local"``);
+    ``log`` hears of workers started again."""
     if config.backend == "ray":
         return RayPool(config.ray_address, config.workers)
     if config.workers > 1:
-        return ProcessPool(config.workers)
+        return ProcessPool(config.workers, log)
     return None
 
 

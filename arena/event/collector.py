@@ -78,14 +78,14 @@ class Collector:
         recorder: Recorder, finished: Callable[[Assignment, GameRecord], None], failed: Callable[[BaseException], None],
         changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None], folder: Path | None = None,
         put_back: Callable[[Assignment], None] = lambda game: None,
-        broken: Callable[[str, str], None] = lambda bot, why: None,
+        broken: Callable[[str, str], None] = lambda bot, why: None, log: Callable[[str], None] = lambda text: None,
     ) -> Collector | None:
         """The collector of the pool the configuration asks for; ``None`` when the games are played in the
-        arena's own process (one worker, or nothing a worker can play: no in-process bot, and launched bots
-        that stay with the arena)."""
+        arena's own process (one worker, or nothing a worker can play: no in-process or launched bot).
+        ``log`` hears of workers started again after one died."""
         if not any(bot.kind == "python" for bot in config.bots) and not launched_on_workers(config):
             return None
-        pool = open_pool(config)
+        pool = open_pool(config, log)
         if pool is None:
             return None
         return cls(pool, config, bots, deal_file, recorder=recorder, finished=finished, failed=failed, changed=changed,

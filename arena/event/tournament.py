@@ -178,7 +178,7 @@ class Tournament:
         self._collector = Collector.open(self.config, self.bots, self.deal_file, recorder=self.recorder,
                                          finished=self._finished, failed=self._fail, changed=self._wake.set,
                                          spawn=self._spawn, folder=self.folder, put_back=self._dispatcher.put_back,
-                                         broken=self._worker_broke)
+                                         broken=self._worker_broke, log=self.log)
         if self._collector is not None:
             self.seating.pooled = self._collector.pooled
         try:
