@@ -4,6 +4,7 @@ games, the live status, and plans that grow or change between runs."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import io
 import json
@@ -17,8 +18,10 @@ from typing import Any
 
 import pytest
 
+from arena.event.config import parse_config
 from arena.event.manifest import Manifest
 from arena.event.status import Progress
+from arena.event.tournament import Tournament
 from tests.conftest import free_port
 from tests.helpers.runs import (
     BOTS,
@@ -445,3 +448,18 @@ def test_a_results_folder_that_cannot_be_made_is_one_line_and_status_2(tmp_path:
     assert result.returncode == 2
     assert result.stderr.strip().splitlines()[-1].startswith("callbreak-arena: error: cannot use ")
     assert "Traceback" not in result.stderr
+
+
+def test_while_no_bot_can_sit_the_arena_does_not_release_the_whole_plan(tmp_path: Path) -> None:
+    # Four remote bots that never come, and a plan of 2,000 deal sets: looking further ahead cannot find a
+    # game to start, so the arena waits with its usual window released, not the whole plan (which costs it
+    # time in proportion to the plan's size squared, before launched bots have even connected).
+    text = tournament_text(FIVE[:4], spec=RANDOM, deal_sets=2000, tournament='forfeit = "wait"\n')
+    text = text.replace("absent_after_s = 30", "absent_after_s = 0.5")
+    for name in FIVE[:4]:
+        text = text.replace(f'name = "{name}"\npython = "{RANDOM}"',
+                            f'name = "{name}"\nremote = true\ntoken = "t{name}"')
+    tournament = Tournament(parse_config(text), tmp_path / "out")
+    summary = asyncio.run(asyncio.wait_for(tournament.run(), 60))
+    assert summary.played == 0 and summary.outstanding == 8000
+    assert tournament._release is not None and tournament._release.number < 100

@@ -60,6 +60,8 @@ class Dispatcher(Generic[SeatT]):
         """Games not started yet, in every block."""
         self.refused = False
         """The last :meth:`pick` passed over a game because one of its bots could not sit."""
+        self.refused_bots: set[str] = set()
+        """The bots that could not sit in the last :meth:`pick` (outside a block's fallback)."""
 
     def add(self, block: Block, done: Container[str] = ()) -> BlockState:
         """Releases a block; ``done`` holds the ids of its games already recorded."""
@@ -132,6 +134,7 @@ class Dispatcher(Generic[SeatT]):
                 self.waiting -= 1
                 free[kind] -= 1
                 started.append((game, seats))
+        self.refused_bots = {bot for bot, in_fallback in unavailable if not in_fallback}
         return started
 
     def finished(self, game: Assignment) -> BlockState:

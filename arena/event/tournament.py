@@ -260,9 +260,11 @@ class Tournament:
                     yielded = time.monotonic()
                 continue
             more = release.number < len(self.deal_sets)
-            if more and dispatcher.refused and (tables.free or pool_slots > 0) and not release.stepwise:
+            if (more and dispatcher.refused and (tables.free or pool_slots > 0) and not release.stepwise
+                    and not self.bots.keys() <= dispatcher.refused_bots):
                 # Room to play, and every game released waits for a bot that cannot sit now: look further
-                # ahead in the plan (nothing waits for an absent bot while other games can be played).
+                # ahead in the plan (nothing waits for an absent bot while other games can be played). When
+                # no bot at all could sit (launched bots still coming up), no game further on could start.
                 self._release_rounds(more=True)
                 continue
             if dispatcher.idle and (decided or not more):
