@@ -31,6 +31,7 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/plan_scale.py
 	$(BIN)/python benchmarks/grpc_table.py
+	$(BIN)/python benchmarks/transports.py
 	$(BIN)/python benchmarks/duplicate_efficiency.py
 	$(BIN)/python benchmarks/coverage.py
 	$(BIN)/python benchmarks/sprt_calibration.py

@@ -41,11 +41,11 @@ from pathlib import Path
 from typing import Any
 
 import grpc
+from trivial_bots import TrivialBot, raw_bot, trivial_answer  # benchmarks/trivial_bots.py
 
-from arena.botkit import Bot, play_session
+from arena.botkit import play_session
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.core.views import View
 from arena.players.table import TableSettings
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.session import Session
@@ -59,18 +59,6 @@ from tests.helpers.seating import seat_and_play
 DECISIONS_PER_DEAL = 56
 LEGAL = ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS", "AS"]
 ROOT = Path(__file__).resolve().parent.parent
-
-
-class TrivialBot(Bot):
-    """The lowest legal call and the first legal card: all transport, no thought."""
-
-    name = "trivial"
-
-    def call(self, view: View) -> int:
-        return view.legal_calls[0]
-
-    def play(self, view: View) -> str:
-        return str(view.legal.cards()[0])
 
 
 # -- the bare table ----------------------------------------------------------------------------
@@ -102,32 +90,6 @@ async def bare_table(seats: list[grpc.aio.ServicerContext], stop: float) -> int:
             assert answer.play.request_id == request_id
             decisions += 1
     return decisions
-
-
-def trivial_answer(msg: pb.ConnectResponse) -> pb.ConnectRequest | None:
-    """The first legal call or card, for a request; ``None`` for anything else."""
-    kind = msg.WhichOneof("kind")
-    if kind == "play_request":
-        request = msg.play_request
-        return pb.ConnectRequest(play=pb.PlayAnswer(request_id=request.request_id, card=request.legal_cards[0]))
-    if kind == "call_request":
-        call = msg.call_request
-        return pb.ConnectRequest(call=pb.CallAnswer(request_id=call.request_id, call=call.legal_calls[0]))
-    return None
-
-
-async def raw_bot(address: str, token: str = "x") -> None:
-    """A trivial bot written straight against the protocol: the first legal call or card, at once."""
-    async with grpc.aio.insecure_channel(address) as channel:
-        stream = pb_grpc.ArenaStub(channel).Connect()
-        await stream.write(pb.ConnectRequest(hello=pb.Hello(token=token, protocol_version=1)))
-        while True:
-            msg = await stream.read()
-            if msg is grpc.aio.EOF:
-                return
-            answer = trivial_answer(msg)
-            if answer is not None:
-                await stream.write(answer)
 
 
 # -- drivers -----------------------------------------------------------------------------------
