@@ -16,7 +16,10 @@ over its standard streams (a process per seat per game), each at ``--tables`` ta
 configuration's ``[sandbox]`` says by default (in bubblewrap where it runs). For each kind it prints deals
 per second with 1 and N workers, their ratio, the CPU the arena's own (parent) process spends per deal and
 its ratio, against the targets (at most 0.2 x the one process's CPU per deal, at least 1.3 x as fast), and
-the hours a million deals would take. ``--launched-deal-sets`` sizes the tournaments of launched bots.
+the hours a million deals would take. Where ``/proc/stat`` is there, it also prints the CPU the whole
+machine spent per deal (the arena, its workers, every bot's process) and the deals per second the machine's
+cores would allow at that cost: workers cannot beat that ceiling. ``--launched-deal-sets`` sizes the
+tournaments of launched bots.
 
 With ``--baseline DIR``, each repetition also runs the same tournament with the code in DIR
 (another copy of the project, e.g. ``git worktree add /tmp/before <commit>``), the two interleaved
@@ -95,9 +98,21 @@ def kind_config(kind: str, deal_sets: int, tables: int) -> str:
     return head.format(deal_sets=deal_sets) + bots
 
 
-def once(deal_sets: int, workers: int = 1, text: str | None = None) -> tuple[float, float, int, float]:
+def busy_cpu_s() -> float | None:
+    """The CPU seconds every core of this machine has spent busy since it started (``/proc/stat``: all but
+    idle and iowait), or ``None`` where there is no such file."""
+    try:
+        fields = Path("/proc/stat").read_text(encoding="ascii").split("\n", 1)[0].split()[1:]
+    except OSError:
+        return None
+    ticks = [int(field) for field in fields[:8]]
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def once(deal_sets: int, workers: int = 1, text: str | None = None) -> tuple[float, float, int, float, float | None]:
     """(deals/s for games and records, deals/s for the whole run, deals, CPU µs of the arena's own
-    process per deal while playing) of one tournament.
+    process per deal while playing, CPU µs of the whole machine per deal while playing: the arena, its
+    workers and every bot's process, and anything else running) of one tournament.
 
     A run from the command line ends by recomputing the standings from the records file; that pass
     is timed on its own and added for the second figure."""
@@ -107,15 +122,18 @@ def once(deal_sets: int, workers: int = 1, text: str | None = None) -> tuple[flo
     with tempfile.TemporaryDirectory() as folder:
         results = Path(folder) / "bench"
         tournament = Tournament(config, results)
-        start, cpu = time.perf_counter(), time.process_time()
+        start, cpu, machine = time.perf_counter(), time.process_time(), busy_cpu_s()
         summary = asyncio.run(tournament.run())
         elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu
+        after = busy_cpu_s()
+        machine = after - machine if after is not None and machine is not None else None
         start = time.perf_counter()
         write_standings(results)
         standings = time.perf_counter() - start
         deals = sum(1 for _ in (results / "records.jsonl").open())
     assert summary.played * 5 == deals
-    return deals / elapsed, deals / (elapsed + standings), deals, cpu / deals * 1e6
+    return (deals / elapsed, deals / (elapsed + standings), deals, cpu / deals * 1e6,
+            machine / deals * 1e6 if machine is not None else None)
 
 
 def measured(deal_sets: int, tree: Path, workers: int = 1) -> tuple[float, float, int, float | None]:
@@ -125,17 +143,17 @@ def measured(deal_sets: int, tree: Path, workers: int = 1) -> tuple[float, float
     out = subprocess.run([sys.executable, __file__, "--child", str(deal_sets), *extra], env=env, cwd=tree,
                          capture_output=True, text=True, check=True).stdout
     rate, overall, deals, *cpu = json.loads(out.splitlines()[-1])  # an older tree gives no CPU figure
-    return float(rate), float(overall), int(deals), float(cpu[0]) if cpu else None
+    return float(rate), float(overall), int(deals), float(cpu[0]) if cpu and cpu[0] is not None else None
 
 
-def measured_kind(kind: str, deal_sets: int, tables: int, workers: int) -> tuple[float, int, float]:
-    """(deals/s playing and recording, deals, the arena's CPU µs per deal) of one tournament of ``kind``, in a
-    process of its own."""
+def measured_kind(kind: str, deal_sets: int, tables: int, workers: int) -> tuple[float, int, float, float | None]:
+    """(deals/s playing and recording, deals, the arena's CPU µs per deal, the machine's CPU µs per deal) of one
+    tournament of ``kind``, in a process of its own."""
     out = subprocess.run([sys.executable, __file__, "--child", str(deal_sets), "--child-workers", str(workers),
                           "--child-kind", kind, "--tables", str(tables)], env={**os.environ, "PYTHONPATH": str(ROOT)},
                          cwd=ROOT, capture_output=True, text=True, check=True).stdout
-    rate, _, deals, cpu = json.loads(out.splitlines()[-1])
-    return float(rate), int(deals), float(cpu)
+    rate, _, deals, cpu, machine = json.loads(out.splitlines()[-1])
+    return float(rate), int(deals), float(cpu), machine
 
 
 def kinds(args: argparse.Namespace) -> int:
@@ -149,14 +167,19 @@ def kinds(args: argparse.Namespace) -> int:
     setups = [(kind, workers) for kind in names for workers in (1, args.workers)]
     rates: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
     cpus: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
+    machines: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
     for repeat in range(args.repeats):
         for kind, workers in (setups if repeat % 2 == 0 else setups[::-1]):
             deal_sets = args.deal_sets if kind == "python" else args.launched_deal_sets
-            rate, deals, cpu = measured_kind(kind, deal_sets, args.tables, workers)
+            rate, deals, cpu, machine = measured_kind(kind, deal_sets, args.tables, workers)
             rates[kind, workers].append(rate)
             cpus[kind, workers].append(cpu)
+            busy = ""
+            if machine is not None:
+                machines[kind, workers].append(machine)
+                busy = f"; the machine {machine:8,.0f} µs CPU a deal, {machine * rate / 1e6:4.2f} cores busy"
             print(f"{kind:8s} {workers} worker{'s' if workers > 1 else ' '} {deals:6d} deals: {rate:8,.0f} deals/s; "
-                  f"the arena's process {cpu:8,.0f} µs CPU a deal", flush=True)
+                  f"the arena's process {cpu:8,.0f} µs CPU a deal{busy}", flush=True)
     most, least = KIND_TARGETS
     print(f"medians of {args.repeats}; {args.workers} workers against one process, at {args.tables} tables "
           f"(launched bots) on {os.cpu_count()} cores:")
@@ -172,6 +195,17 @@ def kinds(args: argparse.Namespace) -> int:
             f"{', ' if share > most and speed < least else ''}{'speed-up < ' + str(least) if speed < least else ''}")
         print(f"{kind:8s} {one:12,.0f} {many:12,.0f} {speed:6.2f}x {cpu_one:17,.0f} {cpu_many:6,.0f} {share:6.2f} "
               f"{1e6 / one / 3600:18.2f} {1e6 / many / 3600:6.2f}  {verdict}")
+    if all(machines.values()):
+        # Where one process already keeps the cores busy, workers cannot make it faster: the ceiling is the
+        # machine's cores over its CPU per deal.
+        print(f"the machine's CPU per deal (the arena, workers and bots), and the deals/s its {os.cpu_count()} cores "
+              "would allow at that cost:")
+        for kind in names:
+            for workers in (1, args.workers):
+                machine = statistics.median(machines[kind, workers])
+                print(f"{kind:8s} {workers} worker{'s' if workers > 1 else ' '} {machine:10,.0f} µs a deal; "
+                      f"ceiling {(os.cpu_count() or 1) * 1e6 / machine:8,.0f} deals/s; measured "
+                      f"{statistics.median(rates[kind, workers]):8,.0f}")
     return 0
 
 
