@@ -26,9 +26,12 @@ import uvicorn
 from starlette.types import Scope
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from arena.errors import ConfigError
+from arena.transports.grpc.server import check_address
+
 __all__ = [
-    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "fields", "guard", "head_size", "plain",
-    "serve_until_stopped", "stop_server",
+    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "fields", "guard", "head_size", "listen",
+    "plain", "serve_until_stopped", "stop_server",
 ]  # fmt: skip
 
 
@@ -184,6 +187,20 @@ class QuietServer(uvicorn.Server):
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)
         self.listening.set()
+
+
+def listen(page: str, host: str, port: int, backlog: int = 128) -> socket.socket:
+    """A socket listening on ``host:port`` (IPv6 when the host has a colon, brackets or not) for ``page`` (``the
+    live page``, say); a :class:`ConfigError` naming the page when the address is not one or cannot be had."""
+    try:
+        check_address(host, port)
+    except ConfigError as err:
+        raise ConfigError(f"{page}: {err}") from None
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        return socket.create_server((host.strip("[]"), port), family=family, backlog=backlog)
+    except OSError as err:
+        raise ConfigError(f"{page}: cannot listen on {host}:{port}: {err.strerror}") from None
 
 
 async def serve_until_stopped(server: QuietServer, listener: socket.socket) -> None:

@@ -89,8 +89,16 @@ from arena.ladder.db import Entrant, VersionState
 from arena.ladder.intake import ARCHIVES
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Series, color, dash, line_chart
-from arena.transports.grpc.server import check_address
-from arena.web.guard import HEADER_LINES, PageLimits, QuietServer, guard, head_size, serve_until_stopped, stop_server
+from arena.web.guard import (
+    HEADER_LINES,
+    PageLimits,
+    QuietServer,
+    guard,
+    head_size,
+    listen,
+    serve_until_stopped,
+    stop_server,
+)
 from arena.web.seat import seat_app
 from arena.web.sitting import Held, Sitting, Sittings
 
@@ -1145,15 +1153,7 @@ class LadderSite:
         for path in tls or ():
             if not path.is_file():
                 raise ConfigError(f"the ladder's site: there is no TLS file {path}")
-        try:
-            check_address(host, port)
-        except ConfigError as err:
-            raise ConfigError(f"the ladder's site: {err}") from None
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
-            listener = socket.create_server((host.strip("[]"), port), family=family, backlog=128)
-        except OSError as err:
-            raise ConfigError(f"the ladder's site: cannot listen on {host}:{port}: {err.strerror}") from None
+        listener = listen("the ladder's site", host, port)
         makers = concurrent.futures.ThreadPoolExecutor(self.limits.threads, thread_name_prefix="ladder-site")
         protocol = guard("_SiteGuard", self.limits, _SECURITY, "the ladder's site has too many connections open: it "
                          "answers again in a few seconds\n", self.limits.body_s)

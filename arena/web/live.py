@@ -32,10 +32,8 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from arena.errors import ConfigError
 from arena.rating.leaderboard import POLICY, Board, render_board, render_page
-from arena.transports.grpc.server import check_address
-from arena.web.guard import HEADER_LINES, TEXT, PageLimits, fields, guard, head_size
+from arena.web.guard import HEADER_LINES, TEXT, PageLimits, fields, guard, head_size, listen
 from arena.web.watch import Watch, WatchOptions, watch_routes
 
 __all__ = ["PATHS", "SPECTATORS", "LivePage", "PageLimits", "live_app"]
@@ -204,15 +202,7 @@ class LivePage:
     def start(self) -> str:
         """Starts serving and returns the page's address; a :class:`ConfigError` when the address cannot be
         listened on."""
-        try:
-            check_address(self.host, self.port)
-        except ConfigError as err:
-            raise ConfigError(f"the live page: {err}") from None
-        family = socket.AF_INET6 if ":" in self.host else socket.AF_INET
-        try:
-            listener = socket.create_server((self.host.strip("[]"), self.port), family=family, backlog=128)
-        except OSError as err:
-            raise ConfigError(f"the live page: cannot listen on {self.host}:{self.port}: {err.strerror}") from None
+        listener = listen("the live page", self.host, self.port)
         self.port = int(listener.getsockname()[1])
         self._server = _Server(self.board, listener, self.limits, self.watch)
         self._server.start()

@@ -46,8 +46,7 @@ from arena.errors import CardError, ConfigError
 from arena.players.base import DecisionKind
 from arena.players.web import SeatState
 from arena.rating.pages import policy
-from arena.transports.grpc.server import check_address
-from arena.web.guard import PageLimits, QuietServer, guard, serve_until_stopped, stop_server
+from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
 from arena.web.sitting import Sitting
 
 __all__ = ["BODY_BYTES", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
@@ -273,15 +272,7 @@ class SeatSite:
 
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> str:
         """Serves from now on, until :meth:`stop`; returns the page's address (``http://host:port/``)."""
-        try:
-            check_address(host, port)
-        except ConfigError as err:
-            raise ConfigError(f"the seat's page: {err}") from None
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        try:
-            listener = socket.create_server((host.strip("[]"), port), family=family, backlog=64)
-        except OSError as err:
-            raise ConfigError(f"the seat's page: cannot listen on {host}:{port}: {err.strerror}") from None
+        listener = listen("the seat's page", host, port, backlog=64)
         protocol = guard("_SeatGuard", self.limits, _SECURITY, "the page has too many connections open: it answers "
                          "again in a few seconds\n", 30.0)
         config = uvicorn.Config(seat_app(self.sitting), http=protocol, ws="none", lifespan="off", log_config=None,
