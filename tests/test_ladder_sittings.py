@@ -34,6 +34,7 @@ from arena.ladder.founding import found_ladder
 from arena.web.ladder import LadderSite, SiteLimits
 from arena.web.sitting import PERSON
 from tests.helpers.ladder import GOOD_BOT, SANDBOX
+from tests.helpers.pages import asked, version
 from tests.helpers.runs import RANDOM
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -66,8 +67,8 @@ def field(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Field]:
     tokens["dave"] = ladder.add_entrant("dave", remote=True)
     submitted = ladder.submit("bob", "lowest.py", GOOD_BOT.encode())
     with ladder.session() as session:
-        for version in session.scalars(select(Version)):
-            version.state, version.activated = VersionState.ACTIVE, utc_now()
+        for row in session.scalars(select(Version)):
+            row.state, row.activated = VersionState.ACTIVE, utc_now()
     tokens["organiser"] = organiser
     yield Field(ladder, tokens, folder / submitted.path)
     ladder.close()
@@ -138,31 +139,19 @@ def within(seconds: float, condition: Callable[[], bool]) -> bool:
     return True
 
 
-def _asked(html: str) -> str:
-    found = re.search(r'data-asked="(\w*)"', html)
-    assert found is not None, html[:300]
-    return found.group(1)
-
-
-def _version(html: str) -> int:
-    found = re.search(r'data-version="(\d+)"', html)
-    assert found is not None
-    return int(found.group(1))
-
-
 def play_through(browser: httpx.Client, base: str, token: str, during: Callable[[], None]) -> str:
     """Plays the sitting at ``base`` to its end through the seat's forms (``during`` is called at the first
     card asked of each game); returns the last table."""
     html = browser.get(f"{base}table").text
     asked_in = set()
     while True:
-        while not _asked(html) and 'id="next"' not in html and 'id="done"' not in html:
-            html = browser.get(f"{base}table", params={"since": _version(html)}).text
+        while not asked(html) and 'id="next"' not in html and 'id="done"' not in html:
+            html = browser.get(f"{base}table", params={"since": version(html)}).text
         if 'id="done"' in html:
             return html
         if 'id="next"' in html:
             html = browser.post(f"{base}next", data={"csrf": token}, headers=SCRIPT).text
-        elif _asked(html) == "call":
+        elif asked(html) == "call":
             html = browser.post(f"{base}call", data={"csrf": token, "call": "1"}, headers=SCRIPT).text
         else:
             game = re.search(r"Game (\d) of 4", html)
@@ -199,8 +188,8 @@ def test_an_entrant_plays_a_deal_set_against_a_submitted_version_and_its_records
             found = TOKEN.search(page.text)
             assert found is not None
             html = page.text
-            while _asked(html) != "call":
-                html = browser.get(f"{seat}table", params={"since": _version(html)}).text
+            while asked(html) != "call":
+                html = browser.get(f"{seat}table", params={"since": version(html)}).text
             plain = browser.post(f"{seat}call", data={"csrf": found.group(1), "call": "lots"})
             assert plain.status_code == 303 and plain.headers["location"] == seat  # a form without the script
             seen: list[set[int]] = []
@@ -282,7 +271,7 @@ def started(browser: httpx.Client, csrf: str, *opponents: str) -> str:
     seat = answer.headers["location"]
     html = browser.get(f"{seat}table").text
     while "Round 1:" not in html:
-        html = browser.get(f"{seat}table", params={"since": _version(html)}).text
+        html = browser.get(f"{seat}table", params={"since": version(html)}).text
     return seat
 
 
@@ -335,7 +324,7 @@ def test_in_chromium_the_play_page_deals_a_sitting_whose_seat_plays_under_its_pr
             games = 0
             while True:
                 page.wait_for_selector("button.card.legal, button[data-call], #next, #done")
-                version = page.get_attribute("#table", "data-version")
+                shown = page.get_attribute("#table", "data-version")
                 if page.query_selector("#done"):
                     break
                 if page.query_selector("#next"):
@@ -346,7 +335,7 @@ def test_in_chromium_the_play_page_deals_a_sitting_whose_seat_plays_under_its_pr
                 else:
                     page.click("button.card.legal")
                 page.wait_for_function(
-                    "v => +document.getElementById('table').getAttribute('data-version') > +v", arg=version)
+                    "v => +document.getElementById('table').getAttribute('data-version') > +v", arg=shown)
             assert "kept by the ladder, in its folder sittings/" in page.inner_text("#done")
             assert games == 4
         finally:

@@ -24,22 +24,11 @@ from arena.event.store import ResultsStore
 from arena.players.records import GameRecords
 from arena.web.seat import BODY_BYTES, SeatSite, card_text
 from arena.web.sitting import PERSON, Sitting
+from tests.helpers.pages import asked, version
 
 RULES = Rules.profile("nepali").with_text_switches(["rounds=1"])
 TOKEN = re.compile(r'name="csrf" value="([^"]+)"')
 WORDS = re.compile(r'(?:title|aria-label)="(10|[2-9JQKA]) of (spades|hearts|diamonds|clubs)')
-
-
-def _asked(html: str) -> str:
-    found = re.search(r'data-asked="(\w*)"', html)
-    assert found is not None, html[:300]
-    return found.group(1)
-
-
-def _version(html: str) -> int:
-    found = re.search(r'data-version="(\d+)"', html)
-    assert found is not None
-    return int(found.group(1))
 
 
 def _shown(html: str) -> set[str]:
@@ -69,8 +58,8 @@ async def _sitting(folder: Path, drive: Driver, opponents: tuple[str, ...] = ("r
 
 async def _next_asked(client: httpx.AsyncClient, html: str) -> str:
     """The table, once the page asks for something (or the deal set is over)."""
-    while not _asked(html) and "id=\"next\"" not in html and "id=\"done\"" not in html:
-        html = (await client.get("/table", params={"since": _version(html)})).text
+    while not asked(html) and "id=\"next\"" not in html and "id=\"done\"" not in html:
+        html = (await client.get("/table", params={"since": version(html)})).text
     return html
 
 
@@ -88,7 +77,7 @@ def test_a_whole_deal_set_played_through_the_page_verifies_and_shows_no_hidden_c
                 return
             if 'id="next"' in html:
                 html = (await client.post("/next", data={"csrf": token}, headers=script)).text
-            elif _asked(html) == "call":
+            elif asked(html) == "call":
                 html = (await client.post("/call", data={"csrf": token, "call": "2"}, headers=script)).text
             else:
                 legal = re.findall(r'data-card="(\w+)" class="card [^"]*legal', html)
@@ -126,7 +115,7 @@ def _hidden(html: str, games: list[GameRecords]) -> set[str]:
 def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> None:
     async def drive(client: httpx.AsyncClient, token: str) -> None:
         html = await _next_asked(client, (await client.get("/table")).text)
-        assert _asked(html) == "call"
+        assert asked(html) == "call"
         refused = await client.post("/call", data={"csrf": "stale", "call": "2"})
         assert refused.status_code == 403 and "out of date" in refused.text
         refused = await client.post("/call", data={"csrf": token, "call": "2"},
@@ -146,14 +135,14 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         assert answered.status_code == 200
         assert ("Not allowed: 14 is not a legal call: call a whole number from 1 to 13 under the nepali rules"
                 in answered.text)
-        assert _asked(answered.text) == "call"
+        assert asked(answered.text) == "call"
         answered = await client.post("/call", data={"csrf": token, "call": "lots"}, headers={"X-Seat-Script": "1"})
         assert "Not allowed: &#39;lots&#39; is not a legal call" in answered.text
         # A plain form (no script) is sent back to the page, which shows the same.
         plain = await client.post("/call", data={"csrf": token, "call": "3"})
         assert plain.status_code == 303 and plain.headers["location"] == "/"
         html = await _next_asked(client, (await client.get("/table")).text)
-        assert _asked(html) == "play" and "Not allowed" not in html
+        assert asked(html) == "play" and "Not allowed" not in html
         hand = set(re.findall(r'data-card="(\w+)"', html))
         greyed = re.findall(r'data-card="(\w+)" class="card [^"]*greyed', html)
         held_not = next(str(c) for c in (Card.parse(f"{r}{s}") for r in "23456789TJQKA" for s in "SHDC")

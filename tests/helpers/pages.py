@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 
@@ -78,3 +79,17 @@ def cells(row: Node) -> list[str]:
 
 def body_rows(table: Node) -> list[Node]:
     return [row for body in table.all("tbody") for row in body.all("tr")]
+
+
+def asked(html: str) -> str:
+    """What a seat's table (``GET /table``) asks of the person: ``call``, ``play``, or nothing."""
+    found = re.search(r'data-asked="(\w*)"', html)
+    assert found is not None, html[:300]
+    return found.group(1)
+
+
+def version(html: str) -> int:
+    """The version of a seat's table, for ``GET /table?since=``."""
+    found = re.search(r'data-version="(\d+)"', html)
+    assert found is not None
+    return int(found.group(1))
