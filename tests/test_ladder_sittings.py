@@ -303,6 +303,9 @@ def test_in_chromium_the_play_page_deals_a_sitting_whose_seat_plays_under_its_pr
         pytest.skip(f"no Chromium at {CHROMIUM} (apt-get install -y chromium)")
     errors: list[str] = []
     requests: list[str] = []
+    shots = field.ladder.folder.parent / "screenshots"  # kept beside the test's ladder, their folder printed
+    shots.mkdir()
+    print(f"screenshots in {shots}")
     with serving(field.ladder, SiteLimits(logins_per_minute=1000)) as (url, _), \
             sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
@@ -315,8 +318,10 @@ def test_in_chromium_the_play_page_deals_a_sitting_whose_seat_plays_under_its_pr
             page.click("button[type=submit]")
             page.goto(f"{url}/play")
             assert page.evaluate("document.documentElement.scrollWidth") <= 390
+            page.screenshot(path=str(shots / "play-phone.png"), full_page=True)
             page.set_viewport_size({"width": 1024, "height": 768})
             assert page.evaluate("document.documentElement.scrollWidth") <= 1024
+            page.screenshot(path=str(shots / "play-projector.png"), full_page=True)
             page.select_option("#opponent1", "bob#1")
             page.fill("#seed", "11")
             page.click("form.ask button[type=submit]")
