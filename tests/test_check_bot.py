@@ -62,7 +62,7 @@ def test_a_careless_bot_fails_the_check_of_the_rule_it_breaks(
 @pytest.mark.slow
 def test_a_late_launched_bot_fails_the_deadline_check(tmp_path: Path) -> None:
     command = f"{{python}} {CARELESS} Dawdler --arena {{address}}"
-    result = cli("check-bot", "--command", command, "--deadline-ms", "100", "--games", "4",
+    result = cli("check-bot", "--command", command, "--deadline-ms", "100", "--games", "4", "--profile", "nepali",
                  "--logs", tmp_path / "logs", timeout=300)
     assert result.returncode == 1
     out = lines(result.stdout)
