@@ -1,8 +1,14 @@
 """Shared fixtures of the gRPC tests: arenas on port 0 and bot subprocesses that are always killed.
 
 Async code runs under ``asyncio.run`` inside plain tests (see :func:`run`), with a timeout, so a
-bug can fail a test but never hang the suite. Every bot process writes its stdout and stderr to
-files in the test's ``tmp_path``; the ``bots`` fixture kills whatever is still running at teardown.
+bug can fail a test but never hang the suite; every test also has pytest-timeout's limit (pyproject.toml),
+for a hang outside the timed coroutine. Every bot process writes its stdout and stderr to files in the
+test's ``tmp_path``; the ``bots`` fixture kills whatever is still running at teardown.
+
+gRPC's asyncio layer is started here once, from the main thread, and kept for the whole session. Otherwise
+it is stopped and started again at the end of every ``asyncio.run`` that used it, and that stop joins its
+polling thread, which can wait forever for an operation left on its queue (a hang seen after hundreds of
+runs in one process).
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ from typing import Any, TypeVar
 
 import grpc
 import pytest
+from grpc.experimental.aio import init_grpc_aio
 
 from arena.core.rules import Rules
 from arena.players.records import GameRecord
@@ -35,6 +42,8 @@ HEURISTIC_BOT = ROOT / "sample_bots" / "heuristic_bot.py"
 FAKE_BOTS = ROOT / "tests" / "fake_bots.py"
 
 _T = TypeVar("_T")
+
+init_grpc_aio()
 
 
 def run(coro: Coroutine[Any, Any, _T], timeout: float = 60.0) -> _T:
