@@ -16,10 +16,13 @@ over its standard streams (a process per seat per game), each at ``--tables`` ta
 configuration's ``[sandbox]`` says by default (in bubblewrap where it runs). For each kind it prints deals
 per second with 1 and N workers, their ratio, the CPU the arena's own (parent) process spends per deal and
 its ratio, against the targets (at most 0.2 x the one process's CPU per deal, at least 1.3 x as fast), and
-the hours a million deals would take. Where ``/proc/stat`` is there, it also prints the CPU the whole
-machine spent per deal (the arena, its workers, every bot's process) and the deals per second the machine's
-cores would allow at that cost: workers cannot beat that ceiling. ``--launched-deal-sets`` sizes the
-tournaments of launched bots.
+the hours a million deals would take. ``command-native`` and ``stdio-native`` are the same with the trivial
+C++ gRPC bot and C stdio bot of ``benchmarks/native/`` (built on first use; they need a C and C++ compiler,
+protoc and the gRPC C++ library, on Debian ``libgrpc++-dev protobuf-compiler-grpc``): the first legal call
+or card at once, so that the bots cost next to nothing and the arena's own work is what is measured.
+Where ``/proc/stat`` is there, it also prints the CPU the whole machine spent per deal (the arena, its
+workers, every bot's process) and the deals per second the machine's cores would allow at that cost: workers
+cannot beat that ceiling. ``--launched-deal-sets`` sizes the tournaments of launched bots.
 
 With ``--baseline DIR``, each repetition also runs the same tournament with the code in DIR
 (another copy of the project, e.g. ``git worktree add /tmp/before <commit>``), the two interleaved
@@ -27,6 +30,7 @@ so that they share the machine's noise, and the ratio of the medians is printed.
 
     python benchmarks/tournament.py [--deal-sets 500] [--repeats 3] [--workers 2] [--baseline DIR]
     python benchmarks/tournament.py --kinds python,command,stdio [--launched-deal-sets 15] [--tables 4]
+    python benchmarks/tournament.py --kinds command-native,stdio-native
 """
 
 from __future__ import annotations
@@ -43,6 +47,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from trivial_bots import NATIVE_BUILD, native_bots
 
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
@@ -82,8 +88,12 @@ STDIO = ROOT / "sample_bots" / "stdio" / "lowest_bot.py"
 LAUNCHED = {
     "command": 'command = "{{python}} -m sample_bots.random_bot --arena {{address}} --seed {{seed}}"',
     "stdio": f'stdio = "{{{{python}}}} {STDIO}"',
+    "command-native": f'command = "{NATIVE_BUILD / "trivial_bot"} --arena {{{{address}}}}"',
+    "stdio-native": f'stdio = "{NATIVE_BUILD / "trivial_stdio"}"',
 }
-"""The ``[[bots]]`` line of each kind of launched bot (doubled braces: the placeholders stay)."""
+"""The ``[[bots]]`` line of each kind of launched bot (doubled braces: the placeholders stay). The ``-native``
+kinds are the trivial C++ gRPC bot and C stdio bot of ``benchmarks/native/``, built on first use: what the
+arena costs when the bots themselves cost next to nothing, as a compiled entry does."""
 KIND_TARGETS = (0.2, 1.3)
 """With workers: the most of the one process's CPU per deal the arena's process may spend, and the least
 speed-up."""
@@ -161,9 +171,15 @@ def kinds(args: argparse.Namespace) -> int:
     names = [k.strip() for k in args.kinds.split(",") if k.strip()]
     unknown = [k for k in names if k != "python" and k not in LAUNCHED]
     if unknown or args.workers < 2:
-        print(f"--kinds takes python, command and stdio, with --workers 2 or more (not {', '.join(unknown)})",
+        print(f"--kinds takes python, {', '.join(LAUNCHED)}, with --workers 2 or more (not {', '.join(unknown)})",
               file=sys.stderr)
         return 2
+    if any(kind.endswith("-native") for kind in names):
+        try:
+            native_bots()
+        except RuntimeError as error:
+            print(error, file=sys.stderr)
+            return 2
     setups = [(kind, workers) for kind in names for workers in (1, args.workers)]
     rates: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
     cpus: dict[tuple[str, int], list[float]] = {setup: [] for setup in setups}
@@ -218,7 +234,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=2, metavar="N",
                         help="also time this tree with N worker processes (1: only one process)")
     parser.add_argument("--kinds", default="", metavar="KINDS",
-                        help="python, command and/or stdio, comma-separated: each kind with 1 and N workers")
+                        help="python, command, stdio, command-native and/or stdio-native, comma-separated: each "
+                             "kind with 1 and N workers")
     parser.add_argument("--launched-deal-sets", type=int, default=15,
                         help="deal sets of the tournaments of launched bots (--kinds)")
     parser.add_argument("--tables", type=int, default=4, help="tables at once for launched bots (concurrency)")
