@@ -7,7 +7,9 @@ as real processes in the sandbox where bubblewrap is installed.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import json
 import os
 import random
 import shutil
@@ -388,3 +390,70 @@ def test_a_remote_entrant_plays_while_connected_and_its_blocks_are_void_while_it
     found = check_ladder(ladder)
     assert found.ok, found.problems
     ladder.close()
+
+
+# --- the final ---------------------------------------------------------------------------------------
+
+
+def _final_ladder(folder: Path, workers: int) -> Ladder:
+    """Four in-process versions, checked, and the final started on 100 deal sets, under one name and secret
+    seed."""
+    ladder = make_ladder(folder, name='"cup"', seed="20261203", workers=str(workers))
+    for name, bot in (("rand-a", RANDOM), ("heur-a", HEURISTIC), ("rand-b", RANDOM), ("heur-b", HEURISTIC)):
+        ladder.add_entrant(name, python=bot)
+    serve_until(ladder, lambda session: session.scalar(select(func.count()).select_from(Version).where(
+        Version.state == VersionState.ACTIVE)) == 4)  # each version checked
+    ladder.start_final(100)
+    return ladder
+
+
+def _final_records(folder: Path) -> list[str]:
+    """The final's record lines less their timings, sorted: two tables at once write them as they finish."""
+    records = [json.loads(line) for line in (folder / "final" / "records.jsonl").read_text().splitlines()]
+    for record in records:
+        record.pop("timings")
+    return sorted(json.dumps(record, sort_keys=True) for record in records)
+
+
+def _final_over(session: Session) -> bool:
+    return Ladder.state(session).final_state == "done"
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
+            for child in (task / "children").read_text().split()]
+
+
+def _pool_workers(ladder: Ladder, seen: list[int]) -> None:
+    """Notes how many worker processes this process's multiprocessing forkserver has started and still runs."""
+    count = 0
+    for child in _children(os.getpid()):
+        with contextlib.suppress(OSError):
+            if b"multiprocessing.forkserver" in Path(f"/proc/{child}/cmdline").read_bytes():
+                count += len(_children(child))
+    seen.append(count)
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="counts worker processes in /proc")
+def test_the_final_plays_on_the_workers_asked_for_resumes_after_a_stop_and_gives_one_process_records(
+        tmp_path: Path) -> None:
+    seen_one: list[int] = []
+    one = _final_ladder(tmp_path / "one", workers=1)
+    serve_until(one, _final_over, timeout=240, between=lambda ladder: _pool_workers(ladder, seen_one))
+    one.close()
+    seen_two: list[int] = []
+    two = _final_ladder(tmp_path / "two", workers=2)
+    records = two.folder / "final" / "records.jsonl"
+    serve_until(two, lambda s: records.exists() and records.read_text().count("\n") >= 40, timeout=240,
+                between=lambda ladder: _pool_workers(ladder, seen_two))
+    with two.session() as session:
+        assert not _final_over(session)  # stopped mid-final: a new service plays the rest
+    serve_until(two, _final_over, timeout=240, between=lambda ladder: _pool_workers(ladder, seen_two))
+    two.close()
+    assert max(seen_one) == 0 and max(seen_two) >= 2  # [capacity] workers: the final's games on two processes
+    for folder in (one.folder, two.folder):
+        assert audit(folder / "final") is None
+        assert (folder / "final" / "report.html").is_file()
+    played = _final_records(one.folder)
+    assert len(played) == 100 * 4 * 5 and _final_records(two.folder) == played  # every round of 400 games

@@ -67,7 +67,7 @@ deadline_ms = 2000        # milliseconds a bot has for each decision
 
 [capacity]
 tables = {Capacity.tables}                # games played at the same time
-workers = {Capacity.workers}               # processes playing in-process bots' games (1: the ladder's own)
+workers = {Capacity.workers}               # processes playing the final's games (1: the ladder's own)
 
 [rating]
 # OpenSkill (Plackett-Luce); a version is shown by its ordinal, mu - 3 sigma.

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import hashlib
 import random
 import socket
@@ -454,6 +455,7 @@ class LadderService:
         config = parse_config(event_text(f"{self.settings.name} final", seed, deal_sets, bots, self.settings,
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,
                                          concurrency=self.settings.capacity.tables))
+        config = dataclasses.replace(config, workers=self.settings.capacity.workers)
         folder = self.ladder.folder / FINAL
         self.log(f"the final: {len(versions)} versions, {deal_sets} deal sets, a duplicate round robin in {folder}")
         tournament = Tournament(config, folder, judge=LiveJudge(folder, config), log=self.log)

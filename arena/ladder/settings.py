@@ -50,7 +50,7 @@ class Capacity:
     tables: int = 2
     """Games played at the same time."""
     workers: int = 1
-    """Processes that play the games of in-process bots (1: the ladder's own)."""
+    """Processes that play the final's games (1: the ladder's own); blocks are played by the ladder's own process."""
 
 
 @dataclasses.dataclass(frozen=True)
