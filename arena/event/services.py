@@ -147,6 +147,9 @@ class Services:
             await server.start(f"{config.host}:{config.port}", unix_socket=unix_socket)
         except RuntimeError as err:  # grpc: the address cannot be bound
             raise ConfigError(f"cannot listen on {config.host}:{config.port}: {err}") from None
+        except BaseException:  # cancelled as it started (a ladder stopped as a block begins): nothing keeps listening
+            await server.stop(0)
+            raise
         self.seating.server = server
         for name, status in statuses.items():
             self._bar(name, status.status, status.reason)

@@ -380,10 +380,10 @@ class ArenaServer:
             self.port = server.add_insecure_port(address)
         if unix_socket is not None:
             server.add_insecure_port(f"unix:{unix_socket}")
+        self._server = server  # from here on, stop() stops it: also when this start is cancelled part way
         await server.start()
         await self._health.set("", health_pb2.HealthCheckResponse.SERVING)
         await self._health.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
-        self._server = server
         self.address = f"{address.rpartition(':')[0]}:{self.port}"
         self._ticker = asyncio.get_running_loop().create_task(self._check_stalls())
         return self.port

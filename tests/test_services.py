@@ -1,0 +1,60 @@
+"""A run cancelled while its gRPC server starts leaves nothing listening (as when a ladder is stopped just as a
+block with a remote entrant begins). A real server on a fixed free port, probed over a real socket."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+from grpc_health.v1 import health
+
+from arena.event.config import parse_config
+from arena.event.tournament import Tournament
+from arena.transports.grpc.tokens import new_token
+from tests.helpers.runs import tournament_text
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def _listening(port: int) -> bool:
+    with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+        return True
+    return False
+
+
+def test_a_run_cancelled_while_its_server_starts_leaves_no_server_listening(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    port = _free_port()
+    text = tournament_text(("r1", "r2", "r3", "away"), extra=f"\n[server]\nport = {port}\n").replace(
+        'name = "away"\npython = "sample_bots.random_bot:RandomBot"',
+        f'name = "away"\nremote = true\ntoken = "{new_token()}"')
+    assert "remote = true" in text  # a bot that never connects: the server is what the run starts
+    serving = asyncio.Event()
+    original = health.aio.HealthServicer.set
+
+    async def slow_set(self: Any, *args: Any) -> None:  # the server listens, and its start is not over yet
+        serving.set()
+        await asyncio.sleep(30)
+        await original(self, *args)
+
+    monkeypatch.setattr(health.aio.HealthServicer, "set", slow_set)
+
+    async def cancelled() -> tuple[bool, bool]:
+        running = asyncio.ensure_future(Tournament(parse_config(text), tmp_path / "results").run())
+        await serving.wait()
+        before = _listening(port)
+        running.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await running
+        return before, _listening(port)  # while the loop still runs: nothing but a stop closes the port
+
+    assert asyncio.run(asyncio.wait_for(cancelled(), 20)) == (True, False)
