@@ -1,4 +1,4 @@
-"""Bots with no thought, for the benchmarks: the first legal call or card, at once, over gRPC.
+"""Bots with no thought, for the benchmarks: the first legal call or card, at once.
 
 Two of them in Python, so that what is measured is the transport: one written straight against the protocol's
 generated stubs (:func:`raw_bot`), one made with the Python bot kit (:class:`TrivialBot`), which reads every
@@ -84,8 +84,9 @@ def native_bots() -> Path:
 
     Raises ``RuntimeError`` saying which tool or library is missing."""
     missing = [what for tool, what in NATIVE_TOOLS.items() if shutil.which(tool) is None]
-    if missing or subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
-        missing += [] if missing else ["the gRPC C++ library (Debian: libgrpc++-dev)"]
+    if not missing and subprocess.run(["pkg-config", "--exists", "grpc++", "protobuf"]).returncode != 0:
+        missing = ["the gRPC C++ library (Debian: libgrpc++-dev)"]
+    if missing:
         raise RuntimeError(f"the native trivial bots need {', '.join(missing)}")
     build = NATIVE_BUILD
     build.mkdir(parents=True, exist_ok=True)
