@@ -7,8 +7,8 @@ test's ``tmp_path``; the ``bots`` fixture kills whatever is still running at tea
 
 gRPC's asyncio layer is started here once, from the main thread, and kept for the whole session. Otherwise
 it is stopped and started again at the end of every ``asyncio.run`` that used it, and that stop joins its
-polling thread, which can wait forever for an operation left on its queue (a hang seen after hundreds of
-runs in one process).
+polling thread, which waits forever while an operation is left on its queue (a hang seen once, after a
+server left running by a cancelled start: tests/test_services.py).
 """
 
 from __future__ import annotations
