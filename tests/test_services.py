@@ -1,5 +1,5 @@
-"""A run cancelled while its gRPC server starts leaves nothing listening (as when a ladder is stopped just as a
-block with a remote entrant begins). A real server on a fixed free port, probed over a real socket."""
+"""A run cancelled while its gRPC server starts or stops leaves nothing listening (as when a ladder is stopped
+just as a block with a remote entrant begins or ends). Real servers, probed over a real socket."""
 
 from __future__ import annotations
 
@@ -12,8 +12,10 @@ from typing import Any
 import pytest
 from grpc_health.v1 import health
 
+from arena.core.rules import Rules
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
+from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.tokens import new_token
 from tests.helpers.runs import tournament_text
 
@@ -56,5 +58,28 @@ def test_a_run_cancelled_while_its_server_starts_leaves_no_server_listening(
         with contextlib.suppress(asyncio.CancelledError):
             await running
         return before, _listening(port)  # while the loop still runs: nothing but a stop closes the port
+
+    assert asyncio.run(asyncio.wait_for(cancelled(), 20)) == (True, False)
+
+
+def test_a_stop_cancelled_on_its_way_still_stops_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    ending = asyncio.Event()
+
+    async def slow_shutdown(self: Any) -> None:  # the stop has begun, the server still listens
+        ending.set()
+        await asyncio.sleep(30)
+
+    monkeypatch.setattr(health.aio.HealthServicer, "enter_graceful_shutdown", slow_shutdown)
+
+    async def cancelled() -> tuple[bool, bool]:
+        server = ArenaServer(ServerSettings(rules=Rules.profile(), tokens={}))
+        port = await server.start("127.0.0.1:0")
+        stopping = asyncio.ensure_future(server.stop(0.5))
+        await ending.wait()
+        before = _listening(port)
+        stopping.cancel()  # as a second cancellation of a run already ending does
+        with contextlib.suppress(asyncio.CancelledError):
+            await stopping
+        return before, _listening(port)
 
     assert asyncio.run(asyncio.wait_for(cancelled(), 20)) == (True, False)

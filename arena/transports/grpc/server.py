@@ -404,17 +404,19 @@ class ArenaServer:
             self._ticker.cancel()
             self._ticker = None
         if self._server is not None:
-            await self._health.enter_graceful_shutdown()
-            self.ending = (grpc.StatusCode.OK, "the tournament is over") if over else (
-                grpc.StatusCode.UNAVAILABLE, why or "the arena stopped before the tournament is over: reconnect, it "
-                "will resume")
-            for session in self.lobby.all_live():
-                session.kick(*self.ending)
-            if self.streams:  # each stream, and any the arena was already ending, gets its own status; the
-                # server would cancel what is left (a stream ends once the bot is quiet, END_WAIT_S at most)
-                await asyncio.wait(self.streams, timeout=END_WAIT_S + 1.5)
-            await self._server.stop(grace)
-            self._server = None
+            server, self._server = self._server, None
+            try:
+                await self._health.enter_graceful_shutdown()
+                self.ending = (grpc.StatusCode.OK, "the tournament is over") if over else (
+                    grpc.StatusCode.UNAVAILABLE, why or "the arena stopped before the tournament is over: reconnect, "
+                    "it will resume")
+                for session in self.lobby.all_live():
+                    session.kick(*self.ending)
+                if self.streams:  # each stream, and any the arena was already ending, gets its own status; the
+                    # server would cancel what is left (a stream ends once the bot is quiet, END_WAIT_S at most)
+                    await asyncio.wait(self.streams, timeout=END_WAIT_S + 1.5)
+            finally:  # also when this stop is cancelled on the way: nothing keeps listening
+                await server.stop(grace)
 
     def add_token(self, token: str, bot: str) -> None:
         """Admits one more token (for a bot process launched during the tournament); only its digest is kept."""
