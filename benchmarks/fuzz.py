@@ -477,7 +477,9 @@ def episode(rng: random.Random, calm: bool = False) -> Episode:
         return Episode(pick, [("hello", hello())], [big], honest, {"RESOURCE_EXHAUSTED"} | wrong, linger_s=0.5)
     if pick == "huge hello":
         version = "V" * rng.randrange(1000, SIZE_LIMIT - 1000)
-        return Episode(pick, [("huge hello", hello(version=version))], [stray(rng)], crooked(rng), wrong,
+        # Then honest play: a crook's strays at several tables may pass the stray limit by themselves, which is
+        # the flood's and the seated crook's episode, not this one's.
+        return Episode(pick, [("huge hello", hello(version=version))], [stray(rng)], honest, wrong,
                        wants_notices=1)
     if pick == "huge name":  # the token of h, the name of another bot: refused, the name not echoed at length
         name = rng.choice("N\n\u202e") * rng.randrange(200, 20_000)
