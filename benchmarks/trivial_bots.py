@@ -117,7 +117,11 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["kit"]:
         return run(TrivialBot, argv[1:])
     if argv == ["native"]:
-        print(native_bots())
+        try:
+            print(native_bots())
+        except RuntimeError as error:
+            print(error, file=sys.stderr)
+            return 2
         return 0
     print(__doc__, file=sys.stderr)
     return 2

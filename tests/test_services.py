@@ -17,14 +17,8 @@ from arena.event.config import parse_config
 from arena.event.tournament import Tournament
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.tokens import new_token
+from tests.conftest import free_port
 from tests.helpers.runs import tournament_text
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
 
 
 def _listening(port: int) -> bool:
@@ -35,7 +29,7 @@ def _listening(port: int) -> bool:
 
 def test_a_run_cancelled_while_its_server_starts_leaves_no_server_listening(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    port = _free_port()
+    port = free_port()
     text = tournament_text(("r1", "r2", "r3", "away"), extra=f"\n[server]\nport = {port}\n").replace(
         'name = "away"\npython = "sample_bots.random_bot:RandomBot"',
         f'name = "away"\nremote = true\ntoken = "{new_token()}"')
