@@ -396,8 +396,8 @@ def test_a_remote_entrant_plays_while_connected_and_its_blocks_are_void_while_it
 
 
 def _final_ladder(folder: Path, workers: int) -> Ladder:
-    """Four in-process versions, checked, and the final started on 100 deal sets, under one name and secret
-    seed."""
+    """Four in-process versions, checked, and the final started on 100 deal sets,
+    under one name and secret seed."""
     ladder = make_ladder(folder, name='"cup"', seed="20261203", workers=str(workers))
     for name, bot in (("rand-a", RANDOM), ("heur-a", HEURISTIC), ("rand-b", RANDOM), ("heur-b", HEURISTIC)):
         ladder.add_entrant(name, python=bot)
@@ -420,18 +420,22 @@ def _final_over(session: Session) -> bool:
 
 
 def _children(pid: int) -> list[int]:
-    return [int(child) for task in Path(f"/proc/{pid}/task").iterdir()
-            for child in (task / "children").read_text().split()]
+    """The processes ``pid``'s threads started and that still run (a thread that ends meanwhile is skipped)."""
+    found = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):
+            found += [int(child) for child in (task / "children").read_text().split()]
+    return found
 
 
-def _pool_workers(ladder: Ladder, seen: list[int]) -> None:
-    """Notes how many worker processes this process's multiprocessing forkserver has started and still runs."""
+def _pool_workers() -> int:
+    """How many worker processes this process's multiprocessing forkserver has started and still runs."""
     count = 0
     for child in _children(os.getpid()):
         with contextlib.suppress(OSError):
             if b"multiprocessing.forkserver" in Path(f"/proc/{child}/cmdline").read_bytes():
                 count += len(_children(child))
-    seen.append(count)
+    return count
 
 
 @pytest.mark.slow
@@ -440,16 +444,16 @@ def test_the_final_plays_on_the_workers_asked_for_resumes_after_a_stop_and_gives
         tmp_path: Path) -> None:
     seen_one: list[int] = []
     one = _final_ladder(tmp_path / "one", workers=1)
-    serve_until(one, _final_over, timeout=240, between=lambda ladder: _pool_workers(ladder, seen_one))
+    serve_until(one, _final_over, timeout=240, between=lambda ladder: seen_one.append(_pool_workers()))
     one.close()
     seen_two: list[int] = []
     two = _final_ladder(tmp_path / "two", workers=2)
     records = two.folder / "final" / "records.jsonl"
     serve_until(two, lambda s: records.exists() and records.read_text().count("\n") >= 40, timeout=240,
-                between=lambda ladder: _pool_workers(ladder, seen_two))
+                between=lambda ladder: seen_two.append(_pool_workers()))
     with two.session() as session:
         assert not _final_over(session)  # stopped mid-final: a new service plays the rest
-    serve_until(two, _final_over, timeout=240, between=lambda ladder: _pool_workers(ladder, seen_two))
+    serve_until(two, _final_over, timeout=240, between=lambda ladder: seen_two.append(_pool_workers()))
     two.close()
     assert max(seen_one) == 0 and max(seen_two) >= 2  # [capacity] workers: the final's games on two processes
     for folder in (one.folder, two.folder):
