@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -18,14 +19,22 @@ from tests.helpers.seating import seat_and_play
 
 ROOT = Path(__file__).resolve().parent.parent
 NAMES = ["student", "r1", "r2", "r3"]
+BUILD_IGNORES = (".git", ".venv", "build", "dist", "*.egg-info", "__pycache__", ".*_cache", "results",
+                 "node_modules", "callbreak-check-logs")
+"""What the wheel's build does not need from the tree: version control, environments, outputs and caches."""
 
 
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The project built as a wheel and installed into a folder of its own (``--target``)."""
+    """The project built as a wheel and installed into a folder of its own (``--target``).
+
+    The wheel is built from a copy of the source tree: the build writes ``build/`` into the tree it builds,
+    and two test processes building from the same tree at once break each other's build."""
     base = tmp_path_factory.mktemp("install")
+    source = base / "source"
+    shutil.copytree(ROOT, source, ignore=shutil.ignore_patterns(*BUILD_IGNORES))
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(base / "wheel"), str(ROOT)], check=True, capture_output=True, timeout=300)
+                    str(base / "wheel"), str(source)], check=True, capture_output=True, timeout=300)
     wheel = next((base / "wheel").glob("callbreak_arena-*.whl"))
     subprocess.run([sys.executable, "-m", "pip", "install", "-q", "--no-deps", "--target", str(base / "site"),
                     str(wheel)], check=True, capture_output=True, timeout=300)
