@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from benchmarks.coverage import MODELS, ROUNDS, STRONG, Model, _interaction, _record  # noqa: E402
+from benchmarks.coverage import MODELS, STRONG, Model, add_simulation_options, block_games, deal  # noqa: E402
 
 TIER_SIZES = (1, 3, 2)
 TIER_GAP = 12.0
@@ -96,42 +96,15 @@ def _tables(rng: random.Random, names: Sequence[str]) -> list[tuple[str, ...]]:
     return [tuple(order[i:i + 4]) for i in range(0, len(order), 4)]
 
 
-def _block(rng: random.Random, card: dict[tuple[int, int], float], interaction: dict[tuple[str, int, int], float],
-           skill: dict[str, float], order: tuple[str, ...], model: Model, number: int, group: int,
-           deal_set: int) -> list[GameRecords]:
-    block = f"r{number}-g{group}-d{deal_set}"
-    games = []
-    for rotation in range(4):
-        seats = tuple(order[(s - rotation) % 4] for s in range(4))
-        game = f"{block}-p{rotation}"
-        totals = (0, 0, 0, 0)
-        rounds = []
-        for r in range(1, ROUNDS + 1):
-            scores = tuple(round(card[r, s] + skill[b] + interaction[b, r, s] + rng.gauss(0.0, model.noise))
-                           for s, b in enumerate(seats))
-            totals = tuple(t + x for t, x in zip(totals, scores, strict=True))
-            rounds.append(_record(game, block, number, group, deal_set, rotation, seats, r, scores, totals,
-                                  r == ROUNDS))
-        games.append(GameRecords(tuple(rounds)))
-    return games
-
-
-def _deal(rng: random.Random, names: Sequence[str], model: Model) -> tuple[dict[tuple[int, int], float],
-                                                                           dict[tuple[str, int, int], float]]:
-    card = {(r, s): rng.gauss(0.0, model.card) for r in range(1, ROUNDS + 1) for s in range(4)}
-    interaction = {(b, r, s): _interaction(rng, model) for b in names for r in range(1, ROUNDS + 1) for s in range(4)}
-    return card, interaction
-
-
 def event(rng: random.Random, bots: int, deal_sets: int, model: Model, shape: str = "tiers") -> list[GameRecords]:
     """The games of one simulated event; bot ``b0`` is the best."""
     names = [f"b{i}" for i in range(bots)]
     skill = dict(zip(names, field_skills(bots, shape), strict=True))
     games: list[GameRecords] = []
     for deal_set in range(1, deal_sets + 1):
-        card, interaction = _deal(rng, names, model)
+        dealt = deal(rng, names, model)
         for group, order in enumerate(_tables(rng, names), start=1):
-            games += _block(rng, card, interaction, skill, order, model, deal_set, group, deal_set)
+            games += block_games(rng, dealt, skill, order, model, deal_set, group, deal_set)
     return games
 
 
@@ -209,8 +182,7 @@ def ladder_counts(versions: int, replicates: int, seed: int, blocks_each: int = 
                 window = sorted(others, key=lambda n: (abs(ratings[n][0] - mu), n))[:WINDOW]
                 chosen = rng.sample(window, 3)
             order = tuple(rng.sample([anchor, *chosen], 4))
-            card, interaction = _deal(rng, order, model)
-            games = _block(rng, card, interaction, skill, order, model, number, 1, number)
+            games = block_games(rng, deal(rng, order, model), skill, order, model, number, 1, number)
             for game in games:
                 final = game.final
                 after = rating_model.rate([ratings[b] for b in final.seats], final.places)
@@ -261,10 +233,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--deal-sets", type=int, nargs="+", default=[12], help="deal sets (schedule rounds) per event")
     parser.add_argument("--blocks", type=int, nargs="+", default=[12], help="blocks per version of a ladder")
     parser.add_argument("--fields", nargs="+", choices=FIELDS, default=list(FIELDS), help="the shapes of the field")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS),
-                        help="the shape of the bot x hand interaction")
+    add_simulation_options(parser)
     args = parser.parse_args(argv)
     m = STRONG
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")

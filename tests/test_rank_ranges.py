@@ -14,6 +14,7 @@ import io
 import json
 import math
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -146,8 +147,8 @@ def test_every_format_shows_the_range_and_keeps_the_place() -> None:
     assert [(line["rank"], line["rank_best"], line["rank_worst"]) for line in table] == [
         (str(r.rank), str(r.rank_range[0]), str(r.rank_range[1])) for r in ranked]
     markdown = render_standings(rows, RULES, "markdown")
-    assert any(line.startswith(f"| {ranked[-1].rank_range[0]}-") or line.startswith(f"| {ranked[-1].rank_range[0]} ")
-               for line in markdown.splitlines())
+    for row in ranked:
+        assert re.search(rf"^\| {shown[row.bot]}\s+\| {row.bot}\s", markdown, re.MULTILINE), row.bot
 
 
 def test_the_ranges_hold_the_true_rank_in_a_field_of_equals() -> None:
