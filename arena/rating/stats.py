@@ -39,6 +39,11 @@ Clustered ratio (``ClusteredMean``), what the standings use
     y², y·n and n², taken about the first cluster's ratio so that they do not cancel). One cluster
     gives an unbounded interval, as one block does above.
 
+Difference of two clustered ratios (``ClusteredPair``), what the rank ranges compare
+    The clusters two bots share, kept beside their two ``ClusteredMean``: R_a − R_b has the linearised
+    variance G/(G − 1) · Σ_c ((y_ac − R_a·n_ac)/W_a − (y_bc − R_b·n_bc)/W_b)², G the clusters of either,
+    which counts that on the same cards what one bot wins the others lose.
+
 Likelihood of superiority (``los``)
     LOS = P(true mean > 0 | data). With ``df`` (the clusters less one) it is T_df(mean/se), the t
     distribution: for normal cluster means and a flat prior this is exactly the posterior
