@@ -97,30 +97,48 @@ def _interaction(rng: random.Random, model: Model) -> float:
     return rng.gauss(0.0, model.interaction)
 
 
+Deal = tuple[dict[tuple[int, int], float], dict[tuple[str, int, int], float]]
+"""One deal set's card values by (round, seat) and interactions by (bot, round, seat)."""
+
+
+def deal(rng: random.Random, names: Sequence[str], model: Model) -> Deal:
+    """The card values and the bots' interactions of one deal set."""
+    card = {(r, s): rng.gauss(0.0, model.card) for r in range(1, ROUNDS + 1) for s in range(4)}
+    interaction = {(b, r, s): _interaction(rng, model) for b in names for r in range(1, ROUNDS + 1) for s in range(4)}
+    return card, interaction
+
+
+def block_games(rng: random.Random, dealt: Deal, skill: dict[str, float], order: tuple[str, ...], model: Model,
+                number: int, group: int, deal_set: int) -> list[GameRecords]:
+    """The four games of one block: ``order`` seated in the four cyclic rotations on the deal set ``dealt``."""
+    card, interaction = dealt
+    block = f"r{number}-g{group}-d{deal_set}"
+    games = []
+    for rotation in range(4):
+        seats = tuple(order[(s - rotation) % 4] for s in range(4))
+        game = f"{block}-p{rotation}"
+        totals = (0, 0, 0, 0)
+        rounds = []
+        for r in range(1, ROUNDS + 1):
+            scores = tuple(round(card[r, s] + skill[b] + interaction[b, r, s] + rng.gauss(0.0, model.noise))
+                           for s, b in enumerate(seats))
+            totals = tuple(t + x for t, x in zip(totals, scores, strict=True))
+            rounds.append(_record(game, block, number, group, deal_set, rotation, seats, r, scores, totals,
+                                  r == ROUNDS))
+        games.append(GameRecords(tuple(rounds)))
+    return games
+
+
 def tournament(rng: random.Random, bots: int, deal_sets: int, model: Model) -> list[GameRecords]:
     """The games of one simulated round robin."""
     names = [f"b{i}" for i in range(bots)]
     skill = dict(zip(names, skills(bots, model), strict=True))
     games: list[GameRecords] = []
     for deal_set in range(1, deal_sets + 1):
-        card = {(r, s): rng.gauss(0.0, model.card) for r in range(1, ROUNDS + 1) for s in range(4)}
-        interaction = {(b, r, s): _interaction(rng, model) for b in names for r in range(1, ROUNDS + 1)
-                       for s in range(4)}
+        dealt = deal(rng, names, model)
         for group, order in enumerate(itertools.combinations(names, 4), start=1):
             order = tuple(rng.sample(order, 4))  # which bot sits on whose left varies from block to block
-            block = f"r{deal_set}-g{group}-d{deal_set}"
-            for rotation in range(4):
-                seats = tuple(order[(s - rotation) % 4] for s in range(4))
-                game = f"{block}-p{rotation}"
-                totals = (0, 0, 0, 0)
-                rounds = []
-                for r in range(1, ROUNDS + 1):
-                    scores = tuple(round(card[r, s] + skill[b] + interaction[b, r, s] + rng.gauss(0.0, model.noise))
-                                   for s, b in enumerate(seats))
-                    totals = tuple(t + x for t, x in zip(totals, scores, strict=True))
-                    rounds.append(_record(game, block, deal_set, group, deal_set, rotation, seats, r, scores, totals,
-                                          r == ROUNDS))
-                games.append(GameRecords(tuple(rounds)))
+            games += block_games(rng, dealt, skill, order, model, deal_set, group, deal_set)
     return games
 
 
@@ -144,15 +162,20 @@ def _chunk(job: tuple[int, int, int, int, str]) -> tuple[int, int, float]:
     return coverage_counts(bots, replicates, seed, deal_sets, MODELS[model])
 
 
+def add_simulation_options(parser: argparse.ArgumentParser) -> None:
+    """The options every simulation of these benchmarks takes: the seed, the worker processes, the models."""
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS),
+                        help="the shape of the bot x hand interaction")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--bots", type=int, nargs="+", default=[4, 6, 8], help="field sizes (4 to 8)")
     parser.add_argument("--replicates", type=int, default=1000, help="tournaments per field size and model")
     parser.add_argument("--deal-sets", type=int, default=8, help="deal sets (schedule rounds) per tournament")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--models", nargs="+", choices=list(MODELS), default=list(MODELS),
-                        help="the shape of the bot x hand interaction")
+    add_simulation_options(parser)
     args = parser.parse_args(argv)
     m = STRONG
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")

@@ -37,7 +37,8 @@ def test_the_embedded_demo_runs_over_grpc_and_verifies(tmp_path: Path) -> None:
     assert max(len(line) for line in words) <= 100  # the notes and the paragraph on measures too
     assert f"the report of this event, for a browser: {folder / 'report.html'}" in result.stderr
     assert {line.split()[1] for line in table[3:]} == DEMO_BOTS
-    assert [line.split()[0] for line in table[3:]] == ["1", "2", "3", "4"]
+    ranks = [line.split()[0] for line in table[3:]]  # rank ranges: 1, or 1-2
+    assert all(re.fullmatch(r"\d(-\d)?", rank) for rank in ranks) and ranks[0].startswith("1")
     assert {p.name for p in (folder / "logs").iterdir()} == {f"{bot}.log" for bot in DEMO_BOTS}
     assert (folder / "standings.txt").exists() and (folder / "standings.json").exists()
     verified = cli("verify", folder)

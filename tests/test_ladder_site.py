@@ -147,7 +147,8 @@ def _build(folder: Path) -> Built:
     # The block in play has recorded games already: the site must show none of their cards.
     _play_block(folder / f"blocks/{playing_id:06d}", seats[::-1], {}, 12)
     result = outcome(folder / f"blocks/{done_id:06d}")
-    # mu, sigma: alice and bob tie (27 vs 26.5, within 1.96 * sqrt(2)); carol is clear below; dave far below.
+    # mu, sigma: alice and bob cannot be told apart (0.5 apart, under 2.13 * sqrt(2): four versions, so each
+    # comparison is judged one-sided at 1 - 0.05/3); carol is clear below; dave far below.
     ratings = {"alice#1": (30.0, 1.0, [0.0, 10.0, 20.0]), "bob#1": (29.5, 1.0, [5.0]),
                "carol#1": (20.0, 1.0, [-5.0, 5.0]), "dave#1": (10.0, 2.0, [-30.0, -20.0])}
     with ladder.session() as session:
@@ -237,7 +238,7 @@ def assert_secure(answer: httpx.Response) -> None:
 # -- the leaderboard -------------------------------------------------------------------------------
 
 
-def test_the_leaderboard_ranks_by_ordinal_with_ties_intervals_and_placement_apart(url: str) -> None:
+def test_the_leaderboard_ranks_by_ordinal_with_rank_ranges_intervals_and_placement_apart(url: str) -> None:
     with client(url) as browser:
         answer = browser.get("/api/leaderboard")
         assert answer.status_code == 200
@@ -247,12 +248,14 @@ def test_the_leaderboard_ranks_by_ordinal_with_ties_intervals_and_placement_apar
     assert [e["version"] for e in ranked] == ["alice#1", "bob#1", "carol#1", "dave#1"]
     for entry in board:
         assert {"entrant", "version", "games", "ordinal", "mu", "sigma", "duplicate_score", "interval", "rank",
-                "tie"} <= set(entry)
+                "rank_range", "tie"} <= set(entry)
     alice, bob, carol, dave = ranked
-    assert (alice["rank"], alice["tie"]) == (1, False)
-    assert (bob["rank"], bob["tie"]) == (1, True)  # 27 - 26.5 < 1.96 * sqrt(1 + 1)
-    assert (carol["rank"], carol["tie"]) == (3, False)
-    assert (dave["rank"], dave["tie"]) == (4, False)
+    # rank: the place by ordinal; rank_range: the ranks it could hold at 95 %; tie: its order with the one above
+    # may be luck.
+    assert (alice["rank"], alice["rank_range"], alice["tie"]) == (1, [1, 2], False)
+    assert (bob["rank"], bob["rank_range"], bob["tie"]) == (2, [1, 2], True)  # 0.5 < 2.13 * sqrt(1 + 1)
+    assert (carol["rank"], carol["rank_range"], carol["tie"]) == (3, [3, 3], False)
+    assert (dave["rank"], dave["rank_range"], dave["tie"]) == (4, [4, 4], False)
     assert alice["ordinal"] == pytest.approx(27.0) and alice["mu"] == 30.0 and alice["sigma"] == 1.0
     assert alice["games"] == 12 and alice["entrant"] == "alice" and alice["display"] == "Alice A"
     # Points per game: the mean block score / 10, its interval the t interval of the block scores.
@@ -264,6 +267,7 @@ def test_the_leaderboard_ranks_by_ordinal_with_ties_intervals_and_placement_apar
     # The active versions without a rated block are listed apart, unranked; a revoked entrant's not at all.
     apart = {e["version"]: e for e in board if e["rank"] is None}
     assert set(apart) == {"erin#1"} and apart["erin#1"]["placement"] and apart["erin#1"]["ordinal"] is None
+    assert apart["erin#1"]["rank_range"] is None
 
 
 def test_the_score_interval_from_sums_is_mean_ci_of_the_scores() -> None:
@@ -284,7 +288,7 @@ def test_the_leaderboard_page_shows_the_same_ranks_and_escapes_names(url: str) -
     tables = root.all("table", "board")
     assert len(tables) == 1
     rows = [cells(row) for row in body_rows(tables[0])]
-    assert [row[0] for row in rows] == ["1", "=1", "3", "4"]
+    assert [row[0] for row in rows] == ["1-2", "1-2", "3", "4"]
     assert rows[0][1].startswith("Alice A") and "alice#1" in rows[0][1]
     assert rows[0][2] == "27.00"
     placement = root.by_id("placement")
@@ -620,6 +624,9 @@ def test_the_entrant_page_escapes_the_display_name_and_shows_checks_games_and_fa
                                                                                    "r1-g1-d1-p2", 2, 5)
     assert "failed</b>: plays legal cards" in carol and "round 2" in carol and "trick 5" in carol
     assert '<pre class="stderr">Traceback: &lt;oops&gt;</pre>' in carol and "&amp; it held AS &lt;b&gt;" in carol
+    # Its version's rank range on the leaderboard, as the leaderboard gives it.
+    assert data["versions"][0]["rank_range"] == [1, 2] and data["versions"][0]["ranked"] == 4
+    assert "Rank <b>1-2</b> of 4 on the leaderboard" in alice.text
     # The rating over time, the recent games (each a link to its page), the faults where they happened.
     root = parse(alice.text)
     assert root.by_id("rating").all("svg")

@@ -434,7 +434,9 @@ def test_house_bots_are_last_unranked_and_listed_apart() -> None:
     assert rows[-1].dup_per_game > rows[0].dup_per_game
     ranking, apart = render_standings(rows, Rules.profile()).split(NOT_RANKED_TITLE)
     lines = ranking.split("\n\n")[0].splitlines()[2:]
-    assert [line.split()[0] for line in lines] == ["1", "2", "3"]
+    # The rank column gives each ranked bot its rank range (one deal set: nothing tells them apart).
+    assert [line.split()[0] for line in lines] == ["1-3", "1-3", "1-3"]
+    assert [r.rank for r in rows] == [1, 2, 3, None] and rows[-1].rank_range is None
     line = apart.strip().splitlines()[2]
     assert line.split()[:3] == ["-", "A", "(house)"] and "house bot (fills tables)" in line
     assert json.loads(render_standings(rows, Rules.profile(), "json"))["standings"][-1]["house"] is True

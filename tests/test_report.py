@@ -82,7 +82,7 @@ def test_table_lists_every_bot_and_every_column(round_robin: Path) -> None:
     for column in COLUMNS:
         assert column in header, column
     for name, _, _ in FIELD:
-        assert re.search(rf"^\d\s+{name}\s", text, re.MULTILINE), name
+        assert re.search(rf"^\d(-\d)?\s+{name}\s", text, re.MULTILINE), name  # its rank range, then its name
     assert "Head to head" in text and "Seats (mean round score across all bots, in points)" in text
     assert "Scores in points" in text and "clustered by deal set" in text and "2 deal sets, 1 df" in text
     assert "Which number answers which question" in text

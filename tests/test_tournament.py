@@ -158,7 +158,10 @@ def test_house_bots_fill_the_field_and_are_unranked(tmp_path: Path) -> None:
     assert len(house_lines) == 3
     assert all(line.split()[0] == "-" for line in house_lines)
     ranks = [line.split()[0] for line in table[5:14]]  # after the winner and a two-line header
-    assert table[0].startswith("Winner: ") and ranks == [str(i) for i in range(1, 10)]
+    # One deal set tells nobody apart: every ranked bot could be 1st to 9th; their places are 1 to 9.
+    assert table[0].startswith("Winner: ") and ranks == ["1-9"] * 9
+    assert [row["rank"] for row in rows] == [*range(1, 10), None, None, None]
+    assert [row["rank_range"] for row in rows] == [[1, 9]] * 9 + [None] * 3
 
 
 def test_head_to_head_with_copies_plays_two_of_each(tmp_path: Path) -> None:

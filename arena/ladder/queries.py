@@ -12,8 +12,8 @@ queued or in play, its seats are shown and never a card, since its games are sti
 Scores: a version's *duplicate score* is the mean of its block scores over its rated blocks, in points per game
 (a block's score is stored in tenths per game), with the 95 % t interval of that mean, each block one cluster
 (:func:`score_interval`). A version is ranked once it is active and has played its placement blocks (and at
-least one); a ranked version *ties* with the one above when their ordinals are closer than
-:data:`TIE_Z` combined sigmas.
+least one). Its rank is its place by ordinal, shown as its *rank range* (:func:`rank_versions`): the ranks it
+could hold at 95 %, given the uncertainty of the ratings.
 """
 
 from __future__ import annotations
@@ -53,16 +53,17 @@ from arena.ladder.db import (
 from arena.ladder.service import FINAL
 from arena.players.records import GameRecords, RoundRecord
 from arena.rating.html import REPORT_FILE
+from arena.rating.ranks import pair_quantile, rank_ranges
 from arena.rating.stats import MeanCI, t_quantile
 
 __all__ = [
     "CHECKS_SHOWN", "FAULTS_SHOWN", "PLAYING_SHOWN", "RATING_POINTS", "RECENT_BLOCKS", "SHOWN_STATES", "TESTS_SHOWN",
-    "TIE_Z", "VERSIONS_SHOWN", "BlockGame", "BlockLine", "BlockResultLine", "BlockView", "CheckLine", "Choices",
+    "VERSIONS_SHOWN", "BlockGame", "BlockLine", "BlockResultLine", "BlockView", "CheckLine", "Choices",
     "EntrantLine", "EntrantView", "FaultLine", "GameLine", "GameView", "HandView", "LadderView", "Leaderboard",
     "Missing", "OrganiserView", "Playing", "PlayingBlock", "RatingMark", "RatingSeries", "RoundView", "Seat",
     "Standing", "TestDetail", "TestMark", "TestView", "TrickView", "VersionLine", "block", "choices", "entrant",
-    "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "recent_submissions",
-    "score_interval", "test", "tests",
+    "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "rank_versions",
+    "recent_submissions", "score_interval", "test", "tests",
 ]
 
 RECENT_BLOCKS = 10
@@ -73,8 +74,6 @@ RATING_POINTS = 2000
 FAULTS_SHOWN = 100
 TESTS_SHOWN = 200
 PLAYING_SHOWN = 100
-TIE_Z = 1.96
-"""Two ratings closer than this many combined sigmas (``sqrt(s1² + s2²)``) are a statistical tie."""
 SHOWN_STATES = (BlockState.DONE, BlockState.VOID)
 """The block states whose cards may be shown: nobody plays those deals any more."""
 _LEVEL = 0.95
@@ -175,8 +174,11 @@ class Standing:
     faults: int
     """Faults in all its blocks."""
     rank: int | None
+    """Its place on the leaderboard, by ordinal (1, 2, 3, ...); ``None`` in placement."""
+    rank_range: tuple[int, int] | None
+    """The ranks it could hold at 95 % (best, worst): :func:`rank_versions`; ``None`` in placement."""
     tie: bool
-    """Statistically tied with the version above (:data:`TIE_Z`): its rank is that version's."""
+    """Not significantly behind the version above (:func:`rank_versions`'s judgement): their order may be luck."""
     placement: bool
     """Still playing its placement blocks: listed apart, not ranked."""
 
@@ -212,27 +214,36 @@ def leaderboard(session: Session, placement_blocks: int) -> Leaderboard:
         row = Standing(entrant=name, display=display or name, version=label, games=games or 0, blocks=blocks, mu=mu,
                        sigma=sigma, ordinal=None if mu is None or sigma is None else mu - 3 * sigma,
                        duplicate_score=score.mean / 10 if blocks else None, interval=interval,
-                       faults=int(fault_count), rank=None, tie=False,
+                       faults=int(fault_count), rank=None, rank_range=None, tie=False,
                        placement=mu is None or blocks < max(1, placement_blocks))
         (apart if row.placement else ranked).append(row)
     ranked.sort(key=lambda r: (-(r.ordinal or 0.0), -(r.mu or 0.0), r.version))
     apart.sort(key=lambda r: (-r.blocks, r.version))
-    return Leaderboard(tuple(_ranks(ranked)), tuple(apart), placement_blocks)
+    return Leaderboard(tuple(rank_versions(ranked)), tuple(apart), placement_blocks)
 
 
-def _ranks(rows: Sequence[Standing]) -> list[Standing]:
-    """Ranks by position, a version tied with the one above taking its rank."""
-    out: list[Standing] = []
-    for position, row in enumerate(rows, start=1):
-        above = out[-1] if out else None
-        tie = above is not None and _tied(above, row)
-        out.append(dataclasses.replace(row, rank=above.rank if tie and above is not None else position, tie=tie))
-    return out
+def rank_versions(rows: Sequence[Standing], adjusted: bool = True) -> list[Standing]:
+    """``rows`` (rated versions, best ordinal first) with their place (``rank``), their rank range (the ranks each
+    could hold at 95 %: :mod:`arena.rating.ranks`) and whether it is not significantly behind the version above
+    (``tie``). A version is significantly ahead of one below it when their 95 % intervals of points per game do
+    not overlap (the intervals shown beside the ranks never contradict them), or when their ratings differ by
+    more than :func:`~arena.rating.ranks.pair_quantile` combined sigmas (μ1 − μ2 against
+    √(σ1² + σ2²), OpenSkill's posteriors taken as normal). ``adjusted=False`` judges each pair by its own
+    two-sided 95 % test, as if it were the only comparison: the benchmark's foil."""
+    field = len(rows)
+    judged = field if adjusted else 3  # pair_quantile(3) is the one-sided 97.5 % quantile
 
+    def ahead(i: int, j: int) -> bool:
+        upper, lower = rows[i], rows[j]
+        if upper.interval is not None and lower.interval is not None and upper.interval[0] > lower.interval[1]:
+            return True
+        if upper.mu is None or lower.mu is None or upper.sigma is None or lower.sigma is None:
+            return False
+        return upper.mu - lower.mu > pair_quantile(judged) * math.hypot(upper.sigma, lower.sigma)
 
-def _tied(above: Standing, row: Standing) -> bool:
-    assert above.ordinal is not None and row.ordinal is not None and above.sigma is not None and row.sigma is not None
-    return above.ordinal - row.ordinal < TIE_Z * math.hypot(above.sigma, row.sigma)
+    ranges = rank_ranges(field, ahead)
+    return [dataclasses.replace(row, rank=position, rank_range=span.pair(), tie=position > 1 and not ahead(i - 1, i))
+            for i, (position, row, span) in enumerate(zip(range(1, field + 1), rows, ranges, strict=True))]
 
 
 # -- an entrant ------------------------------------------------------------------------------------
@@ -273,6 +284,10 @@ class VersionLine:
     blocks: int
     duplicate_score: float | None
     checks: tuple[CheckLine, ...]
+    rank_range: tuple[int, int] | None = None
+    """Its rank range on the leaderboard (:func:`rank_versions`); ``None`` when it is not ranked there."""
+    ranked: int = 0
+    """The versions ranked on the leaderboard (its ``rank_range`` is among them)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -348,8 +363,10 @@ class EntrantView:
     """Blocks whose records could not be read."""
 
 
-def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECENT_BLOCKS) -> EntrantView | Missing:
-    """The page of the entrant called ``name`` (case does not matter)."""
+def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECENT_BLOCKS,
+            placement_blocks: int | None = None) -> EntrantView | Missing:
+    """The page of the entrant called ``name`` (case does not matter); given the ladder's ``placement_blocks``,
+    with each of their ranked versions' rank range on the leaderboard."""
     found = session.scalars(select(Entrant).where(func.lower(Entrant.name) == name.casefold())).first()
     if found is None:
         return Missing(f"there is no entrant called {name!r} on this ladder")
@@ -366,6 +383,8 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
         lines_of.reverse()
         lines_of.sort(key=lambda line: (line.passed, line.game is None))
     ratings = {r.version_id: r for r in session.scalars(select(Rating).where(Rating.version_id.in_(ids)))}
+    board = leaderboard(session, placement_blocks).ranked if placement_blocks is not None else ()
+    ranges = {row.version: row.rank_range for row in board}
     lines = []
     for version in versions:
         rating = ratings.get(version.id)
@@ -375,7 +394,7 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
             _maybe(version.activated), _maybe(version.retired), rating.mu if rating else None,
             rating.sigma if rating else None, rating.ordinal if rating else None, rating.games if rating else 0,
             rating.blocks if rating else 0, score.mean / 10 if score is not None and score.n else None,
-            tuple(checks.get(version.id, ()))))
+            tuple(checks.get(version.id, ())), ranges.get(version.label), len(board)))
     games, faults, more, unreadable = _recent_games(session, folder, {v.id: v.label for v in versions}, recent_blocks)
     return EntrantView(found.name, found.display or found.name, aware(found.created), found.revoked is not None,
                        tuple(lines), _rating_series(session, versions), games, faults, more, unreadable)

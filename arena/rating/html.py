@@ -57,6 +57,7 @@ from arena.rating.tables import (
     STANDINGS_HEADERS,
     matrix_cell,
     podium,
+    rank_text,
     render_comparison,
     seat_cells,
     standings_cells,
@@ -109,7 +110,9 @@ ADVICE = {
 """What a fault kind means for the bot's author (``docs/bots.md`` has the rules)."""
 
 GLOSSARY = {
-    "rank": "the place in the ranking, by points per game; bots listed apart have none",
+    "rank": "the ranks the bot could hold at 95%, given how sure the points per game are: 2-4 means somewhere from "
+            "2nd to 4th; bots whose order may be luck share ranks, and more deal sets narrow them; bots listed apart "
+            "have none",
     "bot": "the bot, under its student's display name when the class roster gives one",
     "points per game": "the duplicate score: what the bot scored per game beyond the other bots that played the "
                        "very same cards in the same seat (0 is the field's average); the ranking's number",
@@ -358,7 +361,7 @@ def _bot(page: _Page, row: Standing) -> dict[str, object]:
               "fallback": f"{row.fallback_pct:.1f}"}
     return {
         "who": page.who(row.bot), "name": row.bot, "games": row.games,
-        "rank": f"rank {row.rank}" if row.rank is not None else "not ranked" if not row.house else "house bot",
+        "rank": f"rank {rank_text(row)}" if row.rank is not None else "not ranked" if not row.house else "house bot",
         "status": f"{row.status}: {row.reason}" if row.reason else row.status,
         "versions": ", ".join(f'"{version}"' for version in versions), "several": len(versions) > 1,
         "scores": scores if row.games else None, "faults": row.faults,

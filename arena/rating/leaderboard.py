@@ -42,7 +42,7 @@ from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.report import read_folder
 from arena.rating.standing import NOT_RANKED_TITLE, Standing, not_ranked_because
-from arena.rating.tables import podium, unit_name
+from arena.rating.tables import podium, rank_text, unit_name
 
 __all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
            "render_page"]
@@ -64,6 +64,10 @@ class BoardRow:
     bot: str
     display: str
     rank: int | None
+    rank_range: tuple[int, int] | None
+    """The ranks it could hold at 95 % (best, worst); none when it has no rank."""
+    rank_text: str
+    """The same as shown, ``1`` or ``2-4`` (``-`` when it has no rank)."""
     house: bool
     status: str
     reason: str
@@ -212,7 +216,9 @@ def _points(tenths: float, per_point: int) -> float | None:
 
 def _row(row: Standing, per_point: int, displays: Mapping[str, str]) -> BoardRow:
     return BoardRow(
-        bot=row.bot, display=displays.get(row.bot, ""), rank=row.rank, house=row.house, status=row.status,
+        bot=row.bot, display=displays.get(row.bot, ""), rank=row.rank, rank_range=row.rank_range,
+        rank_text=rank_text(row), house=row.house,
+        status=row.status,
         reason=row.reason, games=row.games, dup_per_game=_points(row.dup_per_game, per_point),
         dup_low=_points(row.dup_low, per_point), dup_high=_points(row.dup_high, per_point),
         mean_total=_points(row.mean_total, per_point), made_pct=row.made_pct, faults=row.faults,

@@ -56,6 +56,7 @@ from arena.core.turns import places_after
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
 from arena.players.records import GameRecords, RoundRecord
+from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
 from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
 from arena.rating.standing import (
     PLACE_POINTS,
@@ -69,18 +70,25 @@ from arena.rating.standing import (
 )
 from arena.rating.stats import (
     ClusteredMean,
+    ClusteredPair,
     PairTally,
     field_datum_diffs,
     field_matchpoints,
 )
 
 __all__ = [
+    "PAIRED_BOTS",
     "Results",
     "Tally",
     "compare",
     "head_to_head",
     "tally",
 ]
+
+PAIRED_BOTS = 64
+"""The largest field whose rank ranges compare the bots pair by pair with what they share (2,016 pairs at most);
+a larger one bounds each difference's standard error by the sum of the two bots' own (wider ranges, never
+narrower than the data allow), so that memory stays bounded whatever the field."""
 
 Results = Iterable[RoundRecord] | Iterable[GameRecords]
 """What the functions here read: the rounds of a results folder (games not finished are left
@@ -210,6 +218,8 @@ class Tally:
         self._rows: dict[str, _Row] = {}
         self._pairs: dict[tuple[str, str], _Pair] = {}
         self._seats: dict[str, ClusteredMean] = {}
+        self._shared: dict[tuple[str, str], ClusteredPair] | None = {}
+        """What each pair of bots shares, for the rank ranges; ``None`` past :data:`PAIRED_BOTS` bots."""
         self._model = PlackettLuce(tau=0.0)
         self._blocks: set[str] = set()
         self._expected: dict[int, int] = {}
@@ -328,6 +338,7 @@ class Tally:
             row = self._rows[bot]
             row.dup.add(dup, weight)
             row.matchpoints.add(points, hands)
+        self._add_shared(sums)
         # Blocks, head-to-head differences and game pairs, per ordered pair of bots.
         blocks: dict[str, list[_Game]] = {}
         for game in games:
@@ -368,6 +379,55 @@ class Tally:
         if self._on_round is not None:
             self._on_round(RoundMark(number, {bot: row.dup.mean for bot, row in self._rows.items()},
                                      {bot: row.rating.ordinal() for bot, row in self._rows.items()}))
+
+    def _add_shared(self, sums: Mapping[str, list[float]]) -> None:
+        """Adds a round's clusters to what each pair of its bots shares (:class:`ClusteredPair`), while the
+        field is at most :data:`PAIRED_BOTS` bots; past that, forgets them all for good."""
+        if self._shared is None:
+            return
+        if len(self._rows) > PAIRED_BOTS:
+            self._shared = None
+            return
+        bots = sorted(sums)
+        for i, a in enumerate(bots):
+            a_dup, a_weight = sums[a][0], sums[a][1]
+            for b in bots[i + 1:]:
+                pair = self._shared.get((a, b))
+                if pair is None:
+                    pair = self._shared[a, b] = ClusteredPair()
+                pair.add(a_dup, a_weight, sums[b][0], sums[b][1])
+
+    def _ahead(self, upper: Standing, lower: Standing, field: int) -> bool:
+        """Whether ``upper`` (above ``lower`` in the standings) scores significantly more per game, in a field of
+        ``field`` ranked bots (2 for a lone comparison at 95 %, one-sided): their 95 % intervals do not overlap,
+        or the difference of their duplicate scores, clustered by deal set, passes
+        :func:`~arena.rating.ranks.pair_quantile`."""
+        if upper.dup_low > lower.dup_high:
+            return True  # the intervals shown beside the ranks never contradict them
+        a, b = self._rows[upper.bot].dup, self._rows[lower.bot].dup
+        if not a.clusters or not b.clusters:
+            return False
+        if self._shared is None:
+            # Too many bots to keep what each pair shares: the sum of the two standard errors bounds the
+            # difference's (Minkowski), and each one's t is at least the pair's, so this never says more.
+            ua, ub = a.interval(), b.interval()
+            if ua.n < 2 or ub.n < 2:
+                return False
+            return (a.mean - pair_quantile(field, ua.df) * ua.se
+                    > b.mean + pair_quantile(field, ub.df) * ub.se)
+        if upper.bot < lower.bot:  # the pair's sums are kept in the order of the names
+            diff, se, clusters = (self._shared.get((upper.bot, lower.bot)) or ClusteredPair()).difference(a, b)
+        else:
+            diff, se, clusters = (self._shared.get((lower.bot, upper.bot)) or ClusteredPair()).difference(b, a)
+            diff = -diff
+        return clusters >= 2 and diff > pair_quantile(field, clusters - 1) * se
+
+    def rank_ranges(self, ranked: Sequence[Standing], adjusted: bool = True) -> list[RankRange]:
+        """The rank ranges of the ranked bots (in the standings' order); ``adjusted=False`` judges each pair by its
+        own two-sided 95 % test (one-sided 97.5 %), as if it were the only comparison: the benchmark's foil."""
+        field = len(ranked)
+        judged = field if adjusted else 3  # pair_quantile(3) is the one-sided 97.5 % quantile
+        return rank_ranges(field, lambda i, j: self._ahead(ranked[i], ranked[j], judged))
 
     # -- results ------------------------------------------------------------------------------
 
@@ -419,8 +479,11 @@ class Tally:
             return section, False, not compared, -row.dup_per_game if compared else 0.0, -row.mean_total, row.bot
 
         ordered = sorted(rows.values(), key=order)
-        for rank, row in enumerate((r for r in ordered if not listed_apart(r)), start=1):
+        ranked = [row for row in ordered if not listed_apart(row)]
+        for rank, row in enumerate(ranked, start=1):
             row.rank = rank
+        for row, span in zip(ranked, self.rank_ranges(ranked), strict=True):
+            row.rank_range = span.pair()
         return ordered
 
     @property

@@ -50,6 +50,9 @@ class Standing:
     bot: str
     rank: int | None = None
     """Its place in the ranking; none for house bots, withdrawn or disqualified bots, and bots without a game."""
+    rank_range: tuple[int, int] | None = None
+    """The ranks it could hold at 95 % (best, worst), given the uncertainty of the duplicate scores
+    (:mod:`arena.rating.ranks`); none when it has no rank."""
     house: bool = False
     status: str = "playing"
     """``playing`` (the event goes on), ``finished`` (it has ended), ``absent``, ``withdrawn`` or ``disqualified``

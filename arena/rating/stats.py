@@ -39,6 +39,11 @@ Clustered ratio (``ClusteredMean``), what the standings use
     y², y·n and n², taken about the first cluster's ratio so that they do not cancel). One cluster
     gives an unbounded interval, as one block does above.
 
+Difference of two clustered ratios (``ClusteredPair``), what the rank ranges compare
+    The clusters two bots share, kept beside their two ``ClusteredMean``: R_a − R_b has the linearised
+    variance G/(G − 1) · Σ_c ((y_ac − R_a·n_ac)/W_a − (y_bc − R_b·n_bc)/W_b)², G the clusters of either,
+    which counts that on the same cards what one bot wins the others lose.
+
 Likelihood of superiority (``los``)
     LOS = P(true mean > 0 | data). With ``df`` (the clusters less one) it is T_df(mean/se), the t
     distribution: for normal cluster means and a flat prior this is exactly the posterior
@@ -85,6 +90,7 @@ from statistics import NormalDist
 __all__ = [
     "PAIR_BINS",
     "ClusteredMean",
+    "ClusteredPair",
     "MeanCI",
     "PairElo",
     "PairTally",
@@ -323,6 +329,16 @@ class ClusteredMean:
         """Σy/Σn (nan without a cluster)."""
         return self.total / self.weight if self.clusters else math.nan
 
+    def squares(self) -> float:
+        """Σ_c (y_c − R·n_c)², the clusters' squared distance from the ratio (0 without a cluster)."""
+        if not self.clusters:
+            return 0.0
+        r = self.total / self.weight - self._shift
+        squares = max(self._yy - 2.0 * r * self._yn + r * r * self._nn, 0.0)
+        # Rounding leaves a trace of spread where every cluster has the same ratio: a spread below
+        # 1e-13 of the totals' own size is rounding, not data.
+        return 0.0 if squares <= 1e-26 * self._scale else squares
+
     def interval(self, level: float = 0.95) -> MeanCI:
         """The ratio with its t interval on clusters − 1 degrees of freedom; ``n`` counts clusters and
         ``sd`` is the standard error times √clusters (with equal weights: the sd of the cluster means)."""
@@ -333,15 +349,64 @@ class ClusteredMean:
         ratio = self.total / self.weight
         if g == 1:
             return MeanCI(ratio, -math.inf, math.inf, 1, math.nan)
-        r = ratio - self._shift
-        squares = max(self._yy - 2.0 * r * self._yn + r * r * self._nn, 0.0)
-        # Rounding leaves a trace of spread where every cluster has the same ratio: a spread below
-        # 1e-13 of the totals' own size is rounding, not data.
-        if squares <= 1e-26 * self._scale:
-            squares = 0.0
-        se = math.sqrt(g / (g - 1) * squares) / self.weight
+        se = math.sqrt(g / (g - 1) * self.squares()) / self.weight
         half = t_quantile(0.5 + level / 2, g - 1) * se
         return MeanCI(ratio, ratio - half, ratio + half, g, se * math.sqrt(g))
+
+
+class ClusteredPair:
+    """What two :class:`ClusteredMean` share, for the standard error of the difference of their ratios.
+
+    Each :meth:`add` is one cluster both have, with each one's total and weight in it. With the two
+    means A and B (ratios R_a, R_b over weights W_a, W_b, G clusters between them, shared or not) the
+    difference R_a − R_b has the linearised cluster-robust variance
+
+        se² = G/(G − 1) · Σ_c ((y_ac − R_a·n_ac)/W_a − (y_bc − R_b·n_bc)/W_b)²
+
+    (a cluster one of them lacks adds 0 for it), which counts the correlation of the two in the
+    clusters they share: with 4 bots at one table the duplicate scores of a round add up to zero, so
+    two bots' scores move against each other and their difference varies more than either. Memory
+    is constant, as for :class:`ClusteredMean`.
+    """
+
+    __slots__ = ("_a", "_an", "_b", "_bn", "_nn", "_yy", "shared")
+
+    def __init__(self) -> None:
+        self.shared = 0
+        """Clusters both have."""
+        self._a = self._b = 0.0
+        self._yy = self._an = self._bn = self._nn = 0.0
+
+    def add(self, a_total: float, a_weight: float, b_total: float, b_weight: float) -> None:
+        """One cluster both have (a cluster of no weight, left out of a :class:`ClusteredMean`, is left out here)."""
+        if a_weight <= 0 or b_weight <= 0:
+            return
+        if not self.shared:
+            self._a, self._b = a_total / a_weight, b_total / b_weight
+        # About the first shared cluster's ratios, as ClusteredMean keeps its sums.
+        u, v = a_total - self._a * a_weight, b_total - self._b * b_weight
+        self.shared += 1
+        self._yy += u * v
+        self._an += u * b_weight
+        self._bn += a_weight * v
+        self._nn += a_weight * b_weight
+
+    def cross(self, a: ClusteredMean, b: ClusteredMean) -> float:
+        """Σ_c (y_ac − R_a·n_ac)(y_bc − R_b·n_bc) over the shared clusters, given the two means."""
+        if not self.shared:
+            return 0.0
+        r, s = a.mean - self._a, b.mean - self._b
+        return self._yy - s * self._an - r * self._bn + r * s * self._nn
+
+    def difference(self, a: ClusteredMean, b: ClusteredMean) -> tuple[float, float, int]:
+        """(R_a − R_b, its standard error, the clusters G between them); the error is nan below two clusters."""
+        g = a.clusters + b.clusters - self.shared
+        diff = a.mean - b.mean
+        if g < 2 or not a.clusters or not b.clusters:
+            return diff, math.nan, g
+        spread = (a.squares() / a.weight ** 2 + b.squares() / b.weight ** 2
+                  - 2.0 * self.cross(a, b) / (a.weight * b.weight))
+        return diff, math.sqrt(g / (g - 1) * max(spread, 0.0)), g
 
 
 def los(mean: float, se: float, df: int | None = None) -> float:

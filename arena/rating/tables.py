@@ -34,6 +34,7 @@ from arena.rating.stats import PAIR_BINS, MeanCI
 
 __all__ = [
     "COMPACT_HEADERS",
+    "CSV_RANK_RANGE",
     "SEAT_HEADERS",
     "STANDINGS_HEADERS",
     "compact_cells",
@@ -42,6 +43,7 @@ __all__ = [
     "json_text",
     "matrix_cell",
     "podium",
+    "rank_text",
     "render_comparison",
     "render_head_to_head",
     "render_seat_report",
@@ -146,6 +148,9 @@ COMPACT_HEADERS = ["rank", "bot", "points per game", "95% interval", "matchpoint
 status only when some bot's is not simply ``playing`` or ``finished``)."""
 
 
+CSV_RANK_RANGE = ("rank_best", "rank_worst")
+"""The CSV's columns for a bot's ``rank_range``, beside ``rank`` (empty when it is not ranked)."""
+
 _TWO_LINES = {"points per game": "points\nper game", "95% interval": "95%\ninterval",
               "matchpoints %": "match-\npoints %", "calls made %": "calls\nmade %"}
 
@@ -158,12 +163,20 @@ def _status_text(row: Standing, wide: bool) -> str:
     return f"{row.status}, {why}" if why else row.status
 
 
+def rank_text(row: Standing) -> str:
+    """The rank column: the ranks the bot could hold at 95 %, ``1`` or ``2-4`` (``-`` when it is not ranked)."""
+    if row.rank_range is None:
+        return "-" if row.rank is None else str(row.rank)
+    best, worst = row.rank_range
+    return str(best) if best == worst else f"{best}-{worst}"
+
+
 def standings_cells(row: Standing, rules: Rules) -> list[str | int]:
     """One bot's line of the standings as shown, a value per column of :data:`STANDINGS_HEADERS`
     (scores in points; the rank and the games as numbers): what every text and HTML rendering of the
     standings prints."""
     return [
-        row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
+        rank_text(row), row.bot + (" (house)" if row.house else ""),
         _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high),
         _points(rules, row.mean_round), _points(rules, row.mean_total), _number(row.place_points, ".2f"),
         _matchpoints_text(row), _number(row.mu, ".1f"), _number(row.sigma, ".2f"),
@@ -177,7 +190,7 @@ def standings_cells(row: Standing, rules: Rules) -> list[str | int]:
 def compact_cells(row: Standing, rules: Rules) -> list[str | int]:
     """One bot's line of the compact standings, a value per column of :data:`COMPACT_HEADERS`."""
     return [
-        row.rank if row.rank is not None else "-", row.bot + (" (house)" if row.house else ""),
+        rank_text(row), row.bot + (" (house)" if row.house else ""),
         _points(rules, row.dup_per_game), _interval(rules, row.dup_low, row.dup_high), _matchpoints_text(row),
         _number(row.made_pct, ".0f"), row.games, row.faults, _status_text(row, wide=False),
     ]
@@ -254,14 +267,17 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table",
         return json_text(standings_dict(rows, rules))
     if fmt == "csv":
         out = io.StringIO()
-        fields = [f for f in Standing.__dataclass_fields__ if f != "faults_by_kind"] + ["unit"]
+        # A spreadsheet reads "2-4" as a date: the range is two columns of whole numbers.
+        fields = [name for f in Standing.__dataclass_fields__ if f != "faults_by_kind"
+                  for name in (CSV_RANK_RANGE if f == "rank_range" else (f,))] + ["unit"]
         writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         per_point, unit = tenths_per_point(rules), unit_name(rules)
         for row in rows:
             data = row.to_dict(per_point)
             data.pop("faults_by_kind")
-            writer.writerow({**data, "unit": unit})
+            span = data.pop("rank_range") or (None, None)
+            writer.writerow({**data, **dict(zip(CSV_RANK_RANGE, span, strict=True)), "unit": unit})
         return out.getvalue()
     gap = "\n" if fmt == "markdown" else ""
     top = podium(rows, rules)

@@ -562,7 +562,8 @@ class _Site:
         name = request.path_params["name"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.entrant(session, self.ladder.folder, name)
+            view = queries.entrant(session, self.ladder.folder, name,
+                                   placement_blocks=self.ladder.settings.matchmaking.placement_blocks)
             if isinstance(view, queries.Missing):
                 return self._message(session, login, 404, view.why)
             legend = [(s.version, color(i)) for i, s in enumerate(r for r in view.ratings if r.marks)]
@@ -575,7 +576,8 @@ class _Site:
         name = request.path_params["name"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.entrant(session, self.ladder.folder, name)
+            view = queries.entrant(session, self.ladder.folder, name,
+                                   placement_blocks=self.ladder.settings.matchmaking.placement_blocks)
             return _json({"error": view.why}, 404) if isinstance(view, queries.Missing) else _json(view)
 
         return await self._read(request, make)
