@@ -24,6 +24,8 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from arena.event.audit import audit
+from arena.ladder import queries
+from arena.ladder.blocks import outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import (
@@ -147,6 +149,20 @@ def test_each_block_is_a_results_folder_that_verifies(played: Path) -> None:
     ladder.close()
 
 
+def test_each_block_is_stored_and_shown_in_the_seats_its_first_game_was_played_in(played: Path) -> None:
+    ladder = Ladder.open(played)
+    with ladder.session() as session:
+        labels = {v.id: v.label for v in session.scalars(select(Version))}
+        for block in session.scalars(select(Block).where(Block.state == BlockState.DONE)):
+            stored = [labels[v] for v in block.seats]
+            first = outcome(played / block.folder).games[0]
+            assert first.first.rotation == 0 and list(first.seats) == stored, block.id
+            view = queries.block(session, played, block.id)
+            assert isinstance(view, queries.BlockView)
+            assert [s.version for s in view.seats] == stored == [s.version for s in view.games[0].seats]
+    ladder.close()
+
+
 def test_ratings_put_the_heuristic_versions_above_the_random_ones(played: Path) -> None:
     ladder = Ladder.open(played)
     with ladder.session() as session:
@@ -183,7 +199,7 @@ def test_ladder_check_agrees_on_a_played_ladder(played: Path) -> None:
 @pytest.mark.parametrize(("planted", "words"), [
     ("rating", "rating is stored as mu"), ("result", "is stored with"), ("history", "rating after it is stored"),
     ("twice", "a block was counted twice"), ("records", "do not verify"), ("stray", "knows no block of"),
-    ("llr", "its LLR is stored as"),
+    ("llr", "its LLR is stored as"), ("order", "but its first game was played in the seats"),
 ])
 def test_ladder_check_finds_each_planted_disagreement(played: Path, tmp_path: Path, planted: str, words: str) -> None:
     folder = tmp_path / "copy"
@@ -205,6 +221,8 @@ def test_ladder_check_finds_each_planted_disagreement(played: Path, tmp_path: Pa
                                         sigma=point.sigma, at=point.at))
         elif planted == "llr":
             session.execute(update(Test).values(llr=Test.llr + 0.5))
+        elif planted == "order":  # the same four versions, two of them in each other's seats
+            session.execute(update(Block).where(Block.id == block.id).values(seat0=block.seat1, seat1=block.seat0))
     if planted == "records":
         records = folder / block.folder / "records.jsonl"
         records.write_text(records.read_text().replace('"calls":[', '"calls":[1,', 1))

@@ -4,7 +4,7 @@ What it proves, block by block and then as a whole:
 
 - every block the database holds as done has its results folder, whose records pass the same audit as
   ``callbreak-arena verify`` (every deal from its seed, every card legal, every score from its calls and
-  tricks) and hold the block's four games, seated as the database says;
+  tricks) and hold the block's four games, the first of them seated as the database says, seat by seat;
 - every results folder under ``blocks/`` is a block the database knows;
 - each done block's stored results (points, block scores, games) are what its records say;
 - the ratings, recomputed from the records of the rated blocks in the order they were rated, equal the
@@ -110,6 +110,10 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
                             f"{sorted({b for g in result.games for b in g.final.seats})}, not the four games of "
                             f"{', '.join(seated)}")
             continue
+        first = list(result.games[0].final.seats)
+        if first != seated:
+            problems.append(f"block {block.id} is stored with the seats {', '.join(seated)} (from seat 0), but its "
+                            f"first game was played in the seats {', '.join(first)}")
         stored = results.get(block.id, {})
         for version_id in block.seats:
             label = labels[version_id]
