@@ -22,7 +22,6 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from arena.core.faults import FaultKind
 from arena.core.rules import Rules
 from arena.event.check import BotUnderTest
 from arena.event.config import TournamentConfig, parse_config
@@ -133,8 +132,6 @@ class BlockOutcome:
     score: dict[str, float]
     """Each version's block score: tenths per game above its table's mean."""
     faults: dict[str, int]
-    absent: frozenset[str]
-    """Versions the fallback played for because they were not there (``absent`` faults)."""
 
 
 def outcome(folder: Path) -> BlockOutcome:
@@ -143,7 +140,6 @@ def outcome(folder: Path) -> BlockOutcome:
     points: dict[str, int] = {}
     score: dict[str, float] = {}
     faults: dict[str, int] = {}
-    absent: set[str] = set()
     for game in games:
         final = game.final
         mean = sum(final.totals) / 4
@@ -153,11 +149,8 @@ def outcome(folder: Path) -> BlockOutcome:
             faults.setdefault(bot, 0)
         for record in game.rounds:
             for fault in record.faults:
-                bot = record.seats[fault.seat]
-                faults[bot] += 1
-                if fault.kind == FaultKind.ABSENT:
-                    absent.add(bot)
-    return BlockOutcome(games, points, score, faults, frozenset(absent))
+                faults[record.seats[fault.seat]] += 1
+    return BlockOutcome(games, points, score, faults)
 
 
 class RatingModel:

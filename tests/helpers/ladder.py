@@ -4,13 +4,16 @@ condition holds."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import os
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -22,6 +25,7 @@ from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockState
 from arena.ladder.founding import found_ladder
 from arena.ladder.service import LadderService
+from arena.web.ladder import LadderSite, SiteLimits
 from sample_bots.random_bot import RandomBot
 from tests.helpers.runs import ROOT
 
@@ -125,6 +129,25 @@ def serve_until(ladder: Ladder, condition: Callable[[Session], bool], timeout: f
     return service
 
 
+@contextlib.contextmanager
+def serving(ladder: Ladder, limits: SiteLimits | None = None, *, tls: tuple[Path, Path] | None = None,
+            proxy: str = "") -> Iterator[str]:
+    """The site on port 0, served on an event loop of a thread of the test's (the loop a ladder's program runs)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    site = LadderSite(ladder, limits or SiteLimits())
+    try:
+        address = asyncio.run_coroutine_threadsafe(site.start("127.0.0.1", 0, tls=tls, proxy=proxy),
+                                                   loop).result(10)
+        yield f"{'https' if tls else 'http'}://{address}"
+    finally:
+        asyncio.run_coroutine_threadsafe(site.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
+
+
 class Crasher(RandomBot):
     """The random bot that raises at its fifth card of every game: its games are played by the fallback."""
 
@@ -135,6 +158,28 @@ class Crasher(RandomBot):
         if len(view.hand) == 9:
             raise RuntimeError("my search ran out of memory")
         return super().play(view)
+
+
+class Sluggish(RandomBot):
+    """The random bot that takes 20 ms over each decision while the file named by ``CALLBREAK_SLOW`` exists: a
+    block's game lasts seconds then, long enough for a remote bot to come in the middle of it."""
+
+    fast_call = None  # type: ignore[assignment]
+    fast_card = None  # type: ignore[assignment]
+
+    def call(self, view: View) -> int:
+        self._linger()
+        return super().call(view)
+
+    def play(self, view: View) -> Card:
+        self._linger()
+        return super().play(view)
+
+    @staticmethod
+    def _linger() -> None:
+        slow = os.environ.get("CALLBREAK_SLOW")
+        if slow and Path(slow).exists():
+            time.sleep(0.02)
 
 
 class Served:
