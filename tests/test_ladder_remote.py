@@ -32,7 +32,7 @@ from tests.helpers.runs import ROOT
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
-SLUGGISH = "tests.helpers.ladder:Sluggish"
+SLUGGISH = "tests.helpers.arena_bots:Sluggish"
 HOUSE = (("house-a", RANDOM), ("house-b", HEURISTIC), ("house-c", RANDOM), ("house-d", HEURISTIC))
 REMY = "remy#1"
 NEVER = ("remy#1 was not there when the block's first game began: the fallback played all 4 of its games, so the block "
@@ -247,7 +247,6 @@ def test_a_remote_entrant_that_comes_after_the_first_game_began_plays_none_of_th
     ladder.close()
 
 
-@pytest.mark.slow
 def test_a_second_session_of_a_remote_entrant_takes_over_and_nothing_is_missed(tmp_path: Path) -> None:
     ladder, token = _ladder(tmp_path / "ladder")
     service = LadderService(ladder)
@@ -263,7 +262,6 @@ def test_a_second_session_of_a_remote_entrant_takes_over_and_nothing_is_missed(t
     ladder.close()
 
 
-@pytest.mark.slow
 def test_two_remote_entrants_stay_connected_while_the_other_plays(tmp_path: Path) -> None:
     ladder, token = _ladder(tmp_path / "ladder")
     rita = ladder.add_entrant("rita", remote=True)

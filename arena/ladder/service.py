@@ -13,9 +13,10 @@ it acts on it, and everything a block changes is written in one transaction when
 
 A remote version plays while it is there: a block seats at most one, and is played on the ladder's gRPC port (one
 such block at a time; between them the port is the ladder's waiting room, :mod:`arena.ladder.room`). A game waits
-``[remote] patience_s`` for the version, then the fallback plays its seat: the block counts if the version came to
-one of its games, and is void if it came to none (:mod:`arena.ladder.attendance`). A version that misses
-``[remote] set_aside_after`` blocks in a row is set aside until its bot connects to the waiting room again.
+``[remote] patience_s`` for the version, then the fallback takes its seat for the rest of the block: the block
+counts if the version took its seat in one of its games, the games the fallback played for it included, and is void
+if it took none (:mod:`arena.ladder.attendance`). A version that misses ``[remote] set_aside_after`` blocks in a row
+is set aside until its bot connects to the waiting room again.
 Versions' crashes and hangs are the tournament's faults, played by the fallback: they harm only the games of the
 version that has them.
 """
@@ -546,6 +547,8 @@ class LadderService:
             tokens = {e.id: e.token_sha256 for e in session.scalars(select(Entrant))}
         bots = [bot_table(v, self.ladder.folder, tokens.get(v.entrant_id)) for v in versions]
         remote = any(v.kind == REMOTE for v in versions)
+        if remote:  # the port is the final's now
+            await self._close_room()
         seed = block_seed(self.settings.seed, 0)
         config = parse_config(event_text(f"{self.settings.name} final", seed, deal_sets, bots, self.settings,
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,

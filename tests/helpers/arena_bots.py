@@ -16,6 +16,8 @@
 - ``EventCrasher``: ``NoFastRandom`` whose ``on_event`` counts the event, then raises
   (``RuntimeError`` and ``SystemExit`` by turns).
 - ``FastExiter``: the random bot (fast path included) whose ``fast_card`` calls ``sys.exit(3)``.
+- ``Sluggish``: ``NoFastRandom`` that sleeps 20 ms per decision while the file named by ``CALLBREAK_SLOW``
+  exists (a ladder's in-process version: it takes no options), so a game lasts seconds while a test needs it to.
 - ``TokenTeller``: the random bot that, once per process, appends to the file ``out`` one JSON line
   with its command line (``sys.argv``), its process id and the token in ``CALLBREAK_TOKEN``.
 
@@ -57,6 +59,24 @@ class SlowRandom(NoFastRandom):
     def play(self, view: View) -> Card:
         time.sleep(self.delay)
         return super().play(view)
+
+
+class Sluggish(NoFastRandom):
+    """The random bot at 20 ms a decision while the file named by ``CALLBREAK_SLOW`` exists."""
+
+    def call(self, view: View) -> int:
+        self._linger()
+        return super().call(view)
+
+    def play(self, view: View) -> Card:
+        self._linger()
+        return super().play(view)
+
+    @staticmethod
+    def _linger() -> None:
+        slow = os.environ.get("CALLBREAK_SLOW")
+        if slow and os.path.exists(slow):
+            time.sleep(0.02)
 
 
 class Crasher(NoFastRandom):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import re
 import shutil
 import signal
@@ -158,28 +157,6 @@ class Crasher(RandomBot):
         if len(view.hand) == 9:
             raise RuntimeError("my search ran out of memory")
         return super().play(view)
-
-
-class Sluggish(RandomBot):
-    """The random bot that takes 20 ms over each decision while the file named by ``CALLBREAK_SLOW`` exists: a
-    block's game lasts seconds then, long enough for a remote bot to come in the middle of it."""
-
-    fast_call = None  # type: ignore[assignment]
-    fast_card = None  # type: ignore[assignment]
-
-    def call(self, view: View) -> int:
-        self._linger()
-        return super().call(view)
-
-    def play(self, view: View) -> Card:
-        self._linger()
-        return super().play(view)
-
-    @staticmethod
-    def _linger() -> None:
-        slow = os.environ.get("CALLBREAK_SLOW")
-        if slow and Path(slow).exists():
-            time.sleep(0.02)
 
 
 class Served:
