@@ -21,12 +21,13 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.event.store import ResultsStore
 from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockResult, BlockState, RatingPoint, Version, VersionState, utc_now
-from arena.ladder.service import LadderService
+from arena.ladder.service import FINAL, LadderService
 from tests.helpers.ladder import done_blocks, make_ladder, serve_until, serving
 from tests.helpers.runs import ROOT
 
@@ -286,4 +287,30 @@ def test_two_remote_entrants_stay_connected_while_the_other_plays(tmp_path: Path
         assert all(not b.note for b in session.scalars(select(Block)))
     found = check_ladder(ladder)
     assert found.ok, found.problems
+    ladder.close()
+
+
+def test_a_remote_entrant_plays_the_final_on_the_port_the_waiting_room_gives_up(tmp_path: Path) -> None:
+    ladder, token = _ladder(tmp_path / "ladder")
+    service = LadderService(ladder)
+    bot = _bot(service.remote_address, token)
+    began: list[bool] = []
+
+    def final_once_in_the_room(ladder: Ladder) -> None:
+        """Pauses the ladder, so that the blocks in play end and remy's bot waits in the room; then starts the final
+        (the room is open between remy's blocks only, and a ladder of one remote entrant plays them back to back)."""
+        room = service.waiting_room
+        ladder.pause(True)
+        if not began and room is not None and room.occupied(REMY):
+            ladder.start_final(1)
+            began.append(True)
+
+    try:  # the room ends the bot's stream as the final begins: it reconnects to the final's server
+        serve_until(ladder, lambda session: Ladder.state(session).final_state == "done",
+                    between=final_once_in_the_room, service=service)
+    finally:
+        _end(bot)
+    games = [game for game in ResultsStore(ladder.folder / FINAL).games() if REMY in game.seats]
+    assert len(games) == 4 * 4  # a round robin of five: remy is in four of its groups, four games each
+    assert not [f for game in games for r in game.rounds for f in r.faults if game.seats[f.seat] == REMY]
     ladder.close()

@@ -40,6 +40,10 @@ class WaitingRoom:
     def listening(self) -> bool:
         return self._server is not None
 
+    def occupied(self, label: str) -> bool:
+        """The bot of the version ``label`` is connected to the room now."""
+        return self._server is not None and self._server.lobby.present(label)
+
     async def open(self, tokens: Mapping[str, str]) -> None:
         """Listens, admitting ``tokens`` (digest -> version label); a room open for other tokens is closed first.
         :class:`ConfigError` when the port cannot be had."""

@@ -195,6 +195,11 @@ class LadderService:
     def remote_address(self) -> str:
         return f"{self.settings.remote.host}:{self.remote_port}"
 
+    @property
+    def waiting_room(self) -> WaitingRoom | None:
+        """The waiting room of remote bots, while :meth:`run` runs."""
+        return self._room
+
     def wake(self) -> None:
         """Have the service look at the database now (from any thread)."""
         if self._loop is not None and self._wake is not None:
