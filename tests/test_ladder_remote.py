@@ -10,6 +10,7 @@ bot's next hello in the ladder's waiting room.
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -21,6 +22,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+from arena.event.status import STATUS
 from arena.event.store import ResultsStore
 from arena.ladder import queries
 from arena.ladder.blocks import outcome
@@ -243,6 +245,8 @@ def test_a_remote_entrant_that_comes_after_the_first_game_began_plays_none_of_th
     block = _first(ladder)
     assert (block.state, block.note) == (BlockState.VOID, NEVER)
     assert _remy_faults(ladder, block) == {1: {"absent"}, 2: {"absent"}, 3: {"absent"}, 4: {"absent"}}
+    status = json.loads((ladder.folder / block.folder / STATUS).read_text(encoding="utf-8"))
+    assert REMY in {session["bot"] for session in status["sessions"]}  # its bot was connected as the block ended
     with ladder.session() as session:
         assert not session.scalars(select(BlockResult).where(BlockResult.block_id == block.id)).all()
     ladder.close()
