@@ -58,8 +58,8 @@ class Attendance:
 
     @property
     def came(self) -> bool:
-        """It was there when one of the block's games began (the first, but for a block resumed after a stop): the
-        block counts."""
+        """The fallback did not play all its games from their start: it took its seat at one of them (at the first,
+        since the fallback keeps a seat it took, but for a block resumed after a stop), and the block counts."""
         return len(self.away) < self.games
 
     @property
@@ -85,8 +85,7 @@ class Attendance:
                 said.append(f"{name} left after game {last}; the fallback played its {games_words(whole)}, "
                             f"{_counts(whole)}")
         elif whole:
-            said.append(f"{name} was not there for its {games_words(whole)}; the fallback played "
-                        f"{'it' if len(whole) == 1 else 'them'}, {_counts(whole)}")
+            said.append(f"the fallback played {name}'s {games_words(whole)} from the start, {_counts(whole)}")
         if left:
             said.append(f"{name}'s connection ended during {games_words(left)}; the fallback played the rest of "
                         f"{'it' if len(left) == 1 else 'them'}, {_counts(left)}")
