@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Engine, inspect, select
@@ -18,8 +19,8 @@ from sqlalchemy.orm import Session
 
 from arena.core.rules import Rules
 from arena.errors import ConfigError
-from arena.ladder.db import Base, Organiser, open_database
-from arena.ladder.schema import head, schema_version, upgrade
+from arena.ladder.db import Base, Organiser, Version, open_database
+from arena.ladder.schema import alembic_config, head, schema_version, upgrade
 from arena.ladder.settings import LadderSettings, load_settings, parse_settings, sqlite_url
 from arena.transports.grpc.tokens import token_sha256
 from tests.helpers.postgres import fresh_database, postgres_server
@@ -179,6 +180,33 @@ def test_migrating_to_head_is_idempotent(sqlite_engine: Engine) -> None:
     first = schema(sqlite_engine)
     assert upgrade(sqlite_engine) == head() == schema_version(sqlite_engine)
     assert schema(sqlite_engine) == first
+
+
+def _migrate(engine: Engine, revision: str, down: bool = False) -> None:
+    config = alembic_config()
+    with engine.begin() as connection:
+        config.attributes["connection"] = connection
+        (command.downgrade if down else command.upgrade)(config, revision)
+
+
+def test_a_database_of_0002_upgrades_in_place_and_a_version_set_aside_for_a_time_is_back(
+        sqlite_engine: Engine) -> None:
+    _migrate(sqlite_engine, "0002")
+    with sqlite_engine.begin() as connection:
+        connection.exec_driver_sql("INSERT INTO entrants (id, name, display, token_sha256, created) "
+                                   "VALUES (1, 'remy', '', 'x', '2025-01-01')")
+        connection.exec_driver_sql("INSERT INTO versions (id, entrant_id, content_sha256, kind, path, state, created, "
+                                   "number, label, away_until) VALUES (1, 1, '', 'remote', '', 'active', '2025-01-01', "
+                                   "1, 'remy#1', '2099-01-01')")
+    assert upgrade(sqlite_engine) == head()
+    with Session(sqlite_engine) as session:
+        version = session.get(Version, 1)
+        assert version is not None and (version.label, version.missed, version.set_aside) == ("remy#1", 0, None)
+    _migrate(sqlite_engine, "0002", down=True)  # and back, the version kept
+    columns = {column["name"] for column in inspect(sqlite_engine).get_columns("versions")}
+    assert "away_until" in columns and not {"missed", "set_aside"} & columns
+    with sqlite_engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT label FROM versions").scalars().all() == ["remy#1"]
 
 
 def test_foreign_keys_are_enforced_on_sqlite(sqlite_engine: Engine) -> None:

@@ -19,7 +19,6 @@ import re
 import socket
 import ssl
 import tarfile
-import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
@@ -55,8 +54,9 @@ from arena.ladder.db import (
 from arena.ladder.founding import found_ladder
 from arena.ladder.queries import score_interval
 from arena.rating.stats import mean_ci
-from arena.web.ladder import COOKIE, LadderSite, SiteLimits, ladder_app
+from arena.web.ladder import COOKIE, SiteLimits, ladder_app
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
+from tests.helpers.ladder import serving
 from tests.helpers.pages import body_rows, cells, parse
 from tests.helpers.runs import RANDOM, ROOT, cli
 
@@ -182,25 +182,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     built = _build(tmp_path_factory.mktemp("ladder") / "spring")
     yield built
     built.ladder.close()
-
-
-@contextlib.contextmanager
-def serving(ladder: Ladder, limits: SiteLimits | None = None, *, tls: tuple[Path, Path] | None = None,
-            proxy: str = "") -> Iterator[str]:
-    """The site on port 0, served on an event loop of a thread of the test's (the loop a ladder's program runs)."""
-    loop = asyncio.new_event_loop()
-    thread = threading.Thread(target=loop.run_forever, daemon=True)
-    thread.start()
-    site = LadderSite(ladder, limits or SiteLimits())
-    try:
-        address = asyncio.run_coroutine_threadsafe(site.start("127.0.0.1", 0, tls=tls, proxy=proxy),
-                                                   loop).result(10)
-        yield f"{'https' if tls else 'http'}://{address}"
-    finally:
-        asyncio.run_coroutine_threadsafe(site.stop(), loop).result(10)
-        loop.call_soon_threadsafe(loop.stop)
-        thread.join(10)
-        loop.close()
 
 
 @pytest.fixture(scope="module")

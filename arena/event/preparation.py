@@ -29,7 +29,7 @@ from arena.event.store import ResultsStore
 from arena.event.tally import Tally
 from arena.players.records import GameRecords
 
-__all__ = ["Preparation", "Recorded", "add_house", "identity", "open_folder", "prepare"]
+__all__ = ["Preparation", "Recorded", "add_house", "identity", "open_folder", "prepare", "schedule_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -110,6 +110,16 @@ def add_house(bots: dict[str, BotConfig], names: Sequence[str]) -> None:
         bots.setdefault(name, BotConfig(name, PythonBot(HOUSE_BOT), house=True))
 
 
+def schedule_of(config: TournamentConfig, field: Sequence[str], deal_sets: Sequence[int],
+                standings: Callable[[], dict[str, float]] | None = None) -> Schedule:
+    """The schedule of ``config``'s design for the bots ``field`` (in that order) on ``deal_sets``: what a run plans
+    (``standings`` pairs the rounds of a swiss)."""
+    return Schedule(
+        bots=field, format=config.format, rotation=config.rotation, deal_sets=deal_sets, seed=config.seed,
+        options=config.format_options, draw_seats=config.rules.draw_seating, standings=standings,
+    )
+
+
 def prepare(
     config: TournamentConfig, games: list[GameRecords], previous: Manifest | None, ties: Mapping[str, Any], *,
     folder: Path, where: str, deal_sets: Sequence[int], standings: Callable[[], dict[str, float]],
@@ -151,10 +161,7 @@ def prepare(
     field = [b.name for b in config.bots if b.name not in excluded or config.format != "swiss"]
     if len([b for b in field if b not in excluded]) < 2:
         raise ConfigError("fewer than 2 bots are left to play: the others are withdrawn or disqualified")
-    schedule = Schedule(
-        bots=field, format=config.format, rotation=config.rotation, deal_sets=deal_sets, seed=config.seed,
-        options=config.format_options, draw_seats=config.rules.draw_seating, standings=standings,
-    )
+    schedule = schedule_of(config, field, deal_sets, standings)
     house = sorted(set(schedule.house) | set(previous.house if previous else []))
     for copy, original in schedule.copies.items():
         if original in bots:

@@ -42,19 +42,20 @@ class Services:
     ``bots`` is the run's own table of bots (a launched gRPC bot gets its token there); ``log`` takes a line
     for the organiser; ``changed`` is called when a bot comes or goes; ``returned(bot)`` when an absent bot
     whose seats the fallback player took is back; ``bar(bot, status, reason)`` has the server turn away a bot
-    taken out.
+    taken out; ``guests`` (SHA-256 digest of a token -> name) are bots the server admits too and seats nowhere.
     """
 
     def __init__(
         self, config: TournamentConfig, folder: Path, bots: dict[str, BotConfig], seating: Seating, *,
         log: Callable[[str], None], changed: Callable[[], None], returned: Callable[[str], None],
-        bar: Callable[[str, str, str], None],
+        bar: Callable[[str, str, str], None], guests: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
         self.folder = folder
         self.bots = bots
         self.seating = seating
         self._log, self._changed, self._returned, self._bar = log, changed, returned, bar
+        self.guests = dict(guests or {})
         self.sandboxing = False
         """Launched bots run in the sandbox (decided when the run starts)."""
         self._socket_folder: Path | None = None
@@ -124,7 +125,7 @@ class Services:
 
     async def _start_server(self, statuses: Mapping[str, BotStatus], excluded: Collection[str]) -> None:
         config = self.config
-        digests: dict[str, str] = {}  # the server keeps digests only
+        digests = dict(self.guests)  # the server keeps digests only
         for bot in list(self.bots.values()):
             if isinstance(bot.setup, RemoteBot):
                 digests[bot.setup.digest] = bot.name

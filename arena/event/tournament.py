@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +69,7 @@ class Tournament:
     def __init__(
         self, config: TournamentConfig, folder: Path | None = None, *, fresh: bool = False, progress: bool = False,
         serve: bool = False, judge: Judge | None = None, log: Callable[[str], None] | None = None,
-        continued: bool = False,
+        continued: bool = False, guests: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
         self.folder = folder or config.results or Path("results") / config.name
@@ -79,6 +79,9 @@ class Tournament:
         self.continued = continued
         """Another run follows at the same address (check-bot's next rules profile): at the end, connected
         bots are told to reconnect, not that the tournament is over."""
+        self.guests = dict(guests or {})
+        """Bots the arena server admits by token (SHA-256 digest -> name) and seats at no table: a ladder's other
+        remote entrants, held connected until the run ends."""
         self.store = ResultsStore(self.folder)
         self.bots = {b.name: b for b in config.bots}
         self.deal_file = read_deal_file(config.deal_file) if config.deal_file else None
@@ -98,7 +101,7 @@ class Tournament:
         self.monitor = Monitor(self.folder, log or (lambda text: None), judge, status=self.status,
                                faults=lambda: self.summary.faults, awaited=self.attendance.awaited_words)
         self.services = Services(config, self.folder, self.bots, self.seating, log=self.log, changed=self._wake.set,
-                                 returned=self.attendance.returned, bar=self.attendance.bar)
+                                 returned=self.attendance.returned, bar=self.attendance.bar, guests=self.guests)
         self.tables = Slots(config.concurrency, config.rules, config.table, self.seating, self._dispatcher,
                             self.deals, rounds=self.recorder.rounds, finished=self._finished, failed=self._fail,
                             changed=self._wake.set, spawn=self._spawn)

@@ -22,10 +22,10 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from arena.core.faults import FaultKind
 from arena.core.rules import Rules
 from arena.event.check import BotUnderTest
 from arena.event.config import TournamentConfig, parse_config
+from arena.event.preparation import schedule_of
 from arena.event.store import ResultsStore
 from arena.event.submissions import read_submission
 from arena.event.tables import toml_value
@@ -34,7 +34,7 @@ from arena.ladder.settings import LadderSettings
 from arena.players.records import GameRecords
 
 __all__ = ["BLOCK_SEED_BITS", "BlockOutcome", "RatingModel", "block_config", "block_name", "block_seed",
-           "bot_table", "bot_under_test", "event_text", "outcome", "rate_games"]
+           "bot_table", "bot_under_test", "event_text", "first_seats", "outcome", "rate_games"]
 
 BLOCK_SEED_BITS = 62
 """A block's seed is this many bits of SHA-256 of the ladder's seed and the block's number."""
@@ -98,11 +98,28 @@ def block_config(
     block_id: int, seed: int, bots: Sequence[Mapping[str, Any]], settings: LadderSettings, *, port: int = 0,
     host: str = "127.0.0.1",
 ) -> TournamentConfig:
-    """The configuration of a block: the four ``bots`` (in seat order of the first rotation) on one deal set,
-    every rotation, one table at a time."""
-    config = parse_config(event_text(block_name(block_id), seed, 1, bots, settings, port=port, host=host))
-    assert [b.name for b in config.bots] == [bot["name"] for bot in bots]
+    """The configuration of a block: the four ``bots`` on one deal set, every rotation, one table at a time, its
+    first game seating them in the order given (the block's seats as stored and shown)."""
+
+    def listed(order: Sequence[Mapping[str, Any]]) -> TournamentConfig:
+        return parse_config(event_text(block_name(block_id), seed, 1, order, settings, port=port, host=host))
+
+    config = listed(bots)
+    seats = [bot["name"] for bot in bots]
+    drawn = first_seats(config)
+    if drawn != seats:
+        # The plan draws the seat order from the seed and the four names, whatever order they are listed in: the
+        # same permutation of any listing. Listed so that it takes them back to the order given, they sit as given.
+        by_seat = {seats.index(name): bots[seat] for seat, name in enumerate(drawn)}
+        config = listed([by_seat[index] for index in range(4)])
+    assert first_seats(config) == seats
     return config
+
+
+def first_seats(config: TournamentConfig) -> list[str]:
+    """The seats of the first game the plan of a block's configuration plays (seat 0 first)."""
+    schedule = schedule_of(config, [bot.name for bot in config.bots], range(1, config.deal_sets + 1))
+    return list(schedule.round_assignments(1)[0].seats)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,8 +132,6 @@ class BlockOutcome:
     score: dict[str, float]
     """Each version's block score: tenths per game above its table's mean."""
     faults: dict[str, int]
-    absent: frozenset[str]
-    """Versions the fallback played for because they were not there (``absent`` faults)."""
 
 
 def outcome(folder: Path) -> BlockOutcome:
@@ -125,7 +140,6 @@ def outcome(folder: Path) -> BlockOutcome:
     points: dict[str, int] = {}
     score: dict[str, float] = {}
     faults: dict[str, int] = {}
-    absent: set[str] = set()
     for game in games:
         final = game.final
         mean = sum(final.totals) / 4
@@ -135,11 +149,8 @@ def outcome(folder: Path) -> BlockOutcome:
             faults.setdefault(bot, 0)
         for record in game.rounds:
             for fault in record.faults:
-                bot = record.seats[fault.seat]
-                faults[bot] += 1
-                if fault.kind == FaultKind.ABSENT:
-                    absent.add(bot)
-    return BlockOutcome(games, points, score, faults, frozenset(absent))
+                faults[record.seats[fault.seat]] += 1
+    return BlockOutcome(games, points, score, faults)
 
 
 class RatingModel:

@@ -4,7 +4,8 @@ What it proves, block by block and then as a whole:
 
 - every block the database holds as done has its results folder, whose records pass the same audit as
   ``callbreak-arena verify`` (every deal from its seed, every card legal, every score from its calls and
-  tricks) and hold the block's four games, seated as the database says;
+  tricks) and hold the block's four games, the first of them seated as the database says, seat by seat;
+- a done block seats no remote version all of whose games the fallback played (such a block is void);
 - every results folder under ``blocks/`` is a block the database knows;
 - each done block's stored results (points, block scores, games) are what its records say;
 - the ratings, recomputed from the records of the rated blocks in the order they were rated, equal the
@@ -22,8 +23,9 @@ from sqlalchemy import func, select
 
 from arena.event.audit import audit
 from arena.event.store import MANIFEST
+from arena.ladder.attendance import attendance
 from arena.ladder.blocks import BlockOutcome, RatingModel, outcome, rate_games
-from arena.ladder.control import Ladder
+from arena.ladder.control import REMOTE, Ladder
 from arena.ladder.db import (
     Block,
     BlockResult,
@@ -68,6 +70,7 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
     model = RatingModel(ladder.settings.rating.beta, ladder.settings.rating.tau)
     with ladder.session() as session:
         labels = {v.id: v.label for v in session.scalars(select(Version))}
+        remote = {v.id for v in session.scalars(select(Version).where(Version.kind == REMOTE))}
         blocks = {b.id: b for b in session.scalars(select(Block))}
         results: dict[int, dict[int, BlockResult]] = {}
         for stored_row in session.scalars(select(BlockResult)):
@@ -110,6 +113,14 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
                             f"{sorted({b for g in result.games for b in g.final.seats})}, not the four games of "
                             f"{', '.join(seated)}")
             continue
+        first = list(result.games[0].final.seats)
+        if first != seated:
+            problems.append(f"block {block.id} is stored with the seats {', '.join(seated)} (from seat 0), but its "
+                            f"first game was played in the seats {', '.join(first)}")
+        for version_id in remote.intersection(block.seats):
+            if not attendance(result.games, labels[version_id]).came:
+                problems.append(f"block {block.id} is counted, but the fallback played all of {labels[version_id]}'s "
+                                "games: its records make it void")
         stored = results.get(block.id, {})
         for version_id in block.seats:
             label = labels[version_id]

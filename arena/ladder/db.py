@@ -67,7 +67,8 @@ class BlockState(enum.StrEnum):
     PLAYING = "playing"
     DONE = "done"
     VOID = "void"
-    """Played, or begun, but not counted: a remote version was not there, or the organiser ended it."""
+    """Played, or begun, but not counted: a remote version came to none of its games, or the ladder could not play
+    it."""
 
 
 class BlockKind(enum.StrEnum):
@@ -181,8 +182,12 @@ class Version(Base):
     """The version's name in every table and record: ``entrant#number``."""
     activated: Mapped[datetime | None] = mapped_column(default=None)
     retired: Mapped[datetime | None] = mapped_column(default=None)
-    away_until: Mapped[datetime | None] = mapped_column(default=None)
-    """A remote version that was not there when its block began is not seated again before this."""
+    missed: Mapped[int] = mapped_column(Integer, default=0)
+    """Blocks in a row in which a remote version was not there for some of its games (0 after a block it played
+    whole)."""
+    set_aside: Mapped[datetime | None] = mapped_column(default=None)
+    """When a remote version was set aside for missing ``[remote] set_aside_after`` blocks in a row; ``None`` while
+    it is in the field. Its bot's next hello on the ladder's gRPC port brings it back."""
 
 
 class Check(Base):
@@ -231,7 +236,8 @@ class Block(Base):
     """The deal seed of its one deal set (deal set 1 of this seed): derived from the ladder's secret seed."""
     test_id: Mapped[int | None] = mapped_column(ForeignKey("tests.id"), default=None, index=True)
     note: Mapped[str] = mapped_column(Text, default="")
-    """Why it is void, or what went wrong, in words."""
+    """Why it is void, or what went wrong, in words; of a done block, the games the fallback played for a remote
+    version that was not there."""
 
     @property
     def seats(self) -> tuple[int, int, int, int]:

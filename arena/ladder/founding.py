@@ -99,7 +99,8 @@ cap = {TestSettings.cap}                 # blocks at most, then it stops without
 # Where the bots of remote entrants connect over gRPC.
 host = {json.dumps(Remote.host)}
 port = {Remote.port}                  # 0: a free port, chosen at start and printed
-patience_s = {Remote.patience_s!r}         # seconds a block waits for a remote version
+patience_s = {Remote.patience_s!r}         # seconds a game waits for a remote version, then the fallback plays it
+set_aside_after = {Remote.set_aside_after}       # blocks missed in a row, then it waits for its bot to connect again
 
 [sandbox]
 mode = "bwrap"            # submitted bots run only in the bubblewrap sandbox ("auto"/"off": trusted bots only)

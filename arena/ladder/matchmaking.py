@@ -2,8 +2,10 @@
 
 The rule, in order (``docs/ladder.md`` says it in words):
 
-1. The field is every active version not at a table now (a remote one only while it is not set aside for
-   being absent). A block needs four versions of four different entrants; with fewer, nothing is played.
+1. The field is every active version not at a table now; of the remote ones, the one whose last block is the
+   oldest, while no block with a remote version is in play and unless it is set aside for missing blocks (the
+   service makes the field). A block needs four versions of four different entrants; with fewer, nothing is
+   played.
 2. The *anchor* is the version that needs a block most: a new version still in placement (fewer than
    ``placement_blocks`` blocks), the one with fewest blocks first; otherwise the version whose last block is
    the oldest (every active version keeps playing), then fewest blocks, then the oldest version.

@@ -58,10 +58,10 @@ from arena.rating.stats import MeanCI, t_quantile
 
 __all__ = [
     "CHECKS_SHOWN", "FAULTS_SHOWN", "PLAYING_SHOWN", "RATING_POINTS", "RECENT_BLOCKS", "SHOWN_STATES", "TESTS_SHOWN",
-    "VERSIONS_SHOWN", "BlockGame", "BlockLine", "BlockResultLine", "BlockView", "CheckLine", "Choices",
-    "EntrantLine", "EntrantView", "FaultLine", "GameLine", "GameView", "HandView", "LadderView", "Leaderboard",
-    "Missing", "OrganiserView", "Playing", "PlayingBlock", "RatingMark", "RatingSeries", "RoundView", "Seat",
-    "Standing", "TestDetail", "TestMark", "TestView", "TrickView", "VersionLine", "block", "choices", "entrant",
+    "VERSIONS_SHOWN", "BlockGame", "BlockLine", "BlockNote", "BlockResultLine", "BlockView", "CheckLine",
+    "Choices", "EntrantLine", "EntrantView", "FaultLine", "GameLine", "GameView", "HandView", "LadderView",
+    "Leaderboard", "Missing", "OrganiserView", "Playing", "PlayingBlock", "RatingMark", "RatingSeries", "RoundView",
+    "Seat", "Standing", "TestDetail", "TestMark", "TestView", "TrickView", "VersionLine", "block", "choices", "entrant",
     "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "rank_versions",
     "recent_submissions", "score_interval", "test", "tests",
 ]
@@ -288,6 +288,23 @@ class VersionLine:
     """Its rank range on the leaderboard (:func:`rank_versions`); ``None`` when it is not ranked there."""
     ranked: int = 0
     """The versions ranked on the leaderboard (its ``rank_range`` is among them)."""
+    set_aside: datetime | None = None
+    """When a remote version was set aside for missing blocks (``None``: it is in the field): it plays again once its
+    bot connects to the ladder."""
+    missed: int = 0
+    """Blocks in a row it missed (a remote version not there for some of its games)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class BlockNote:
+    """A block of an entrant's versions that has a note: a remote version away for some of its games (the fallback
+    played them, and they count), or a void block and why."""
+
+    block_id: int
+    state: str
+    kind: str
+    finished: datetime | None
+    note: str
 
 
 @dataclasses.dataclass(frozen=True)
@@ -361,6 +378,8 @@ class EntrantView:
     """Faults in those games beyond the ones listed."""
     unreadable: tuple[int, ...]
     """Blocks whose records could not be read."""
+    notes: tuple[BlockNote, ...] = ()
+    """Their versions' newest :data:`RECENT_BLOCKS` blocks with a note, done or void, newest first."""
 
 
 def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECENT_BLOCKS,
@@ -394,10 +413,14 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
             _maybe(version.activated), _maybe(version.retired), rating.mu if rating else None,
             rating.sigma if rating else None, rating.ordinal if rating else None, rating.games if rating else 0,
             rating.blocks if rating else 0, score.mean / 10 if score is not None and score.n else None,
-            tuple(checks.get(version.id, ())), ranges.get(version.label), len(board)))
+            tuple(checks.get(version.id, ())), ranges.get(version.label), len(board), _maybe(version.set_aside),
+            version.missed))
     games, faults, more, unreadable = _recent_games(session, folder, {v.id: v.label for v in versions}, recent_blocks)
+    notes = tuple(BlockNote(b.id, str(b.state), str(b.kind), _maybe(b.finished), b.note) for b in session.scalars(
+        select(Block).where(_involving(ids), Block.note != "", Block.state.in_(SHOWN_STATES))
+        .order_by(Block.id.desc()).limit(recent_blocks))) if ids else ()
     return EntrantView(found.name, found.display or found.name, aware(found.created), found.revoked is not None,
-                       tuple(lines), _rating_series(session, versions), games, faults, more, unreadable)
+                       tuple(lines), _rating_series(session, versions), games, faults, more, unreadable, notes)
 
 
 def _maybe(moment: datetime | None) -> datetime | None:

@@ -11,10 +11,14 @@ it acts on it, and everything a block changes is written in one transaction when
 - a block's results, the ratings it moves and the test it feeds are written with its ``done`` in one
   transaction: a block is counted once or not at all.
 
-A remote version plays while it is there: a block with one is played on the ladder's gRPC port (one such
-block at a time), and if the version does not come within ``[remote] patience_s`` the block is void and the
-version is set aside for twice that long. Versions' crashes and hangs are the tournament's faults, played
-by the fallback: they harm only the games of the version that has them.
+A remote version plays while it is there: a block seats at most one, and is played on the ladder's gRPC port (one
+such block at a time; between them the port is the ladder's waiting room, :mod:`arena.ladder.room`). A game waits
+``[remote] patience_s`` for the version, then the fallback takes its seat for the rest of the block: the block
+counts if the version took its seat in one of its games, the games the fallback played for it included, and is void
+if it took none (:mod:`arena.ladder.attendance`). A version that misses ``[remote] set_aside_after`` blocks in a row
+is set aside until its bot connects to the waiting room again.
+Versions' crashes and hangs are the tournament's faults, played by the fallback: they harm only the games of the
+version that has them.
 """
 
 from __future__ import annotations
@@ -27,14 +31,14 @@ import random
 import socket
 import time
 from collections.abc import Callable
-from datetime import timedelta
 
 from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
-from arena.errors import ArenaError
+from arena.errors import ArenaError, ConfigError
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament, woken
+from arena.ladder.attendance import Attendance, attendance
 from arena.ladder.blocks import (
     BlockOutcome,
     RatingModel,
@@ -62,10 +66,10 @@ from arena.ladder.db import (
     TestState,
     Version,
     VersionState,
-    aware,
     utc_now,
 )
 from arena.ladder.matchmaking import Candidate, Proposal, choose, fill
+from arena.ladder.room import WaitingRoom
 from arena.ladder.schema import upgrade
 from arena.rating.html import write_report_files
 from arena.rating.live import LiveJudge
@@ -174,6 +178,11 @@ class LadderService:
         self._playing: dict[int, asyncio.Task[None]] = {}
         """Block id -> the task playing it."""
         self._remote_block: int | None = None
+        """The block with a remote version, from when it is made until it is written: one at a time."""
+        self._room: WaitingRoom | None = None
+        """The ladder's gRPC port while no block with a remote version is in play (made by :meth:`run`)."""
+        self._room_task: asyncio.Task[None] | None = None
+        self._room_problem = ""
         self._checking: asyncio.Task[None] | None = None
         self._final: asyncio.Task[None] | None = None
         self._last: dict[int, int] = {}
@@ -186,6 +195,11 @@ class LadderService:
     def remote_address(self) -> str:
         return f"{self.settings.remote.host}:{self.remote_port}"
 
+    @property
+    def waiting_room(self) -> WaitingRoom | None:
+        """The waiting room of remote bots, while :meth:`run` runs."""
+        return self._room
+
     def wake(self) -> None:
         """Have the service look at the database now (from any thread)."""
         if self._loop is not None and self._wake is not None:
@@ -194,6 +208,7 @@ class LadderService:
     async def run(self, stop: asyncio.Event) -> None:
         """Plays until ``stop`` is set; blocks in play are then left as they are, to resume at the next start."""
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
+        self._room = WaitingRoom(self.settings.rules, self.settings.deadline_ms, self.remote_address, self._came)
         self.ladder.wake = self.wake
         upgrade(self.ladder.engine)
         self._recover()
@@ -212,6 +227,8 @@ class LadderService:
             for task in tasks:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
+            await self._close_room()
+            self._room = None
 
     def _recover(self) -> None:
         """What a killed service left: versions being checked are checked again; blocks in play resume."""
@@ -222,11 +239,11 @@ class LadderService:
             for seat in seats:
                 for version_id, last in session.execute(select(seat, func.max(Block.id)).group_by(seat)):
                     self._last[version_id] = max(self._last.get(version_id, 0), last)
-            resumed = session.scalars(select(Block.id).where(Block.state == BlockState.PLAYING)
-                                      .order_by(Block.id)).all()
-        for block_id in resumed:
+            resumed = [(block.id, self._has_remote(session, block.seats)) for block in session.scalars(
+                select(Block).where(Block.state == BlockState.PLAYING).order_by(Block.id))]
+        for block_id, remote in resumed:
             self.log(f"block {block_id} was in play when the ladder stopped: resuming it")
-            self._start(block_id)
+            self._start(block_id, remote)
 
     # -- one look at the database ---------------------------------------------------------------------
 
@@ -244,12 +261,14 @@ class LadderService:
                 self._final = asyncio.ensure_future(self._play_final())
             return
         if paused:
+            self._keep_room()
             return
         while len(self._playing) < self.settings.capacity.tables:
             proposal = self._next()
             if proposal is None:
-                return
-            self._start(self._make_block(*proposal))
+                break
+            self._start(*self._make_block(*proposal))
+        self._keep_room()
 
     def _start_check(self) -> None:
         if self._checking is not None and not self._checking.done():
@@ -270,17 +289,16 @@ class LadderService:
             return {seat for block in blocks for seat in block.seats}
 
     def _field(self, session: Session, busy: set[int]) -> tuple[list[Candidate], dict[int, Version]]:
-        """The active versions free to play, with their ratings."""
-        now = utc_now()
+        """The active versions free to play, with their ratings: of the remote ones that may play now, only the one
+        whose last block is the oldest (a block seats one at most)."""
         active = session.scalars(select(Version).where(Version.state == VersionState.ACTIVE)).all()
         ratings = {r.version_id: r for r in session.scalars(select(Rating))}
         mu0, sigma0 = self.model.initial()
+        remote = [v for v in active if v.kind == REMOTE and v.id not in busy and self._seatable(v)]
+        first = min(remote, key=lambda v: (self._last.get(v.id, 0), v.id)) if remote else None
         field, versions = [], {}
         for version in active:
-            if version.id in busy:
-                continue
-            if version.kind == REMOTE and (self._remote_block is not None or (
-                    version.away_until is not None and aware(version.away_until) > now)):
+            if version.id in busy or (version.kind == REMOTE and version is not first):
                 continue
             rating = ratings.get(version.id)
             field.append(Candidate(version.id, version.entrant_id, rating.mu if rating else mu0,
@@ -288,6 +306,14 @@ class LadderService:
                                    self._last.get(version.id, 0)))
             versions[version.id] = version
         return field, versions
+
+    def _seatable(self, version: Version) -> bool:
+        """A remote version may be seated now: no block with a remote version is in play, and it is not set aside."""
+        return self._remote_block is None and version.set_aside is None
+
+    @staticmethod
+    def _has_remote(session: Session, seats: tuple[int, ...]) -> bool:
+        return any(v.kind == REMOTE for v in session.scalars(select(Version).where(Version.id.in_(seats))))
 
     def _next(self) -> tuple[Proposal, int | None] | None:
         """The next block to play, and its test (``None``: a rated or placement block)."""
@@ -343,6 +369,8 @@ class LadderService:
             if test.a in busy or test.b in busy:
                 continue
             pair = session.scalars(select(Version).where(Version.id.in_((test.a, test.b)))).all()
+            if any(v.kind == REMOTE and not self._seatable(v) for v in pair):
+                continue
             entrants = {v.entrant_id for v in pair}
             others = [c for c in field if c.id not in (test.a, test.b) and c.entrant not in entrants]
             # The two others: the closest in rating to the pair's mean, so the test measures them in the field
@@ -356,7 +384,8 @@ class LadderService:
                 return proposal, test.id
         return None
 
-    def _make_block(self, proposal: Proposal, test_id: int | None) -> int:
+    def _make_block(self, proposal: Proposal, test_id: int | None) -> tuple[int, bool]:
+        """The block made ``playing``, and whether it seats a remote version."""
         with self.ladder.session() as session:
             block = Block(deal_set=1, seat0=proposal.seats[0], seat1=proposal.seats[1], seat2=proposal.seats[2],
                           seat3=proposal.seats[3], state=BlockState.PLAYING, rated=False, kind=proposal.kind,
@@ -366,12 +395,14 @@ class LadderService:
             block.seed = block_seed(self.settings.seed, block.id)
             for version in proposal.seats:
                 self._last[version] = block.id
-            return block.id
+            return block.id, self._has_remote(session, proposal.seats)
 
     # -- playing a block ----------------------------------------------------------------------------
 
-    def _start(self, block_id: int) -> None:
-        task = asyncio.ensure_future(self._play(block_id))
+    def _start(self, block_id: int, remote: bool) -> None:
+        if remote:
+            self._remote_block = block_id
+        task = asyncio.ensure_future(self._play(block_id, remote))
         self._playing[block_id] = task
 
         def ended(done: asyncio.Task[None]) -> None:
@@ -379,11 +410,13 @@ class LadderService:
             if not done.cancelled() and done.exception() is not None:  # the ladder's own error, not a bot's
                 error = done.exception()
                 self._void(block_id, f"the ladder failed while playing it: {type(error).__name__}: {error}")
+            if self._remote_block == block_id:
+                self._remote_block = None
             self.wake()
 
         task.add_done_callback(ended)
 
-    async def _play(self, block_id: int) -> None:
+    async def _play(self, block_id: int, remote: bool) -> None:
         with self.ladder.session() as session:
             block = session.get(Block, block_id)
             assert block is not None
@@ -391,7 +424,6 @@ class LadderService:
             tokens = {e.id: e.token_sha256 for e in session.scalars(select(Entrant).where(
                 Entrant.id.in_({v.entrant_id for v in versions.values()})))}
             seats, seed = block.seats, block.seed
-        remote = any(versions[v].kind == REMOTE for v in seats)
         folder = self.ladder.folder / f"blocks/{block_id:06d}"
         try:
             bots = [bot_table(versions[v], self.ladder.folder, tokens.get(versions[v].entrant_id)) for v in seats]
@@ -400,28 +432,50 @@ class LadderService:
         except ArenaError as err:
             self._void(block_id, f"the block could not be set up: {err}")
             return
-        if remote:
-            self._remote_block = block_id
+        if remote:  # the port is the block's now; the other remote entrants' bots wait in it as guests
+            await self._close_room()
         try:
-            tournament = Tournament(config, folder, log=lambda text: None, continued=remote)
+            tournament = Tournament(config, folder, log=lambda text: None, continued=remote,
+                                    guests=self._remote_tokens() if remote else None)
             await tournament.run()
         except ArenaError as err:
             self._void(block_id, f"the block could not be played: {err}")
             return
-        finally:
-            if remote:
-                self._remote_block = None
         result = outcome(folder)
-        absent = [versions[v] for v in seats if versions[v].kind == REMOTE and versions[v].label in result.absent]
-        if absent:
-            self._set_aside(block_id, absent)
-            return
+        came = [attendance(result.games, versions[v].label) for v in seats if versions[v].kind == REMOTE]
         with self.ladder.session() as session:
             block = session.get(Block, block_id)
             assert block is not None
-            if block.state == BlockState.PLAYING:
+            if block.state != BlockState.PLAYING:
+                return
+            counts = all(seat.came for seat in came)
+            notes = [seat.note() for seat in came if counts or not seat.came]
+            if counts:
                 record_block(session, block, result, self.model, self.settings.tests.burn_in)
+            else:
+                block.state, block.finished = BlockState.VOID, utc_now()
+            block.note = ". ".join(note for note in [*notes, *self._count_misses(session, came)] if note)
+            note, void = block.note, not counts
+        if void:
+            self.log(f"block {block_id} is void: {note}")
+            return
+        if note:
+            self.log(f"block {block_id}: {note}")
         self._done_since += 1
+
+    def _count_misses(self, session: Session, came: list[Attendance]) -> list[str]:
+        """Counts each remote version's misses in a row (a block it played whole starts again from 0), and sets
+        aside a version at ``[remote] set_aside_after``; what it set aside, in words."""
+        said = []
+        for seat in came:
+            version = session.scalars(select(Version).where(Version.label == seat.version)).one()
+            version.missed = version.missed + 1 if seat.missed else 0
+            if version.missed >= self.settings.remote.set_aside_after and version.set_aside is None:
+                version.set_aside = utc_now()
+                blocks = "its last block" if version.missed == 1 else f"{version.missed} blocks in a row"
+                said.append(f"{seat.version} has missed {blocks}: it is set aside until its bot connects to the "
+                            "ladder again")
+        return said
 
     def _void(self, block_id: int, why: str) -> None:
         with self.ladder.session() as session:
@@ -430,15 +484,62 @@ class LadderService:
                 block.state, block.finished, block.note = BlockState.VOID, utc_now(), why
         self.log(f"block {block_id} is void: {why}")
 
-    def _set_aside(self, block_id: int, absent: list[Version]) -> None:
-        until = utc_now() + timedelta(seconds=2 * self.settings.remote.patience_s)
+    # -- the waiting room ---------------------------------------------------------------------------
+
+    def _remote_tokens(self) -> dict[str, str]:
+        """The tokens of the active remote versions' entrants (SHA-256 digest -> the version's label)."""
         with self.ladder.session() as session:
-            for version in absent:
-                stored = session.get(Version, version.id)
-                if stored is not None:
-                    stored.away_until = until
-        names = ", ".join(v.label for v in absent)
-        self._void(block_id, f"{names} did not connect within {self.settings.remote.patience_s:g} s")
+            rows = session.execute(select(Entrant.token_sha256, Version.label).join(
+                Version, Version.entrant_id == Entrant.id).where(
+                Version.kind == REMOTE, Version.state == VersionState.ACTIVE, Entrant.revoked.is_(None),
+                Entrant.token_sha256.is_not(None)).order_by(Version.id))
+            return {digest: label for digest, label in rows if digest}
+
+    def _keep_room(self) -> None:
+        """Opens the waiting room for the active remote versions while no block with one is in play (or opens it
+        again when they changed); closes it when there are none."""
+        room = self._room
+        if room is None or self._remote_block is not None or (
+                self._room_task is not None and not self._room_task.done()):
+            return
+        tokens = self._remote_tokens()
+        if (room.listening and room.tokens == tokens) or not (tokens or room.listening):
+            return
+        self._room_task = asyncio.ensure_future(self._open_room(tokens))
+
+    async def _open_room(self, tokens: dict[str, str]) -> None:
+        room = self._room
+        assert room is not None
+        try:
+            if tokens:
+                await room.open(tokens)
+            else:
+                await room.close()
+        except ConfigError as err:  # said once, and tried again at each look: the block's tournament would fail too
+            if str(err) != self._room_problem:
+                self.log(f"the waiting room of remote bots cannot open: {err}")
+            self._room_problem = str(err)
+        else:
+            self._room_problem = ""
+
+    async def _close_room(self) -> None:
+        if self._room_task is not None:
+            with contextlib.suppress(Exception):
+                await self._room_task
+            self._room_task = None
+        if self._room is not None:
+            await self._room.close()
+
+    def _came(self, label: str) -> None:
+        """The bot of the remote version ``label`` is in the waiting room: a version set aside is back."""
+        with self.ladder.session() as session:
+            version = session.scalars(select(Version).where(Version.label == label,
+                                                            Version.set_aside.is_not(None))).first()
+            if version is None:
+                return
+            version.set_aside = None
+        self.log(f"{label}'s bot connected: it is back in the field")
+        self.wake()
 
     # -- the final ----------------------------------------------------------------------------------
 
@@ -451,6 +552,8 @@ class LadderService:
             tokens = {e.id: e.token_sha256 for e in session.scalars(select(Entrant))}
         bots = [bot_table(v, self.ladder.folder, tokens.get(v.entrant_id)) for v in versions]
         remote = any(v.kind == REMOTE for v in versions)
+        if remote:  # the port is the final's now
+            await self._close_room()
         seed = block_seed(self.settings.seed, 0)
         config = parse_config(event_text(f"{self.settings.name} final", seed, deal_sets, bots, self.settings,
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,

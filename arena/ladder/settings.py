@@ -36,7 +36,7 @@ _KEYS: dict[str, set[str]] = {
     "matchmaking": {"placement_blocks", "spread", "no_rematch_blocks"},
     "submissions": {"active_versions", "max_bytes", "max_files", "per_hour", "check_games"},
     "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap"},
-    "remote": {"host", "port", "patience_s"},
+    "remote": {"host", "port", "patience_s", "set_aside_after"},
     "sandbox": {"mode"},
     "database": {"url"},
 }
@@ -117,7 +117,10 @@ class Remote:
     port: int = 0
     """0: a free port, chosen when the ladder starts and printed."""
     patience_s: float = 20.0
-    """Seconds a block waits for a remote version before the block is void and the version set aside."""
+    """Seconds a game of a block waits for a remote version before the fallback plays its seat."""
+    set_aside_after: int = 3
+    """Blocks in a row a remote version may miss (not there for some of its games) before it is set aside until its
+    bot connects again."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -203,7 +206,8 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
             cap=tests.integer("cap", TestSettings.cap, 2, 1_000_000),
         ),
         remote=Remote(host=remote.string("host", Remote.host), port=remote.integer("port", Remote.port, 0, 65535),
-                      patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0)),
+                      patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0),
+                      set_aside_after=remote.integer("set_aside_after", Remote.set_aside_after, 1, 10_000)),
         sandbox=sandbox.string("mode", "bwrap", ("bwrap", "auto", "off")),
     )
 

@@ -16,6 +16,8 @@
 - ``EventCrasher``: ``NoFastRandom`` whose ``on_event`` counts the event, then raises
   (``RuntimeError`` and ``SystemExit`` by turns).
 - ``FastExiter``: the random bot (fast path included) whose ``fast_card`` calls ``sys.exit(3)``.
+- ``Sluggish``: ``SlowRandom`` at 20 ms per decision while the file named by ``CALLBREAK_SLOW`` exists (a
+  ladder's in-process version: it takes no options), so a game lasts seconds while a test needs it to.
 - ``TokenTeller``: the random bot that, once per process, appends to the file ``out`` one JSON line
   with its command line (``sys.argv``), its process id and the token in ``CALLBREAK_TOKEN``.
 
@@ -57,6 +59,19 @@ class SlowRandom(NoFastRandom):
     def play(self, view: View) -> Card:
         time.sleep(self.delay)
         return super().play(view)
+
+
+class Sluggish(SlowRandom):
+    """``SlowRandom`` at 20 ms a decision while the file named by ``CALLBREAK_SLOW`` exists, else at full speed."""
+
+    @property
+    def delay(self) -> float:
+        slow = os.environ.get("CALLBREAK_SLOW")
+        return 0.02 if slow and os.path.exists(slow) else 0.0
+
+    @delay.setter
+    def delay(self, value: float) -> None:
+        """The file says the delay, not the options."""
 
 
 class Crasher(NoFastRandom):

@@ -4,13 +4,15 @@ condition holds."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -22,6 +24,7 @@ from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockState
 from arena.ladder.founding import found_ladder
 from arena.ladder.service import LadderService
+from arena.web.ladder import LadderSite, SiteLimits
 from sample_bots.random_bot import RandomBot
 from tests.helpers.runs import ROOT
 
@@ -123,6 +126,25 @@ def serve_until(ladder: Ladder, condition: Callable[[Session], bool], timeout: f
 
     asyncio.run(play())
     return service
+
+
+@contextlib.contextmanager
+def serving(ladder: Ladder, limits: SiteLimits | None = None, *, tls: tuple[Path, Path] | None = None,
+            proxy: str = "") -> Iterator[str]:
+    """The site on port 0, served on an event loop of a thread of the test's (the loop a ladder's program runs)."""
+    loop = asyncio.new_event_loop()
+    thread = threading.Thread(target=loop.run_forever, daemon=True)
+    thread.start()
+    site = LadderSite(ladder, limits or SiteLimits())
+    try:
+        address = asyncio.run_coroutine_threadsafe(site.start("127.0.0.1", 0, tls=tls, proxy=proxy),
+                                                   loop).result(10)
+        yield f"{'https' if tls else 'http'}://{address}"
+    finally:
+        asyncio.run_coroutine_threadsafe(site.stop(), loop).result(10)
+        loop.call_soon_threadsafe(loop.stop)
+        thread.join(10)
+        loop.close()
 
 
 class Crasher(RandomBot):
