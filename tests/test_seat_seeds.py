@@ -24,6 +24,8 @@ from arena.core.views import SeatView
 from arena.errors import ConfigError, RecordsError
 from arena.event.config import parse_config
 from arena.event.store import ResultsStore
+from arena.ladder.blocks import block_seat_key
+from arena.rating.zoo import block_seat_key as zoo_seat_key
 from sample_bots.montecarlo_bot import Knowledge, MonteCarloBot
 from tests.helpers.runs import UNSANDBOXED, records, run, write
 
@@ -295,11 +297,16 @@ def test_a_fixed_key_gives_the_same_seeds_and_is_checked_against_the_folders(tmp
     assert sorted(map(json.dumps, _seen([tmp_path / f"{name}.jsonl" for name in "abcd"])[len(seen):])) == \
         sorted(map(json.dumps, seen))  # the same key, the same seeds: a research run is reproducible
 
+    # Not part of the identity: a folder resumes with the key given or left out, but not with another.
+    assert parse_config(config.read_text()).digest() == parse_config(config.read_text().replace(
+        f'seat_key = "{given}"\n', "")).digest()
+    write(config, config.read_text().replace(given, "cd" * SEAT_KEY_BYTES))
     with pytest.raises(RecordsError, match=r"tournament\.seat_key is not the key .* holds"):
-        ResultsStore(results).seat_key(bytes(SEAT_KEY_BYTES))
+        run(config, results)
+    assert (results / "seat_key").read_text() == given + "\n"
     for bad in ("ab" * 31, "zz" * 32, "ab" * 33, " " + "ab" * 31 + " "):
         with pytest.raises(ConfigError, match=r"tournament\.seat_key must be 64 hexadecimal digits"):
-            parse_config(config.read_text().replace(given, bad))
+            parse_config(config.read_text().replace("cd" * SEAT_KEY_BYTES, bad))
 
 
 def test_a_folder_whose_key_file_is_damaged_is_refused_in_words(tmp_path: Path) -> None:
@@ -328,3 +335,14 @@ def test_the_monte_carlo_bot_draws_from_the_seat_seed() -> None:
     assert first_draw(view.seat_seed + 1) != first_draw(view.seat_seed)
     assert first_draw(view.seat_seed, seed=1) != first_draw(view.seat_seed)  # the bot's own seed still counts
     assert first_draw(0) != first_draw(view.seat_seed)  # no seat seed: keyed by the deal set, round and seat
+
+
+def test_a_ladder_blocks_key_is_the_documented_hmac_of_the_ladders_seed() -> None:
+    """docs/ladder.md: HMAC-SHA256 keyed by the ladder's seed (its decimal digits) of the block's key text; the
+    final's is block 0's. docs/research.md: a zoo block's is SHA-256 of the pool seed and its index."""
+    seed = 2**61 + 12345
+    for block in (0, 1, 77):
+        expected = hmac.digest(str(seed).encode(), f"callbreak-arena/ladder/seat-key/v1/{block}".encode(), "sha256")
+        assert block_seat_key(seed, block) == expected and len(expected) == SEAT_KEY_BYTES
+    assert block_seat_key(seed, 1) != block_seat_key(seed + 1, 1)
+    assert zoo_seat_key(20261202, 3) == hashlib.sha256(b"callbreak-arena/zoo/seat-key/v1/20261202/3").digest()
