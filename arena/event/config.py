@@ -30,8 +30,8 @@ __all__ = ["GUESSABLE_SEED", "PAGE_PORT", "TournamentConfig", "load_config", "pa
 PAGE_PORT = 8080
 """``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
 GUESSABLE_SEED = 2**32
-"""Seeds below this an entrant could find by trying them all (the deal algorithm is public and a bot knows
-its own hand: a table of the first 10,000 seeds takes minutes to make), and then know every hand."""
+"""Seeds below this, where the numbers people type fall, an entrant could find by trying them (the deal
+algorithm is public and a bot knows its own hand), and then know every hand."""
 
 
 @dataclasses.dataclass(frozen=True)
