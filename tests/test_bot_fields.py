@@ -8,10 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,7 +23,7 @@ from arena.kit.view import view_from_proto
 from arena.transports.grpc.encoder import RequestEncoder
 from arena.transports.grpc.wire import rules_to_proto
 from protocol import callbreak_pb2 as pb
-from tests.helpers.bhoos import BHOOS_BOT
+from tests.helpers.bhoos import BHOOS_BOT, serving
 from tests.helpers.messages import encoded_view
 from tests.helpers.runs import RANDOM, ROOT, cli, kinds_text, run, write
 
@@ -138,23 +134,9 @@ def bhoos_bot(tmp_path: Path) -> Iterator[tuple[str, Path]]:
         'flush=True)\n        body = json.loads(')
     assert script.count("HEAD ") == 2
     bot = write(tmp_path / "bot.py", script)
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = int(sock.getsockname()[1])
     log = tmp_path / "bot.log"
-    with log.open("wb") as err:
-        process = subprocess.Popen([sys.executable, str(bot), "modern", str(port)], stderr=err)
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}", log
-    finally:
-        process.kill()
-        process.wait()
+    with serving(bot, "modern", log) as url:
+        yield url, log
 
 
 def test_every_header_and_key_of_the_bhoos_requests_of_a_real_game_is_listed(
