@@ -7,7 +7,8 @@ bots between them; each deal set is played in its 4 cyclic rotations (a duplicat
 ``benchmarks/strength.py`` plays it. Every deal set is played twice:
 
 - **shared draws**: both versions with the same seed (0), so on the same seat and cards they key their
-  generators with the same seat seed and draw the same deals (what the arena's ``seat_seed`` gives);
+  generators with the same seat seed and draw the same deals (what the arena's ``seat_seed`` gives; the games
+  are given a fixed key of the seat seeds made from the deal seed, where an event draws a random one);
 - **independent draws**: the versions with different seeds (1 and 2), so their draws have nothing in
   common, as for bots that seed themselves from the clock or from anything of their own.
 
@@ -28,13 +29,14 @@ they were played) ``--resamples`` times and computing the ratio again.
     python benchmarks/crn.py [--deal-sets 200] [--samples-a 8] [--samples-b 12] [--delta 0.5]
                              [--jobs N] [--runs 400] [--resamples 200] [--seed 17]
 
-Deals, bots and resampling are seeded: the figures do not depend on ``--jobs``.
+Deals, seat seeds, bots and resampling are seeded: the figures do not depend on ``--jobs``.
 """
 
 from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import hashlib
 import os
 import platform
 import random
@@ -55,16 +57,22 @@ WAYS = (("shared draws", 0, 0), ("independent draws", 1, 2))
 """(label, A's seed, B's seed)."""
 
 
+def seat_key(deal_seed: int) -> bytes:
+    """The key of the seat seeds: fixed by the deal seed, so the figures can be had again."""
+    return hashlib.sha256(f"benchmarks/crn/seat-key/{deal_seed}".encode()).digest()
+
+
 def block(deal_set: int, seed_a: int, seed_b: int, samples_a: int, samples_b: int, deal_seed: int) -> float:
     """One deal set in its 4 rotations: A's points minus B's, per game."""
     rules = Rules.profile("nepali")
+    key = seat_key(deal_seed)
     order = ("a", "o1", "b", "o2")
     diff = 0
     for rotation in range(4):
         roles = [order[(s - rotation) % 4] for s in range(4)]
         bots = {"a": MonteCarloBot(seed_a, samples=samples_a), "b": MonteCarloBot(seed_b, samples=samples_b),
                 "o1": HeuristicBot(1), "o2": HeuristicBot(2)}
-        game = Game(rules, seeded_deals(deal_seed, deal_set), game_number=deal_set)
+        game = Game(rules, seeded_deals(deal_seed, deal_set), game_number=deal_set, seat_key=key)
         play_out(game, [bots[role] for role in roles])
         diff += game.totals[roles.index("a")] - game.totals[roles.index("b")]
     return diff / tenths_per_point(rules) / 4

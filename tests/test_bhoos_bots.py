@@ -14,9 +14,6 @@ from __future__ import annotations
 import json
 import re
 import socket
-import subprocess
-import sys
-import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,7 +34,7 @@ from arena.players.base import Decision, DecisionKind
 from arena.transports.bhoos.httpclient import Endpoint, Response
 from arena.transports.bhoos.player import BhoosPlayer, bhoos_card, bid_body, from_bhoos_card, play_body, read_answer
 from tests.conftest import run as run_async
-from tests.helpers.bhoos import BHOOS_BOT, engine_log
+from tests.helpers.bhoos import BHOOS_BOT, engine_log, serving
 from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, records, run, write
 
 PROBLEM = bwrap_problem()
@@ -176,21 +173,9 @@ def free_port() -> int:
 @pytest.fixture
 def running_bot(bot: Path, tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The stateful bot, started by the test on a free port: its URL and its log."""
-    port = free_port()
     log = tmp_path / "url-bot.log"
-    with log.open("wb") as err:
-        process = subprocess.Popen([sys.executable, str(bot), "stateful", str(port)], stderr=err)
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            with socket.socket() as probe:
-                if probe.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.05)
-        yield f"http://127.0.0.1:{port}", log
-    finally:
-        process.kill()
-        process.wait()
+    with serving(bot, "stateful", log) as url:
+        yield url, log
 
 
 def test_a_bhoos_url_bot_plays_one_seat_at_a_time(tmp_path: Path, running_bot: tuple[str, Path]) -> None:

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 
 from arena.event.audit import audit
 from arena.ladder import queries
-from arena.ladder.blocks import outcome
+from arena.ladder.blocks import block_seat_key, outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import (
@@ -143,6 +143,9 @@ def test_each_block_is_a_results_folder_that_verifies(played: Path) -> None:
         if block.state == BlockState.DONE:
             assert audit(played / block.folder) is None
             assert (played / block.folder / "records.jsonl").read_text().count('"final":true') == 4
+            # Its seat seeds' key, drawn from the ladder's secret seed and its number: the ladder can make it again.
+            key = block_seat_key(ladder.settings.seed, block.id).hex() + "\n"
+            assert (played / block.folder / "seat_key").read_text() == key
     ladder.close()
 
 
@@ -435,5 +438,6 @@ def test_the_final_plays_on_the_workers_asked_for_resumes_after_a_stop_and_gives
     for folder in (one.folder, two.folder):
         assert audit(folder / "final") is None
         assert (folder / "final" / "report.html").is_file()
+        assert (folder / "final" / "seat_key").read_text() == block_seat_key(one.settings.seed, 0).hex() + "\n"
     played = _final_records(one.folder)
     assert len(played) == 100 * 4 * 5 and _final_records(two.folder) == played  # every round of 400 games

@@ -9,15 +9,19 @@ line refuses an unknown bot and a folder that holds something, and its help docu
 from __future__ import annotations
 
 import asyncio
+import json
 import re
-from collections.abc import Awaitable, Callable
+import stat
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 
 from arena.cli import main
 from arena.core.cards import Card
+from arena.core.dealing import seat_seed
 from arena.core.rules import Rules
 from arena.event.audit import audit
 from arena.event.store import ResultsStore
@@ -38,8 +42,28 @@ def _shown(html: str) -> set[str]:
 
 Driver = Callable[[httpx.AsyncClient, str], Awaitable[None]]
 
+SPY = '''
+import json
 
-async def _sitting(folder: Path, drive: Driver, opponents: tuple[str, ...] = ("random", "heuristic", "random")) -> None:
+
+class Spy:
+    """Calls the least and plays the first legal card; writes what each call's view said."""
+
+    def __init__(self, seed=0, log=""):
+        self.log = log
+
+    def call(self, view):
+        with open(self.log, "a") as out:
+            out.write(json.dumps({"seat": view.seat, "seat_seed": view.seat_seed, "hand": view.hand_mask}) + "\\n")
+        return min(view.legal_calls)
+
+    def play(self, view):
+        return min(view.legal.cards(), key=lambda card: card.index)
+'''
+
+
+async def _sitting(folder: Path, drive: Driver,
+                   opponents: Sequence[str | Mapping[str, Any]] = ("random", "heuristic", "random")) -> None:
     sitting = Sitting(RULES, 4, list(opponents), folder)
     site = SeatSite(sitting)
     url = await site.start("127.0.0.1", 0)
@@ -84,9 +108,20 @@ def test_a_whole_deal_set_played_through_the_page_verifies_and_shows_no_hidden_c
                 assert legal
                 html = (await client.post("/play", data={"csrf": token, "card": legal[-1]}, headers=script)).text
 
-    asyncio.run(_sitting(folder, drive))
+    spy = tmp_path / "spy.py"
+    spy.write_text(SPY, encoding="utf-8")
+    seer = {"name": "spy", "python": f"{spy}:Spy", "options": {"log": str(tmp_path / "spy.jsonl")}}
+    asyncio.run(_sitting(folder, drive, ("random", seer, "random")))
     assert audit(folder) is None
     games = sorted(ResultsStore(folder).games(), key=lambda g: g.first.rotation)
+    # The bots' seat seeds are keyed by a random key of the sitting's own, kept as a tournament keeps it.
+    key = bytes.fromhex((folder / "seat_key").read_text())
+    assert len(key) == 32 and stat.S_IMODE((folder / "seat_key").stat().st_mode) == 0o600
+    views = [json.loads(line) for line in (tmp_path / "spy.jsonl").read_text().splitlines()]
+    assert len(views) == 4  # a call in each game
+    for view in views:
+        hand = games[0].first.hands[view["seat"]].mask
+        assert view["hand"] == hand and view["seat_seed"] == seat_seed(key, 1, 1, view["seat"], hand)
     assert len(games) == 4 and all(PERSON in game.seats for game in games)
     assert all(not r.faults for g in games for r in g.rounds) and all(len(g.rounds) == 1 for g in games)
     played = [html for html in pages if 'data-asked="play"' in html]

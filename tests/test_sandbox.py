@@ -141,7 +141,7 @@ def test_mode_auto_warns_and_plays_where_bwrap_is_missing(tmp_path: Path) -> Non
     assert result.returncode == 0, result.stderr
     assert ("warning: the 4 launched bots run unsandboxed:\ncallbreak-arena:   bubblewrap (bwrap) is not installed "
             "(on Debian or Ubuntu: apt install bubblewrap).") in result.stderr
-    warning = result.stderr[result.stderr.index("warning: "):].splitlines()[:4]
+    warning = result.stderr[result.stderr.index("warning: the 4 launched"):].splitlines()[:4]
     assert max(len(line) for line in warning) <= 120 and "install bubblewrap" in warning[3]  # no 330-column line
 
 

@@ -161,6 +161,7 @@ def test_a_request_holds_the_seats_view_and_nothing_else(tmp_path: Path) -> None
     if bwrap_problem() is None:  # sandboxed: no network, not even the machine's own loopback
         assert log.count("NETWORK refused") == 4 and "NETWORK reached" not in log
     rounds = {(r["game"], r["round"]): r for r in records(results)}
+    key = bytes.fromhex((results / "seat_key").read_text())
     seen = [json.loads(line[5:]) for line in (results / "logs" / "spy.log").read_text().splitlines()
             if line.startswith("SEEN ")]
     requests = [s for s in seen if s["type"] in ("call", "play")]
@@ -177,8 +178,8 @@ def test_a_request_holds_the_seats_view_and_nothing_else(tmp_path: Path) -> None
         assert request["rules"] == record["rules"] and request["rounds_in_game"] == 2
         assert (request["deadline_ms"], request["time_bank_ms"], request["retry_reason"]) == (1500, 500, "")
         assert request["dealer"] == record["dealer"] and request["trump"] == "S"
-        dealt_masks = tuple(Hand.parse(text).mask for text in record["hands"])
-        assert request["seat_seed"] == seat_seed(dealt_masks, seat)
+        dealt_mask = Hand.parse(record["hands"][seat]).mask
+        assert request["seat_seed"] == seat_seed(key, record["deal_set"], record["round"], seat, dealt_mask)
         dealt = set(record["hands"][seat].split())
         hand = set(request["hand"])
         # Its own cards, and only those it still holds: no card of another seat, played or not.

@@ -14,7 +14,7 @@ import pytest
 
 from arena.event.audit import audit
 from arena.event.store import ResultsStore
-from arena.rating.zoo import CANDIDATE, Zoo, block_seed, load_zoo, opponents, rate
+from arena.rating.zoo import CANDIDATE, Zoo, block_seat_key, block_seed, load_zoo, opponents, rate
 from tests.helpers.ladder import GOOD_BOT
 from tests.helpers.runs import cli
 
@@ -79,6 +79,7 @@ def test_the_score_is_the_candidates_points_above_its_table_and_the_records_veri
     # A secret pool deals other hands.
     secret = asyncio.run(rate(table, zoo, tmp_path / "c", max_blocks=zoo.cycle, seconds=600, seed=12345))
     assert secret.scores != rating.scores
+    assert (tmp_path / "c" / "0000" / "seat_key").read_text() == block_seat_key(12345, 0).hex() + "\n"
 
 
 @pytest.mark.slow
@@ -87,6 +88,9 @@ def test_it_stops_at_a_cycles_end_when_precise_enough_or_out_of_time(tmp_path: P
     table = {"python": "arena.players.house:HouseBot"}
     loose = asyncio.run(rate(table, zoo, tmp_path / "loose", precision=1000.0, max_blocks=40))
     assert (loose.stopped, loose.blocks) == ("precision", zoo.cycle)
+    for index in range(zoo.cycle):  # each block's seat seeds are keyed as publicly as its deals
+        key = (tmp_path / "loose" / f"{index:04d}" / "seat_key").read_text()
+        assert key == block_seat_key(zoo.pool_seed, index).hex() + "\n"
     hurried = asyncio.run(rate(table, zoo, tmp_path / "hurried", precision=1e-9, max_blocks=40, seconds=1e-6))
     assert (hurried.stopped, hurried.blocks) == ("time", zoo.cycle)
     rounded = asyncio.run(rate(table, zoo, tmp_path / "hurried", precision=1e-9, max_blocks=zoo.cycle + 1))

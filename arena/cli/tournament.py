@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import secrets
 import signal
 import sys
 from importlib import resources
@@ -22,7 +23,7 @@ from arena.cli.usage import (
     UsageError,
     say,
 )
-from arena.event.config import PAGE_PORT, TournamentConfig, load_config, parse_config
+from arena.event.config import GUESSABLE_SEED, PAGE_PORT, TournamentConfig, load_config, parse_config
 from arena.event.tournament import Tournament
 from arena.rating.html import REPORT_FILE
 from arena.rating.leaderboard import POLL_S
@@ -134,6 +135,11 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     tournament = Tournament(config, folder, fresh=args.fresh, progress=progress, serve=serve, judge=judge, log=say)
     print(f"callbreak-arena {__version__}: {config.name}, {config.format}, rules {config.rules.profile_name}, "
           f"results in {tournament.folder}", file=sys.stderr)
+    if config.guessable_seed():
+        unguessable = GUESSABLE_SEED + secrets.randbelow(2**63 - GUESSABLE_SEED)
+        say(f"warning: tournament.seed = {config.seed} is small enough for a bot to find by trying every seed, and")
+        say(f"  then know every hand from its own: for bots you did not write, use seed = {unguessable} instead")
+        say("  (docs/security.md).")
     page = _live_page(args, config, tournament.folder)
     stopped_by = ["Ctrl-C"]
 

@@ -21,15 +21,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import hmac
 import operator
 import struct
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
 from arena.core.cards import SUIT_MASK, Card, Hand, card_text
 from arena.core.turns import four
 from arena.errors import CardError, DealFileError
 
 __all__ = [
+    "SEAT_KEY_BYTES",
     "Deal",
     "DealFile",
     "DealSource",
@@ -161,23 +163,28 @@ def seeded_deals(seed: int, game: int) -> DealSource:
     return source
 
 
-def seat_seed(hands: Sequence[int], seat: int) -> int:
-    """The seed the arena hands ``seat`` for a round dealt as ``hands`` (the four hands as dealt, by
-    seat, as card masks): the first 8 bytes, big-endian, of the SHA-256 of the UTF-8 key
-    ``callbreak-arena/seat-seed/v1/{mask0}/{mask1}/{mask2}/{mask3}/{seat}`` (decimal numbers), or 1
-    where those bytes are all zero (0 on the wire means "no seed given").
+SEAT_KEY_BYTES = 32
+"""The length of a seat-seed key: 32 random bytes (``secrets.token_bytes``), written as 64 hex digits."""
 
-    It depends only on the cards of the round and the seat, so every rotation of a deal set hands the
-    same seed to whoever sits in that seat with those cards: two versions of a stochastic bot that
-    draw from it make the same random draws in the same place (common random numbers). A seat that
-    does not know the other hands cannot work them out from it.
+
+def seat_seed(key: bytes, deal_set: int, round_number: int, seat: int, hand: int) -> int:
+    """The seed the arena hands ``seat`` in round ``round_number`` of deal set ``deal_set`` (the game number),
+    the seat holding ``hand`` (the mask of the 13 cards dealt to it): the first 8 bytes, big-endian, of
+    HMAC-SHA256 keyed by ``key`` of the UTF-8 message
+    ``callbreak-arena/seat-seed/v2/{deal_set}/{round_number}/{seat}/{hand}`` (decimal numbers), or 1 where
+    those bytes are all zero (0 on the wire means "no seed given").
+
+    It is made of what the seat is told and nothing else, so nobody learns another hand from it, even
+    with the key; without the key it is a number nobody can predict. Every rotation of a deal set hands
+    the same seed to whoever sits in that seat with those cards: two versions of a stochastic bot that
+    draw from it make the same random draws in the same place (common random numbers).
     """
+    if not key:
+        raise ValueError("a seat-seed key must not be empty")
     if not 0 <= seat <= 3:
         raise ValueError(f"seats are numbered 0 to 3, not {seat}")
-    if len(hands) != 4:
-        raise ValueError("a round has four hands")
-    key = b"callbreak-arena/seat-seed/v1/%d/%d/%d/%d/%d" % (*hands, seat)
-    return int.from_bytes(hashlib.sha256(key).digest()[:8], "big") or 1
+    message = b"callbreak-arena/seat-seed/v2/%d/%d/%d/%d" % (deal_set, round_number, seat, hand)
+    return int.from_bytes(hmac.digest(key, message, "sha256")[:8], "big") or 1
 
 
 def draw_seating(seed: int, game: int) -> tuple[tuple[int, int, int, int], int]:

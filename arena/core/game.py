@@ -155,10 +155,12 @@ class Round:
         self._tricks: tuple[Trick, ...] = ()
         self._seeds: tuple[int, ...] = ()
 
-    def seat_seed(self, seat: int) -> int:
-        """The seed this round hands ``seat`` (:func:`arena.core.dealing.seat_seed`), made when first asked."""
+    def seat_seed(self, seat: int, key: bytes, deal_set: int) -> int:
+        """The seed this round of deal set ``deal_set`` hands ``seat`` under ``key``
+        (:func:`arena.core.dealing.seat_seed`), made for the four seats when first asked."""
         if not self._seeds:
-            self._seeds = tuple(seat_seed(self.initial, s) for s in range(4))
+            initial, number = self.initial, self.round_number
+            self._seeds = tuple(seat_seed(key, deal_set, number, s, initial[s]) for s in range(4))
         return self._seeds[seat]
 
     @property
@@ -364,13 +366,18 @@ class Game:
 
     def __init__(
         self, rules: Rules, deals: DealSource, *, game_number: int = 1, first_dealer: int = 3,
-        max_redeals: int = MAX_REDEALS,
+        max_redeals: int = MAX_REDEALS, seat_key: bytes | None = None,
     ) -> None:
         if not 0 <= first_dealer <= 3:
             raise ValueError(f"first_dealer must be a seat 0-3, not {first_dealer}")
+        if seat_key is not None and not seat_key:
+            raise ValueError("seat_key must not be empty: give the event's key, or None for no seat seeds")
         self.rules = rules
         self.deals = deals
         self.game_number = game_number
+        self.seat_key = seat_key
+        """The event's secret key of the seat seeds (:func:`arena.core.dealing.seat_seed`); ``None``: the
+        views carry no seat seed (0)."""
         self.first_dealer = first_dealer
         self.max_redeals = max_redeals
         self.totals = [0, 0, 0, 0]
@@ -481,7 +488,9 @@ class Game:
         rnd = self.round
         to_act = not public.over and rnd.current_seat == seat
         legal = rnd.legal_mask() if to_act and rnd.phase is Phase.PLAYING else 0
-        return SeatView(public, seat, rnd.hands[seat], to_act, legal, deadline_ms, rnd.seat_seed(seat))
+        key = self.seat_key
+        seed = rnd.seat_seed(seat, key, self.game_number) if key is not None else 0
+        return SeatView(public, seat, rnd.hands[seat], to_act, legal, deadline_ms, seed)
 
     def public_view(self) -> PublicView:
         """What every seat may know now; the same object until the next call or card."""

@@ -116,7 +116,8 @@ class View(Protocol):
     @property
     def seat_seed(self) -> int:
         """A seed for this seat's own random draws in this round, the same in every rotation of the
-        deal set (0: none given); see :func:`arena.core.dealing.seat_seed`."""
+        deal set: a keyed digest of what the seat is told (0: none given, a game without the event's
+        key); see :func:`arena.core.dealing.seat_seed`."""
         ...
 
 
@@ -211,9 +212,10 @@ class SeatView:
         self.deadline_ms = deadline_ms
         """The time this seat has to answer, in milliseconds (0: no limit, or not asked to decide)."""
         self.seat_seed = seat_seed
-        """A seed for this seat's own random draws in this round: a function of the round's cards and
-        the seat alone, so the same in every rotation of a deal set (common random numbers; 0: none
-        given). :func:`arena.core.dealing.seat_seed` says how it is made."""
+        """A seed for this seat's own random draws in this round: a digest, keyed by the event's secret
+        key, of the deal set, the round, the seat and its own dealt cards, so the same in every rotation of
+        a deal set (common random numbers) and nothing about another hand (0: none given, a game without a
+        key). :func:`arena.core.dealing.seat_seed` says how it is made."""
         self.game_number = public.game_number
         self.round_number = public.round_number
         self.dealer = public.dealer

@@ -90,6 +90,8 @@ class Context:
     """The arena's working folder: launched bots' commands name their files from it."""
     keep: bool = True
     """The worker keeps its launched bots for the chunks to come (a worker process); a Ray task ends them."""
+    seat_key: bytes | None = dataclasses.field(default=None, repr=False)
+    """The event's key of the seat seeds (``None``: the views carry none)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -183,7 +185,8 @@ async def _table(context: Context, job: GameJob) -> GameRecord:
         players.append(BrokenPlayer(name, instance) if isinstance(instance, str) else LocalPlayer(instance, name))
     try:
         return await play_game(context.rules, players, _deal_source(context, job), table_id="t1", game_id=game.id,
-                               game_number=game.deal_set, first_dealer=game.first_dealer, settings=context.table)
+                               game_number=game.deal_set, first_dealer=game.first_dealer, settings=context.table,
+                               seat_key=context.seat_key)
     finally:
         for player in players:
             await player.close()
@@ -200,7 +203,7 @@ def _launched(context: Context, jobs: Sequence[GameJob]) -> tuple[list[GameRecor
     assert context.run is not None and context.folder is not None
     if context.cwd and os.getcwd() != context.cwd and os.path.isdir(context.cwd):
         os.chdir(context.cwd)  # a Ray worker starts in a folder of Ray's
-    branch = branch_for(context.run, context.folder, dict(context.bots))
+    branch = branch_for(context.run, context.folder, dict(context.bots), context.seat_key)
     try:
         played = branch.play([(job.game, job.fallback, _deal_source(context, job)) for job in jobs])
         return played, branch.broken

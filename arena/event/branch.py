@@ -59,10 +59,13 @@ class _Unseated(Exception):
 class Branch:
     """The launched bots of one worker for one run, and the tables it plays them at."""
 
-    def __init__(self, config: TournamentConfig, folder: Path, bots: dict[str, BotConfig]) -> None:
+    def __init__(self, config: TournamentConfig, folder: Path, bots: dict[str, BotConfig],
+                 seat_key: bytes | None = None) -> None:
         # The worker's own run: one process, with no workers of its own; its server on this machine only.
         own = dataclasses.replace(config, workers=1, backend=Backend.LOCAL, host="127.0.0.1", port=0)
         self.config = own
+        self.seat_key = seat_key
+        """The event's key of the seat seeds."""
         self.bots = dict(bots)
         self.seating = Seating(own, self.bots, {})
         self.services = Services(own, folder, self.bots, self.seating, log=lambda text: None, changed=self._changed,
@@ -150,7 +153,7 @@ class Branch:
                     return None
                 record = await play_game(
                     self.config.rules, players, deals, table_id="t1", game_id=game.id, game_number=game.deal_set,
-                    first_dealer=game.first_dealer, settings=self.config.table,
+                    first_dealer=game.first_dealer, settings=self.config.table, seat_key=self.seat_key,
                 )
                 return record
             finally:
@@ -177,19 +180,21 @@ class Branch:
         self.loop.close()
 
 
-_BRANCH: tuple[tuple[str, str], Branch] | None = None
-"""This worker's branch, and the run (tournament name, results folder) it serves."""
+_BRANCH: tuple[tuple[str, str, bytes | None], Branch] | None = None
+"""This worker's branch, and the run (tournament name, results folder, key of the seat seeds) it serves."""
 
 
-def branch_for(config: TournamentConfig, folder: Path, bots: dict[str, BotConfig]) -> Branch:
-    """This worker's branch for the run, started at its first chunk (and one of an earlier run ended)."""
+def branch_for(config: TournamentConfig, folder: Path, bots: dict[str, BotConfig], seat_key: bytes | None = None,
+               ) -> Branch:
+    """This worker's branch for the run (``seat_key``: its key of the seat seeds), started at its first chunk (and
+    one of an earlier run ended)."""
     global _BRANCH
-    key = (config.name, str(folder))
+    key = (config.name, str(folder), seat_key)
     if _BRANCH is not None and _BRANCH[0] == key:
         return _BRANCH[1]
     if _BRANCH is not None:
         _BRANCH[1].close()
-    branch = Branch(config, folder, bots)
+    branch = Branch(config, folder, bots, seat_key)
     _BRANCH = (key, branch)
     # A worker process ends through multiprocessing's exit, which runs its finalizers (not atexit's).
     util.Finalize(branch, branch.close, exitpriority=10)

@@ -70,6 +70,9 @@ class Collector:
         self._file_deals: dict[int, dict[tuple[int, int, int], Deal]] | None = None
         """A deal file's deals by deal set, for the workers (made when first needed)."""
         self._in_process: frozenset[str] = frozenset()
+        self.seat_key: bytes | None = None
+        """The event's key of the seat seeds, set by the runner once the results folder is open; the workers
+        get it with each chunk."""
         self.refresh()
 
     @classmethod
@@ -138,11 +141,11 @@ class Collector:
         config = self._config
         deals = f"file:{config.deal_file.name}" if config.deal_file else "seed"
         if not self.launches:
-            return Context(config.name, config.seed, deals, config.rules, config.table, bots)
+            return Context(config.name, config.seed, deals, config.rules, config.table, bots, seat_key=self.seat_key)
         folder = (self._folder or Path(".")).resolve()
         run = dataclasses.replace(config, bots=tuple(bots.values()), concurrency=self.tables)
         return Context(config.name, config.seed, deals, config.rules, config.table, bots,
-                       run=run, folder=folder, cwd=os.getcwd())
+                       run=run, folder=folder, cwd=os.getcwd(), seat_key=self.seat_key)
 
     def hand_out(self, jobs: list[GameJob]) -> None:
         """Hands games to the pool in chunks, numbered in order."""

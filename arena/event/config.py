@@ -14,21 +14,24 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from arena.core.dealing import DealFile
+from arena.core.dealing import SEAT_KEY_BYTES, DealFile
 from arena.core.rules import Rules
 from arena.errors import ConfigError, DealFileError, RulesError
 from arena.event.botconfig import BotConfig, read_bots, roster_bots
 from arena.event.entries import is_name
 from arena.event.formats import SPRT_DEAL_SETS, FormatOptions, read_format_options
-from arena.event.kinds import Backend, Forfeit, Format, Rotation
+from arena.event.kinds import Backend, BotKind, Forfeit, Format, Rotation
 from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
 from arena.event.tables import FAULTS, PAGE, REQUIRED, SANDBOX, SERVER, TIME, TOP, TOURNAMENT, Reader, read_text
 from arena.players.table import TableSettings
 
-__all__ = ["PAGE_PORT", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
+__all__ = ["GUESSABLE_SEED", "PAGE_PORT", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
 
 PAGE_PORT = 8080
 """``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
+GUESSABLE_SEED = 2**32
+"""Seeds below this, where the numbers people type fall, an entrant could find by trying them (the deal
+algorithm is public and a bot knows its own hand), and then know every hand."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +88,9 @@ class TournamentConfig:
     """Where the games of in-process bots are played."""
     ray_address: str = ""
     """The Ray cluster under ``backend = "ray"``: ``auto``, ``ray://host:port``, or empty to start one here."""
+    seat_key: bytes | None = dataclasses.field(default=None, repr=False)
+    """The key of the seat seeds fixed by ``tournament.seat_key`` (``None``: a random one, kept in the results
+    folder); not part of the identity, and never in the manifest."""
 
     def bot(self, name: str) -> BotConfig:
         """The bot of that name."""
@@ -92,6 +98,12 @@ class TournamentConfig:
             if bot.name == name:
                 return bot
         raise KeyError(name)
+
+    def guessable_seed(self) -> bool:
+        """True when the deals come from a seed below :data:`GUESSABLE_SEED` and a bot plays outside the arena's
+        process (launched, remote, or a Bhoos bot elsewhere), where no one sees what it computes."""
+        return (self.deal_file is None and self.seed < GUESSABLE_SEED
+                and any(bot.kind != BotKind.PYTHON for bot in self.bots))
 
     def identity(self) -> dict[str, Any]:
         """What a results folder's records depend on besides the bots and the number of deal sets:
@@ -202,7 +214,25 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         workers=t.integer("workers", 1, 1, 1024),
         backend=Backend(t.string("backend", Backend.LOCAL, tuple(Backend))),
         ray_address=t.string("ray_address", ""),
+        seat_key=_seat_key(t.string("seat_key", "")),
     )
+
+
+def _seat_key(text: str) -> bytes | None:
+    """``tournament.seat_key``: 64 hexadecimal digits, or ``None`` when not given."""
+    if not text:
+        return None
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) != SEAT_KEY_BYTES or len(text) != 2 * SEAT_KEY_BYTES:
+        raise ConfigError(
+            f"tournament.seat_key must be {2 * SEAT_KEY_BYTES} hexadecimal digits (a {SEAT_KEY_BYTES}-byte key), "
+            f"not a text of {len(text)} characters; make one with: "
+            "python -c \"import secrets; print(secrets.token_hex(32))\", or leave the key out for a random one"
+        )
+    return key
 
 
 def _rules(data: Mapping[str, Any]) -> Rules:

@@ -53,6 +53,8 @@ class Slots:
         self._tables: dict[int, tuple[Assignment, list[str], float]] = {}
         """The game at each slot in play, the bots the fallback player sits for, and when it began."""
         self._rounds_done: dict[int, int] = {}
+        self.seat_key: bytes | None = None
+        """The event's key of the seat seeds, set by the runner once the results folder is open."""
 
     def start(self, game: Assignment, seats: list[Seat]) -> None:
         """Plays a game: at once through the fast path when all four bots offer it, else at a free slot."""
@@ -106,6 +108,7 @@ class Slots:
             record = await play_game(
                 self.rules, players, self.deals(game.deal_set), table_id=f"t{slot}", game_id=game.id,
                 game_number=game.deal_set, first_dealer=game.first_dealer, settings=self.settings, on_round=store,
+                seat_key=self.seat_key,
             )
             if written < len(record.rounds):
                 store(record)

@@ -1,8 +1,10 @@
 """Durable tournament records: an append-only JSON Lines file and a manifest, in one folder.
 
 ``results/<tournament>/manifest.json`` holds the configuration, the plan and the bots' standing
-(withdrawn, disqualified); ``records.jsonl`` holds one record per round played at a table,
-written and flushed as each round ends. The fsync is a group commit on a worker thread of its
+(withdrawn, disqualified); ``seat_key`` (mode 0600) the event's secret key of the seat seeds
+(:func:`arena.core.dealing.seat_seed`), made with the folder and read back on resume;
+``records.jsonl`` holds one record per round played at a table, written and flushed as each round
+ends. The fsync is a group commit on a worker thread of its
 own (a timer thread, whatever runs the store: an event loop or not), started at most
 :attr:`ResultsStore.sync_interval` after the first record it covers was written, and never more
 often than once per interval; :meth:`ResultsStore.close` fsyncs whatever is left. The format is
@@ -19,12 +21,14 @@ from __future__ import annotations
 import json
 import math
 import os
+import secrets
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from arena.core.dealing import SEAT_KEY_BYTES
 from arena.errors import RecordsError
 from arena.players.records import (
     GameRecords,
@@ -41,6 +45,7 @@ __all__ = ["ResultsStore", "write_atomic"]
 
 MANIFEST = "manifest.json"
 RECORDS = "records.jsonl"
+SEAT_KEY = "seat_key"
 
 
 class ResultsStore:
@@ -53,6 +58,7 @@ class ResultsStore:
         self.folder = folder
         self.manifest_path = folder / MANIFEST
         self.records_path = folder / RECORDS
+        self.seat_key_path = folder / SEAT_KEY
         self.sync_interval = sync_interval
         """Longest wait, in seconds, between writing a record and starting the fsync that makes it
         durable (0: fsync in every append)."""
@@ -93,9 +99,39 @@ class ResultsStore:
         self.folder.mkdir(parents=True, exist_ok=True)
         write_atomic(self.manifest_path, json.dumps(manifest, indent=1, sort_keys=True) + "\n")
 
+    def seat_key(self, given: bytes | None = None) -> bytes:
+        """The event's key of the seat seeds: the folder's (a resumed event hands out the same seeds), else
+        ``given`` (``tournament.seat_key``), else :data:`~arena.core.dealing.SEAT_KEY_BYTES` random bytes; a
+        key new to the folder is written to its ``seat_key`` file, which only the arena's user may read. A
+        ``given`` key other than the folder's is refused: the games recorded were played with the folder's."""
+        path = self.seat_key_path
+        try:
+            text = path.read_text(encoding="ascii")
+        except FileNotFoundError:
+            key = given if given is not None else secrets.token_bytes(SEAT_KEY_BYTES)
+            self.folder.mkdir(parents=True, exist_ok=True)
+            write_atomic(path, key.hex() + "\n", mode=0o600)
+            return key
+        except (OSError, UnicodeDecodeError) as err:
+            raise RecordsError(f"{path} cannot be read: {err}") from None
+        try:
+            key = bytes.fromhex(text.strip())
+        except ValueError:
+            key = b""
+        if len(key) != SEAT_KEY_BYTES:
+            raise RecordsError(f"{path} does not hold a seat key ({2 * SEAT_KEY_BYTES} hexadecimal digits): restore "
+                               "the file, or use --fresh to discard these results and start again")
+        if given is not None and given != key:
+            raise RecordsError(f"tournament.seat_key is not the key {path} holds, with which the games recorded "
+                               "there were played: give that key, leave tournament.seat_key out (the folder's "
+                               "is used), or use --fresh to discard these results and start again")
+        if path.stat().st_mode & 0o077:  # someone opened it up: the arena's user alone may read it
+            path.chmod(0o600)
+        return key
+
     def clear(self) -> None:
-        """Removes the records and the manifest (a fresh start)."""
-        for path in (self.records_path, self.manifest_path):
+        """Removes the records, the manifest and the seat key (a fresh start)."""
+        for path in (self.records_path, self.manifest_path, self.seat_key_path):
             if path.exists():
                 path.unlink()
 
@@ -214,11 +250,19 @@ def _line(record: Mapping[str, Any]) -> str:
     return json.dumps(record, separators=(",", ":")) + "\n"
 
 
-def write_atomic(path: Path, text: str, *, durable: bool = True) -> None:
+def write_atomic(path: Path, text: str, *, durable: bool = True, mode: int | None = None) -> None:
     """Writes ``text`` aside and renames it over ``path``: a reader sees all or nothing. ``durable``
-    also fsyncs the file and its folder (a live view that is rewritten every second need not be)."""
+    also fsyncs the file and its folder (a live view that is rewritten every second need not be);
+    ``mode``, if given, is the file's mode from the moment it exists (0o600: a secret)."""
     temp = path.with_suffix(path.suffix + ".tmp")
-    with temp.open("w", encoding="utf-8") as f:
+    if mode is not None:
+        temp.unlink(missing_ok=True)  # a leftover of a crash may have another mode
+        descriptor = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
+        os.fchmod(descriptor, mode)  # whatever the umask took away
+        opened = os.fdopen(descriptor, "w", encoding="utf-8")
+    else:
+        opened = temp.open("w", encoding="utf-8")
+    with opened as f:
         f.write(text)
         f.flush()
         if durable:

@@ -35,7 +35,7 @@ __all__ = [
 TOP = {"tournament", "rules", "time", "faults", "server", "sandbox", "bots", "gauntlet", "head-to-head", "swiss",
        "sprt", "page"}
 TOURNAMENT = {"name", "seed", "deal_sets", "deal_file", "format", "rotation", "concurrency", "fresh_process",
-              "results", "forfeit", "roster", "workers", "backend", "ray_address"}
+              "results", "forfeit", "roster", "workers", "backend", "ray_address", "seat_key"}
 TIME = {"deadline_ms", "time_bank_ms", "absent_after_s", "reconnect_grace_s"}
 FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
 _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}

@@ -136,6 +136,11 @@ class Tournament:
         games, previous = open_folder(self.store, self.fresh)
         ready = prepare(self.config, games, previous, identity(self.config), folder=self.folder,
                         where=str(self.store.manifest_path), deal_sets=self.deal_sets, standings=self._standings)
+        # Once the folder is known to be this tournament's: its key, or a new one kept in it.
+        key = self.store.seat_key(self.config.seat_key)
+        self.tables.seat_key = key
+        if self._collector is not None:
+            self._collector.seat_key = key
         self.statuses.update(ready.statuses)
         self.policy = ready.policy
         self.bots.update(ready.bots)

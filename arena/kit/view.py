@@ -57,7 +57,8 @@ class RemoteView:
         self.game_number: int = msg.game_number
         self.seat_seed: int = msg.seat_seed
         """A seed for this seat's own random draws in this round, the same in every rotation of the deal
-        set (0: the arena gave none)."""
+        set: keyed by a secret of the event and made of what this seat is told, so it says nothing of the
+        other hands (0: the arena gave none)."""
         self.round_number: int = msg.round_number
         self.seat: int = msg.seat
         self.dealer: int = msg.dealer

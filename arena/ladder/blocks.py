@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import hmac
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -33,8 +34,8 @@ from arena.ladder.db import Version
 from arena.ladder.settings import LadderSettings
 from arena.players.records import GameRecords
 
-__all__ = ["BLOCK_SEED_BITS", "BlockOutcome", "RatingModel", "block_config", "block_name", "block_seed",
-           "bot_table", "bot_under_test", "event_text", "first_seats", "outcome", "rate_games"]
+__all__ = ["BLOCK_SEED_BITS", "BlockOutcome", "RatingModel", "block_config", "block_name", "block_seat_key",
+           "block_seed", "bot_table", "bot_under_test", "event_text", "first_seats", "outcome", "rate_games"]
 
 BLOCK_SEED_BITS = 62
 """A block's seed is this many bits of SHA-256 of the ladder's seed and the block's number."""
@@ -44,6 +45,12 @@ def block_seed(ladder_seed: int, block_id: int) -> int:
     """The deal seed of block ``block_id``: unknowable without the ladder's secret seed."""
     digest = hashlib.sha256(f"callbreak-arena/ladder/v1/{ladder_seed}/{block_id}".encode()).digest()
     return int.from_bytes(digest[:8], "big") >> (64 - BLOCK_SEED_BITS)
+
+
+def block_seat_key(ladder_seed: int, block_id: int) -> bytes:
+    """The key of block ``block_id``'s seat seeds (block 0: the final's): HMAC-SHA256 keyed by the ladder's secret
+    seed, so the ladder can always make it again and nobody else can."""
+    return hmac.digest(str(ladder_seed).encode(), f"callbreak-arena/ladder/seat-key/v1/{block_id}".encode(), "sha256")
 
 
 def block_name(block_id: int) -> str:
@@ -78,15 +85,17 @@ def _rules_lines(rules: Rules) -> str:
 
 def event_text(
     name: str, seed: int, deal_sets: int, bots: Sequence[Mapping[str, Any]], settings: LadderSettings, *,
-    port: int = 0, host: str = "127.0.0.1", concurrency: int = 1,
+    port: int = 0, host: str = "127.0.0.1", concurrency: int = 1, seat_key: bytes | None = None,
 ) -> str:
     """The configuration of a duplicate round robin of ``bots`` under the ladder's rules, deadline and sandbox:
-    a block's (four bots, one deal set) or the final's. A version that crashes or hangs is played by the
-    fallback, so it harms only its own games; a remote one missing for ``[remote] patience_s`` likewise."""
+    a block's (four bots, one deal set) or the final's, with its key of the seat seeds (:func:`block_seat_key`).
+    A version that crashes or hangs is played by the fallback, so it harms only its own games; a remote one
+    missing for ``[remote] patience_s`` likewise."""
     tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in bot.items())
                      for bot in bots)
+    key = f"seat_key = \"{seat_key.hex()}\"\n" if seat_key is not None else ""
     return (
-        f"[tournament]\nname = {toml_value(name)}\nseed = {seed}\ndeal_sets = {deal_sets}\n"
+        f"[tournament]\nname = {toml_value(name)}\nseed = {seed}\ndeal_sets = {deal_sets}\n{key}"
         f"format = \"round-robin\"\nconcurrency = {concurrency}\nforfeit = \"fallback\"\n\n"
         f"[rules]\n{_rules_lines(settings.rules)}\n\n[time]\ndeadline_ms = {settings.deadline_ms}\n"
         f"absent_after_s = {settings.remote.patience_s}\n\n[server]\nhost = {toml_value(host)}\nport = {port}\n\n"
@@ -96,13 +105,15 @@ def event_text(
 
 def block_config(
     block_id: int, seed: int, bots: Sequence[Mapping[str, Any]], settings: LadderSettings, *, port: int = 0,
-    host: str = "127.0.0.1",
+    host: str = "127.0.0.1", seat_key: bytes | None = None,
 ) -> TournamentConfig:
     """The configuration of a block: the four ``bots`` on one deal set, every rotation, one table at a time, its
-    first game seating them in the order given (the block's seats as stored and shown)."""
+    first game seating them in the order given (the block's seats as stored and shown), with ``seat_key`` its key
+    of the seat seeds."""
 
     def listed(order: Sequence[Mapping[str, Any]]) -> TournamentConfig:
-        return parse_config(event_text(block_name(block_id), seed, 1, order, settings, port=port, host=host))
+        return parse_config(event_text(block_name(block_id), seed, 1, order, settings, port=port, host=host,
+                                       seat_key=seat_key))
 
     config = listed(bots)
     seats = [bot["name"] for bot in bots]

@@ -43,6 +43,7 @@ from arena.ladder.blocks import (
     BlockOutcome,
     RatingModel,
     block_config,
+    block_seat_key,
     block_seed,
     bot_table,
     event_text,
@@ -428,7 +429,8 @@ class LadderService:
         try:
             bots = [bot_table(versions[v], self.ladder.folder, tokens.get(versions[v].entrant_id)) for v in seats]
             config = block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
-                                  host=self.settings.remote.host)
+                                  host=self.settings.remote.host,
+                                  seat_key=block_seat_key(self.settings.seed, block_id))
         except ArenaError as err:
             self._void(block_id, f"the block could not be set up: {err}")
             return
@@ -557,7 +559,8 @@ class LadderService:
         seed = block_seed(self.settings.seed, 0)
         config = parse_config(event_text(f"{self.settings.name} final", seed, deal_sets, bots, self.settings,
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,
-                                         concurrency=self.settings.capacity.tables))
+                                         concurrency=self.settings.capacity.tables,
+                                         seat_key=block_seat_key(self.settings.seed, 0)))
         config = dataclasses.replace(config, workers=self.settings.capacity.workers)
         folder = self.ladder.folder / FINAL
         self.log(f"the final: {len(versions)} versions, {deal_sets} deal sets, a duplicate round robin in {folder}")

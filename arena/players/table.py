@@ -74,7 +74,7 @@ class _Table:
 
     def __init__(
         self, rules: Rules, players: Sequence[Player], deals: DealSource, table_id: str, game_id: str,
-        game_number: int, first_dealer: int, settings: TableSettings,
+        game_number: int, first_dealer: int, settings: TableSettings, seat_key: bytes | None,
     ) -> None:
         if len(players) != 4:
             raise ValueError(f"a table needs four players, not {len(players)}")
@@ -84,7 +84,7 @@ class _Table:
         self.table_id = table_id
         self.game_id = game_id
         self.settings = settings
-        self.game = Game(rules, deals, game_number=game_number, first_dealer=first_dealer)
+        self.game = Game(rules, deals, game_number=game_number, first_dealer=first_dealer, seat_key=seat_key)
         self.faults: list[Fault] = []
         self.bank = [settings.time_bank_ms] * 4
         self.think_ms = [0.0, 0.0, 0.0, 0.0]
@@ -269,13 +269,15 @@ class _Table:
 async def play_game(
     rules: Rules, players: Sequence[Player], deals: DealSource, *, table_id: str = "t1", game_id: str = "g1",
     game_number: int = 1, first_dealer: int = 3, settings: TableSettings | None = None,
-    on_round: Callable[[GameRecord], None] | None = None,
+    on_round: Callable[[GameRecord], None] | None = None, seat_key: bytes | None = None,
 ) -> GameRecord:
     """Plays one whole game with four players (by seat) and returns its record. Never raises for a bot's fault.
 
     ``on_round``, if given, receives the record so far each time a round ends (the last time with
-    the whole game), so a caller can store every round as soon as it is played.
+    the whole game), so a caller can store every round as soon as it is played. ``seat_key`` is the event's
+    key of the seat seeds (``None``: the views carry none).
     """
-    table = _Table(rules, players, deals, table_id, game_id, game_number, first_dealer, settings or TableSettings())
+    table = _Table(rules, players, deals, table_id, game_id, game_number, first_dealer, settings or TableSettings(),
+                   seat_key)
     table.on_round = on_round
     return await table.play()

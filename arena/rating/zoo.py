@@ -35,7 +35,7 @@ from arena.event.tables import toml_value
 from arena.event.tournament import Tournament
 from arena.rating.stats import mean_ci
 
-__all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seed", "load_zoo", "opponents", "rate"]
+__all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seat_key", "block_seed", "load_zoo", "opponents", "rate"]
 
 CANDIDATE = "candidate"
 """The candidate's name in the blocks' records."""
@@ -101,6 +101,12 @@ def block_seed(pool_seed: int, index: int) -> int:
     return int.from_bytes(digest[:8], "big") >> 2
 
 
+def block_seat_key(pool_seed: int, index: int) -> bytes:
+    """The key of block ``index``'s seat seeds: SHA-256 of the pool seed and the index, as public as the pool (a
+    rating is reproducible, seat seeds included; it is for research, not for contests)."""
+    return hashlib.sha256(f"callbreak-arena/zoo/seat-key/v1/{pool_seed}/{index}".encode()).digest()
+
+
 def opponents(zoo: Zoo, index: int) -> tuple[Member, Member, Member]:
     """The three members of block ``index``: the trios of members in a fixed order, cycled."""
     trios = list(itertools.combinations(zoo.members, 3))
@@ -146,10 +152,11 @@ class Rating:
                 "block_scores": list(self.scores)}
 
 
-def _event_text(index: int, seed: int, profile: str, bots: Sequence[Mapping[str, Any]], sandbox: str) -> str:
+def _event_text(index: int, pool: int, profile: str, bots: Sequence[Mapping[str, Any]], sandbox: str) -> str:
     tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in bot.items())
                      for bot in bots)
-    return (f"[tournament]\nname = \"zoo-{index}\"\nseed = {seed}\ndeal_sets = 1\nformat = \"round-robin\"\n"
+    return (f"[tournament]\nname = \"zoo-{index}\"\nseed = {block_seed(pool, index)}\n"
+            f"seat_key = \"{block_seat_key(pool, index).hex()}\"\ndeal_sets = 1\nformat = \"round-robin\"\n"
             f"concurrency = 1\nforfeit = \"fallback\"\n\n[rules]\nprofile = {toml_value(profile)}\n\n"
             f"[sandbox]\nmode = {toml_value(sandbox)}\n{tables}")
 
@@ -186,7 +193,7 @@ async def rate(
     stopped = "blocks"
     for index in range(limit):
         bots = [{"name": CANDIDATE, **candidate}, *(m.bot_table(m.name) for m in opponents(zoo, index))]
-        config = parse_config(_event_text(index, block_seed(pool, index), zoo.profile, bots, sandbox))
+        config = parse_config(_event_text(index, pool, zoo.profile, bots, sandbox))
         block = folder / f"{index:04d}"
         await Tournament(config, block, log=lambda text: None).run()
         scores.append(_block_score(block))

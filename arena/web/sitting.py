@@ -124,11 +124,14 @@ class Sitting:
         """The game in play, from 1 (0 before the first)."""
         self._next = asyncio.Event()
         self._store = ResultsStore(folder)
+        self._seat_key: bytes | None = None
+        """The key of the sitting's seat seeds, made with its folder."""
 
     def _plan(self) -> None:
         ready = prepare(self.config, [], None, identity(self.config), folder=self.folder,
                         where=str(self._store.manifest_path), deal_sets=range(1, 2), standings=dict)
         self.games = [game for block in ready.manifest.plan.blocks() for game in block.games(self.config.rotation)]
+        self._seat_key = self._store.seat_key()  # a random one, kept in the folder as a tournament's is
         self._store.write_manifest(ready.manifest.to_dict())
 
     @property
@@ -204,7 +207,8 @@ class Sitting:
 
             record = await play_game(self.config.rules, players, seeded_deals(self.seed, game.deal_set),
                                      table_id="web", game_id=game.id, game_number=game.deal_set,
-                                     first_dealer=game.first_dealer, settings=self.config.table, on_round=store)
+                                     first_dealer=game.first_dealer, settings=self.config.table, on_round=store,
+                                     seat_key=self._seat_key)
             if written < len(record.rounds):
                 store(record)
             return record

@@ -8,7 +8,14 @@ The bot is a small HTTP server written with the standard library, as contest bot
 
 from __future__ import annotations
 
+import contextlib
 import json
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from tests.helpers.runs import ROOT
@@ -121,3 +128,25 @@ if MODE == "reloader":  # as a debug server's reloader: the real server is its c
 ThreadingHTTPServer(("127.0.0.1", PORT), Bot).serve_forever()
 '''
 """A contest-style bot: ``python bot.py MODE [PORT]``; every body it gets goes to its stderr (its log)."""
+
+
+@contextlib.contextmanager
+def serving(bot: Path, mode: str, log: Path) -> Iterator[str]:
+    """The bot's script ``bot`` started by the test in ``mode`` on a free port, its stderr to ``log``: its URL,
+    once it listens; the process is killed at the end."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    with log.open("wb") as err:
+        process = subprocess.Popen([sys.executable, str(bot), mode, str(port)], stderr=err)
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            with socket.socket() as probe:
+                if probe.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.kill()
+        process.wait()
