@@ -153,6 +153,12 @@ class _Counted(io.RawIOBase):
         self.budget.spend_stream(len(data))
         return data
 
+    def close(self) -> None:
+        closing = getattr(self.source, "close", None)
+        if closing is not None:
+            closing()
+        super().close()
+
 
 def _compression(data: bytes) -> str:
     return next((name for magic, name in _COMPRESSIONS if data.startswith(magic)), "")

@@ -1305,7 +1305,7 @@ class LadderSite:
         pools = (makers, unpackers)
         protocol = guard("_SiteGuard", self.limits, _SECURITY, "the ladder's site has too many connections open: it "
                          "answers again in a few seconds\n", self.limits.body_s, form_s=self.limits.form_s,
-                         long_bodies=SUBMIT_PATHS, exempt=frozenset({proxy} if proxy else ()))
+                         long_bodies=SUBMIT_PATHS, exempt=frozenset(a.strip() for a in proxy.split(",") if a.strip()))
         # uvicorn logs nothing (a failing answer is logged by the site) and leaves the program's logging alone.
         app = ladder_app(self.ladder, self.limits, makers, self.sittings, unpackers)
         config = uvicorn.Config(app, http=protocol, ws="none",
