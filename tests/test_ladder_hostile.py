@@ -552,7 +552,7 @@ def test_behind_its_proxy_requests_at_once_are_counted_per_forwarded_client(tmp_
 def test_the_fuzz_of_the_site_in_its_short_form_loses_nothing() -> None:
     """``benchmarks/ladder_fuzz.py`` for a few seconds: the entrant browsing and submitting is never refused, and
     their versions, the database and the records come out whole."""
-    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ladder_fuzz.py"), "--seconds", "3",
+    done = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "ladder_fuzz.py"), "--seconds", "2",
                            "--attackers", "2", "--connections", "20"], cwd=ROOT, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
