@@ -557,3 +557,21 @@ def test_the_fuzz_of_the_site_in_its_short_form_loses_nothing() -> None:
                           timeout=300)
     assert done.returncode == 0, done.stdout + done.stderr
     assert "nothing lost" in done.stdout and "the entrant:" in done.stdout
+
+
+def test_only_an_upload_may_take_long_to_arrive(tmp_path: Path) -> None:
+    ladder = make_ladder(tmp_path / "ladder")
+    token = ladder.add_entrant("sita")
+    limits = SiteLimits(head_s=0.3, form_s=0.6, body_s=1.8)
+    with serving(ladder, limits) as url:
+        host, port = url.removeprefix("http://").rsplit(":", 1)
+        for path, head, allowed in (
+                ("/login", "Content-Type: application/x-www-form-urlencoded\r\n", b"0.6"),
+                ("/api/submit", f"Authorization: Bearer {token}\r\nContent-Type: multipart/form-data; boundary=b\r\n",
+                 b"1.8")):
+            with socket.create_connection((host, int(port)), timeout=10) as conn:
+                conn.sendall(f"POST {path} HTTP/1.1\r\nHost: x\r\n{head}Content-Length: 5000\r\n\r\n--b".encode())
+                said = _answer(conn, 10)
+            assert said.startswith(b"HTTP/1.1 408"), said[:300]
+            assert b"body did not arrive whole within " + allowed + b" seconds" in said, (path, said[-200:])
+    ladder.close()
