@@ -42,6 +42,7 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/http_client.py
 	$(BIN)/python benchmarks/live_page.py
 	$(BIN)/python benchmarks/ladder.py
+	$(BIN)/python benchmarks/ladder_fuzz.py
 	$(BIN)/python benchmarks/env_speed.py
 	$(BIN)/python benchmarks/zoo.py
 	$(BIN)/python benchmarks/crn.py

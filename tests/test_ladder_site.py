@@ -64,7 +64,7 @@ SCRIPTED = f"{ROOT / 'tests' / 'helpers' / 'hostile_bots.py'}:Scripted"
 DISPLAY = '<script>alert("name")</script>'
 MAX_BYTES = 30_000
 """The ladder's submission limit in these tests (its ``[submissions] max_bytes``)."""
-PER_HOUR = 3
+PER_HOUR = 5
 CARD = re.compile(r'class="card|[♠♥♦♣]')
 """A card drawn on a page, or a suit symbol anywhere."""
 CHROMIUM = Path("/usr/bin/chromium")
@@ -117,6 +117,7 @@ def _build(folder: Path) -> Built:
     text = re.sub(r"(?m)^max_bytes = \d+", f"max_bytes = {MAX_BYTES}", text)
     text = re.sub(r"(?m)^per_hour = \d+", f"per_hour = {PER_HOUR}", text)
     text = re.sub(r"(?m)^placement_blocks = \d+", "placement_blocks = 1", text)
+    text = re.sub(r"(?m)^per_entrant = \d+", "per_entrant = 3", text)  # carol asks for two besides her own
     settings.write_text(text, encoding="utf-8")
     ladder = Ladder.open(folder)
     tokens = {}
@@ -169,8 +170,8 @@ def _build(folder: Path) -> Built:
                          created=now)
         session.add_all([test, scrimmage])
         session.flush()
-        for n, llr in ((1, 1.2), (2, 3.1)):
-            session.add(TestPoint(test_id=test.id, block_id=done_id, n=n, value=12.5, llr=llr, at=now))
+        for n, llr, value in ((1, 1.2, 12.5), (2, 3.1, 20.0)):
+            session.add(TestPoint(test_id=test.id, block_id=done_id, n=n, value=value, llr=llr, at=now))
         session.add(Check(version_id=ids["carol#1"], passed=False, check_name="plays legal cards",
                           profile="nepali", game="r1-g1-d1-p2", round=2, trick=5, hand="AS KS 2H",
                           detail="played 2H where a spade was led & it held AS <b>", stderr_tail="Traceback: <oops>"))
@@ -447,10 +448,12 @@ def test_uploads_through_the_form_and_the_api_refusals_in_words_and_the_hourly_l
         assert organiser.status_code == 401
         answer = cli.post("/api/submit", headers=headers, files={"file": ("lowest.py", (BOT + "# 3\n").encode())})
         assert answer.status_code == 200 and answer.json()["version"] == "gina#3"
-        # PER_HOUR versions in the last hour: the next is refused with 429 and when it may come.
+        # PER_HOUR uploads in the last hour, the two refused ones among them: the next is refused with 429 and
+        # when it may come.
         answer = cli.post("/api/submit", headers=headers, files={"file": ("lowest.py", (BOT + "# 4\n").encode())})
-        assert answer.status_code == 429 and "minute" in answer.json()["error"]
-    assert _version_count(built, "gina#") == PER_HOUR
+        assert answer.status_code == 429 and "(2 of them refused)" in answer.json()["error"]
+        assert "minute" in answer.json()["error"]
+    assert _version_count(built, "gina#") == PER_HOUR - 2
 
 
 def _raw(url: str, head: bytes, body: bytes = b"") -> tuple[int, dict[str, str], bytes]:
@@ -505,7 +508,7 @@ def test_bodies_past_the_limit_are_refused_before_they_are_parsed(url: str, buil
 
 
 def test_a_body_that_never_arrives_whole_is_ended(built: Built) -> None:
-    limits = SiteLimits(head_s=0.3, body_s=1.0)
+    limits = SiteLimits(head_s=0.3, form_s=1.0)
     with serving(built.ladder, limits) as address:
         host, port = address.removeprefix("http://").rsplit(":", 1)
         with socket.create_connection((host, int(port)), timeout=10) as conn:
@@ -592,19 +595,31 @@ def test_the_entrant_page_escapes_the_display_name_and_shows_checks_games_and_fa
         dave = browser.get("/entrants/dave")
         assert dave.status_code == 200
         assert "<script>alert" not in dave.text and "&lt;script&gt;alert(&quot;name&quot;)&lt;/script&gt;" in dave.text
-        carol = browser.get("/entrants/carol").text
+        public = browser.get("/entrants/carol").text
+        public_data = browser.get("/api/entrants/carol").json()
         alice = browser.get("/entrants/alice")
         data = browser.get("/api/entrants/alice").json()
-        carol_data = browser.get("/api/entrants/carol").json()
         missing = browser.get("/entrants/nobody")
         assert missing.status_code == 404 and "no entrant called &#x27;nobody&#x27;" in missing.text
         assert browser.get("/api/entrants/nobody").status_code == 404
-    # Where the failed check happened, its detail and the stderr tail in a <pre>, escaped.
-    check = carol_data["versions"][0]["checks"][0]
-    assert (check["check_name"], check["game"], check["round"], check["trick"]) == ("plays legal cards",
-                                                                                   "r1-g1-d1-p2", 2, 5)
-    assert "failed</b>: plays legal cards" in carol and "round 2" in carol and "trick 5" in carol
+    own, _ = logged_in(url, built.tokens["carol"])
+    with contextlib.closing(own):
+        carol = own.get("/entrants/carol").text
+        carol_data = own.get("/api/entrants/carol").json()
+    # Where the failed check happened, for everyone; its detail, the hand and the stderr tail in a <pre>, escaped,
+    # for carol alone.
+    for seen in (carol_data, public_data):
+        check = seen["versions"][0]["checks"][0]
+        assert (check["check_name"], check["game"], check["round"], check["trick"]) == ("plays legal cards",
+                                                                                       "r1-g1-d1-p2", 2, 5)
+    for page in (carol, public):
+        assert "failed</b>: plays legal cards" in page and "round 2" in page and "trick 5" in page
     assert '<pre class="stderr">Traceback: &lt;oops&gt;</pre>' in carol and "&amp; it held AS &lt;b&gt;" in carol
+    assert "AS KS 2H" in carol and carol_data["versions"][0]["checks"][0]["stderr_tail"] == "Traceback: <oops>"
+    assert "oops" not in public and "it held" not in public and "AS KS 2H" not in public
+    hidden = public_data["versions"][0]["checks"][0]
+    assert (hidden["detail"], hidden["hand"], hidden["stderr_tail"]) == (None, None, None)
+    assert "shown to carol and the organiser" in public
     # Its version's rank range on the leaderboard, as the leaderboard gives it.
     assert data["versions"][0]["rank_range"] == [1, 2] and data["versions"][0]["ranked"] == 4
     assert "Rank <b>1-2</b> of 4 on the leaderboard" in alice.text
@@ -639,7 +654,8 @@ def test_tests_show_their_llr_bounds_and_decision_and_an_entrant_asks_for_one(ur
         assert page.status_code == 200 and "H1" in page.text and "−2.94" not in page.text
         assert parse(page.text).all("svg")
         detail = browser.get(f"/api/tests/{sprt['id']}").json()
-        assert [m["llr"] for m in detail["marks"]] == [1.2, 3.1] and detail["marks"][0]["value"] == 1.25
+        # One block has no spread, so no LLR: it starts at the second block.
+        assert [m["llr"] for m in detail["marks"]] == [None, 3.1] and detail["marks"][0]["value"] == 1.25
     browser, csrf = logged_in(url, built.tokens["carol"])
     with contextlib.closing(browser):
         refused = browser.post("/tests", data={"csrf": csrf, "a": "alice#1", "b": "bob#1"})

@@ -2,17 +2,21 @@
 every change anyone may ask for (a submission, an entrant, a test, the organiser's pause, freeze and final).
 
 Each change is one transaction. The service that plays (:mod:`arena.ladder.service`) reads the database; a
-change calls :attr:`Ladder.wake` so that it looks at once rather than at its next poll.
+change calls :attr:`Ladder.wake` so that it looks at once rather than at its next poll. What an entrant may
+ask for is counted and granted under one lock of the process (the site's threads ask at the same time): one
+upload of an entrant is unpacked at a time, and their running tests and scrimmages stay within
+``[tests] per_entrant``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import dataclasses
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ConfigError
@@ -28,7 +32,14 @@ from arena.ladder.db import (
     open_database,
     utc_now,
 )
-from arena.ladder.intake import SubmissionError, new_version, submit_upload
+from arena.ladder.intake import (
+    SubmissionError,
+    TooOften,
+    check_pace,
+    new_version,
+    record_refusal,
+    submit_upload,
+)
 from arena.ladder.schema import head, schema_version
 from arena.ladder.settings import LadderSettings, load_settings
 
@@ -59,6 +70,10 @@ class Ladder:
     engine: Engine
     wake: Callable[[], None] = lambda: None
     """Tells the service that something changed."""
+    _lock: threading.Lock = dataclasses.field(default_factory=threading.Lock, repr=False, compare=False)
+    """Held while what an entrant asks for is counted and granted."""
+    _unpacking: set[str] = dataclasses.field(default_factory=set, repr=False, compare=False)
+    """The entrants (by name, casefolded) whose upload is being unpacked now."""
 
     @classmethod
     def open(cls, folder: Path) -> Ladder:
@@ -103,14 +118,42 @@ class Ladder:
         return token
 
     def submit(self, entrant_name: str, filename: str, data: bytes) -> Version:
-        """A new version of the entrant from an upload (:mod:`arena.ladder.intake`), queued for its check."""
-        with self.session() as session:
-            entrant = self._entrant(session, entrant_name)
-            if self.state(session).frozen:
-                raise SubmissionError("the ladder is frozen for its final: no new version may enter now")
-            version = submit_upload(session, self.folder, entrant, filename, data, self.settings.submissions)
+        """A new version of the entrant from an upload (:mod:`arena.ladder.intake`), queued for its check.
+
+        Refused (:class:`~arena.ladder.intake.TooOften`) before any of it is read while another upload of theirs
+        is being unpacked, or once their uploads of the hour are spent; an upload refused after it was read is
+        kept (:func:`~arena.ladder.intake.record_refusal`) and counts toward the hour."""
+        with self._one_upload(entrant_name):
+            with self.session() as session:
+                entrant = self._entrant(session, entrant_name)
+                if self.state(session).frozen:
+                    raise SubmissionError("the ladder is frozen for its final: no new version may enter now")
+                check_pace(session, entrant, self.settings.submissions)
+                entrant_id = entrant.id
+            try:
+                with self.session() as session:
+                    entrant = self._entrant(session, entrant_name)
+                    version = submit_upload(session, self.folder, entrant, filename, data, self.settings.submissions)
+            except SubmissionError as refusal:
+                with self.session() as session:
+                    record_refusal(session, entrant_id, filename, refusal)
+                raise
         self.wake()
         return version
+
+    @contextlib.contextmanager
+    def _one_upload(self, entrant_name: str) -> Iterator[None]:
+        key = entrant_name.casefold()
+        with self._lock:
+            if key in self._unpacking:
+                raise TooOften("your previous upload is still being unpacked: wait for its answer before sending "
+                               "another")
+            self._unpacking.add(key)
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._unpacking.discard(key)
 
     def revoke(self, name: str) -> None:
         """Takes an entrant off the ladder (:func:`~arena.ladder.accounts.revoke_entrant`)."""
@@ -126,11 +169,12 @@ class Ladder:
 
     # -- tests -------------------------------------------------------------------------------------
 
-    def ask_test(self, asked_by: str, a: str, b: str) -> Test:
+    def ask_test(self, asked_by: str, a: str, b: str, *, organiser: bool = False) -> Test:
         """A sequential test of version ``b`` against version ``a`` (H0: b is no better; H1: b is better by
-        ``[tests] delta1`` points per game), played on a share of the tables until it decides."""
+        ``[tests] delta1`` points per game), played on a share of the tables until it decides. An entrant's
+        (not the ``organiser``'s) is refused past ``[tests] per_entrant`` running."""
         settings = self.settings.tests
-        with self.session() as session:
+        with self._lock, self.session() as session:
             base, candidate = version_labelled(session, a), version_labelled(session, b)
             if base.id == candidate.id:
                 raise ConfigError("a test needs two different versions")
@@ -138,6 +182,8 @@ class Ladder:
                 if version.state not in (VersionState.ACTIVE, VersionState.RETIRED):
                     raise ConfigError(f"{version.label} has not passed its check ({version.state}): it cannot play "
                                       "a test")
+            if not organiser:
+                self._refuse_past_quota(session, asked_by)
             test = Test(a=base.id, b=candidate.id, kind=TestKind.SPRT, asked_by=asked_by, delta0=0.0,
                         delta1=settings.delta1, alpha=settings.alpha, beta=settings.beta, cap=settings.cap,
                         created=utc_now())
@@ -146,13 +192,17 @@ class Ladder:
         self.wake()
         return test
 
-    def ask_scrimmage(self, asked_by: str, version: str, opponents: Sequence[str], blocks: int) -> Test:
-        """``blocks`` unrated duplicate blocks of ``version`` against the three ``opponents``."""
+    def ask_scrimmage(self, asked_by: str, version: str, opponents: Sequence[str], blocks: int, *,
+                      organiser: bool = False) -> Test:
+        """``blocks`` unrated duplicate blocks of ``version`` against the three ``opponents`` (at most ``[tests]
+        scrimmage_blocks``); an entrant's (not the ``organiser``'s) is refused past ``[tests] per_entrant``
+        running."""
+        most = self.settings.tests.scrimmage_blocks
         if len(opponents) != 3:
             raise ConfigError(f"a scrimmage seats three opponents, not {len(opponents)}")
-        if not 1 <= blocks <= 100:
-            raise ConfigError(f"a scrimmage plays 1 to 100 blocks, not {blocks}")
-        with self.session() as session:
+        if not 1 <= blocks <= most:
+            raise ConfigError(f"a scrimmage plays 1 to {most} blocks ([tests] scrimmage_blocks), not {blocks}")
+        with self._lock, self.session() as session:
             own = version_labelled(session, version)
             others = [version_labelled(session, label) for label in opponents]
             ids = [own.id, *(v.id for v in others)]
@@ -162,12 +212,24 @@ class Ladder:
                 if seated.state not in (VersionState.ACTIVE, VersionState.RETIRED) or seated.kind == REMOTE:
                     raise ConfigError(f"{seated.label} cannot play a scrimmage: only versions that passed their "
                                       "check and that the ladder starts itself can")
+            if not organiser:
+                self._refuse_past_quota(session, asked_by)
             test = Test(a=own.id, b=own.id, kind=TestKind.SCRIMMAGE, asked_by=asked_by, cap=blocks,
                         opponents=",".join(str(v.id) for v in others), created=utc_now())
             session.add(test)
             session.flush()
         self.wake()
         return test
+
+    def _refuse_past_quota(self, session: Session, asked_by: str) -> None:
+        """Refuses a test or scrimmage of an entrant who has ``[tests] per_entrant`` running (called under
+        :attr:`_lock`, so that two asked at once are counted one after the other)."""
+        most = self.settings.tests.per_entrant
+        running = session.scalar(select(func.count(Test.id)).where(
+            Test.state == TestState.RUNNING, func.lower(Test.asked_by) == asked_by.casefold())) or 0
+        if running >= most:
+            raise ConfigError(f"you have {running} tests and scrimmages running, the most one entrant may have at "
+                              f"once ([tests] per_entrant = {most}): wait for one to end before asking for another")
 
     def stop_test(self, test_id: int) -> None:
         """Ends a test without a decision."""

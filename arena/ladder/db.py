@@ -6,7 +6,8 @@ of four versions, one by seat), ``block_results`` (what each version of a done b
 ``ratings`` (each version's OpenSkill rating and duplicate score), ``rating_history`` (a version's
 rating after each block it played), ``tests`` (sequential tests and scrimmages between versions),
 ``test_points`` (a test's LLR after each of its blocks), ``web_sessions`` (who is logged in to the
-site) and ``ladder_state`` (paused, frozen, the final). Tokens and session cookies are kept as SHA-256
+site), ``ladder_state`` (paused, frozen, the final) and ``refusals`` (uploads refused once read, which count
+toward an entrant's hour as versions do). Tokens and session cookies are kept as SHA-256
 digests only. Times are UTC.
 
 The schema changes only through a migration (:mod:`arena.ladder.migrations`); a test holds the models
@@ -38,8 +39,8 @@ from sqlalchemy import Enum as SqlEnum
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 __all__ = ["BUSY_TIMEOUT_MS", "Base", "Block", "BlockKind", "BlockResult", "BlockState", "Check", "Decision", "Entrant",
-           "LadderState", "Organiser", "Rating", "RatingPoint", "Test", "TestKind", "TestPoint", "TestState", "Version",
-           "VersionState", "WebSession", "aware", "open_database", "utc_now"]
+           "LadderState", "Organiser", "Rating", "RatingPoint", "Refusal", "Test", "TestKind", "TestPoint", "TestState",
+           "Version", "VersionState", "WebSession", "aware", "open_database", "utc_now"]
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a SQLite connection waits for another's write to end before it gives up."""
@@ -373,6 +374,20 @@ class LadderState(Base):
     final_state: Mapped[str] = mapped_column(String(16), default="")
     """``""`` (none), ``playing`` or ``done``."""
     final_deal_sets: Mapped[int] = mapped_column(Integer, default=0)
+
+
+class Refusal(Base):
+    """An upload refused once its bytes were read: it cost the ladder its unpacking, so it counts toward the
+    entrant's ``[submissions] per_hour`` as a version does."""
+
+    __tablename__ = "refusals"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    entrant_id: Mapped[int] = mapped_column(ForeignKey("entrants.id"), index=True)
+    filename: Mapped[str] = mapped_column(String(200))
+    reason: Mapped[str] = mapped_column(Text)
+    """Why it was refused, as the entrant was told."""
+    created: Mapped[datetime] = mapped_column(default=utc_now)
 
 
 def open_database(url: str) -> Engine:

@@ -83,7 +83,7 @@ no_rematch_blocks = {Matchmaking.no_rematch_blocks}     # blocks before a versio
 active_versions = {SubmissionLimits.active_versions}       # versions of one entrant that play at once
 max_bytes = {SubmissionLimits.max_bytes}      # the largest submission, all files together
 max_files = {SubmissionLimits.max_files}           # the most files in one submission
-per_hour = {SubmissionLimits.per_hour}              # submissions one entrant may make in an hour
+per_hour = {SubmissionLimits.per_hour}              # uploads one entrant may make in an hour (refused ones count)
 check_games = {SubmissionLimits.check_games}           # games of a new version's check against the house bots
 
 [tests]
@@ -94,6 +94,8 @@ alpha = {TestSettings.alpha!r}              # the two error rates
 beta = {TestSettings.beta!r}
 burn_in = {TestSettings.burn_in}              # blocks before a test may decide
 cap = {TestSettings.cap}                 # blocks at most, then it stops without a decision
+per_entrant = {TestSettings.per_entrant}          # tests and scrimmages one entrant may have running at once
+scrimmage_blocks = {TestSettings.scrimmage_blocks}     # the most blocks one scrimmage may ask for
 
 [remote]
 # Where the bots of remote entrants connect over gRPC.

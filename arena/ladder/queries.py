@@ -9,6 +9,15 @@ the lists of tests and of blocks in play stop at :data:`TESTS_SHOWN` and :data:`
 Cards are read from a block's records only once the block is done or void (:data:`SHOWN_STATES`): of a block
 queued or in play, its seats are shown and never a card, since its games are still being played.
 
+What one entrant may see of another is public only: a failed check's detail, the bot's hand and the end of its
+stderr are given to its own entrant and the organiser alone (``private``); everyone sees which check failed and
+where. No text shown names a path of the server: every text that comes from a bot or a record passes
+:func:`public_text`.
+
+A version test has no LLR (``None``, "not enough blocks yet") until its blocks' differences have a spread: the
+LLR of blocks that all differ by the same amount is set by a floor on the variance alone, millions for one
+block, which says nothing and would set the scale of the test's chart.
+
 Scores: a version's *duplicate score* is the mean of its block scores over its rated blocks, in points per game
 (a block's score is stored in tenths per game), with the 95 % t interval of that mean, each block one cluster
 (:func:`score_interval`). A version is ranked once it is active and has played its placement blocks (and at
@@ -20,8 +29,11 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
+import sys
+import tempfile
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import ColumnElement, func, or_, select
@@ -48,7 +60,6 @@ from arena.ladder.db import (
     Version,
     VersionState,
     aware,
-    utc_now,
 )
 from arena.ladder.service import FINAL
 from arena.players.records import GameRecords, RoundRecord
@@ -62,8 +73,8 @@ __all__ = [
     "Choices", "EntrantLine", "EntrantView", "FaultLine", "GameLine", "GameView", "HandView", "LadderView",
     "Leaderboard", "Missing", "OrganiserView", "Playing", "PlayingBlock", "RatingMark", "RatingSeries", "RoundView",
     "Seat", "Standing", "TestDetail", "TestMark", "TestView", "TrickView", "VersionLine", "block", "choices", "entrant",
-    "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "rank_versions",
-    "recent_submissions", "score_interval", "test", "tests",
+    "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "public_text",
+    "rank_versions", "recent_submissions", "score_interval", "test", "tests",
 ]
 
 RECENT_BLOCKS = 10
@@ -108,6 +119,32 @@ class Missing:
     """What a page would show is not there, or not to be shown; ``why``, in a sentence."""
 
     why: str
+
+
+_PATH = re.compile(r"(?<![\w.~:/…-])(?:/[^\s/'\"`<>(){}\[\],;:|]+){2,}/?")
+"""An absolute path of two steps or more (``/usr/lib``, ``/tmp/x/bot.py``): not one step (``</b>``), nor a part of
+a relative path, a URL or a number (``a/b``, ``http://x/y``, ``1/2``)."""
+
+
+def _server_folders() -> list[str]:
+    """Folders of the server a text may name, longest first: the Python that runs the ladder (its virtual
+    environment) and the temporary folder; a path in them may hold a space, which :data:`_PATH` would stop at."""
+    found = {sys.prefix, sys.base_prefix, sys.exec_prefix, tempfile.gettempdir()}
+    return sorted((f.rstrip("/") for f in found if f.rstrip("/").count("/") > 1), key=len, reverse=True)
+
+
+def public_text(text: str, folder: Path) -> str:
+    """``text`` (what a bot wrote, what a check or a record says) with no path of the server in it: a path in the
+    ladder's folder ``folder`` becomes relative to it (``versions/<hash>/bot.py``), the Python's and the
+    temporary folder's an ellipsis (``…/lib/python3.11/...``), and any other absolute path its last step after
+    an ellipsis (``…/bot.py``)."""
+    if "/" not in text:
+        return text
+    for prefix in {str(folder.resolve()).rstrip("/") + "/", str(folder).rstrip("/") + "/"}:
+        text = text.replace(prefix, "")
+    for other in _server_folders():
+        text = text.replace(other + "/", "…/")
+    return _PATH.sub(lambda found: "…/" + found.group(0).rstrip("/").rsplit("/", 1)[-1], text)
 
 
 def final_report(folder: Path) -> Path:
@@ -261,8 +298,11 @@ class CheckLine:
     trick: int | None
     """From 1; ``None`` during the calls, or when the check played no game."""
     hand: str | None
-    detail: str
-    stderr_tail: str
+    """The bot's hand at the fault: ``None`` for anyone but its entrant and the organiser."""
+    detail: str | None
+    """What the check found: ``None`` for anyone but its entrant and the organiser."""
+    stderr_tail: str | None
+    """The end of the bot's stderr: ``None`` for anyone but its entrant and the organiser."""
     created: datetime
 
 
@@ -378,14 +418,17 @@ class EntrantView:
     """Faults in those games beyond the ones listed."""
     unreadable: tuple[int, ...]
     """Blocks whose records could not be read."""
+    private: bool
+    """The checks' details, hands and stderr are shown: the page is the entrant's own, or the organiser's."""
     notes: tuple[BlockNote, ...] = ()
     """Their versions' newest :data:`RECENT_BLOCKS` blocks with a note, done or void, newest first."""
 
 
-def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECENT_BLOCKS,
-            placement_blocks: int | None = None) -> EntrantView | Missing:
+def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECENT_BLOCKS, *,
+            placement_blocks: int | None = None, private: bool = False) -> EntrantView | Missing:
     """The page of the entrant called ``name`` (case does not matter); given the ladder's ``placement_blocks``,
-    with each of their ranked versions' rank range on the leaderboard."""
+    with each of their ranked versions' rank range on the leaderboard; ``private``: for that entrant or the
+    organiser, with their checks' details, hands and stderr."""
     found = session.scalars(select(Entrant).where(func.lower(Entrant.name) == name.casefold())).first()
     if found is None:
         return Missing(f"there is no entrant called {name!r} on this ladder")
@@ -395,9 +438,11 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
     checks: dict[int, list[CheckLine]] = {}
     for check in session.scalars(select(Check).where(Check.version_id.in_(ids))
                                  .order_by(Check.id.desc()).limit(CHECKS_SHOWN)):
+        shown = private or check.passed  # a passed check's lines say only what passed
         checks.setdefault(check.version_id, []).append(CheckLine(
-            check.passed, check.check_name, check.profile, check.game, check.round, check.trick, check.hand,
-            check.detail, check.stderr_tail, aware(check.created)))
+            check.passed, check.check_name, check.profile, check.game, check.round, check.trick,
+            check.hand if private else None, public_text(check.detail, folder) if shown else None,
+            public_text(check.stderr_tail, folder) if private else None, aware(check.created)))
     for lines_of in checks.values():  # in the order they were made, a failure with its place in a game first
         lines_of.reverse()
         lines_of.sort(key=lambda line: (line.passed, line.game is None))
@@ -420,7 +465,8 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
         select(Block).where(_involving(ids), Block.note != "", Block.state.in_(SHOWN_STATES))
         .order_by(Block.id.desc()).limit(recent_blocks))) if ids else ()
     return EntrantView(found.name, found.display or found.name, aware(found.created), found.revoked is not None,
-                       tuple(lines), _rating_series(session, versions), games, faults, more, unreadable, notes)
+                       tuple(lines), _rating_series(session, versions), games, faults, more, unreadable, private,
+                       notes)
 
 
 def _maybe(moment: datetime | None) -> datetime | None:
@@ -475,7 +521,7 @@ def _recent_games(session: Session, folder: Path, labels: dict[int, str], recent
                         tuple(_by_label(seats, label) for label in final.seats), bot, seat,
                         format_score(rules, final.totals[seat]), final.totals[seat] / tenths_per_point(rules),
                         final.places[seat] if len(final.places) == 4 else None))
-            for line in _faults(played.id, record):
+            for line in _faults(played.id, record, folder):
                 if line.version not in own:
                     continue
                 if len(faults) < FAULTS_SHOWN:
@@ -497,17 +543,11 @@ def _games(folder: Path, played: Block) -> list[GameRecords]:
     return sorted(ResultsStore(folder / played.folder).games(), key=lambda g: g.first.rotation)
 
 
-def _faults(block_id: int, record: GameRecords) -> list[FaultLine]:
+def _faults(block_id: int, record: GameRecords, folder: Path) -> list[FaultLine]:
     return [FaultLine(block_id, record.game, r.seats[f.seat] if 0 <= f.seat < 4 else "?", f.seat, r.round,
-                      None if f.trick is None else f.trick + 1, f.kind.value, f.detail, f.fallback)
+                      None if f.trick is None else f.trick + 1, f.kind.value, public_text(f.detail, folder),
+                      f.fallback)
             for r in record.rounds for f in r.faults]
-
-
-def recent_submissions(session: Session, name: str, within: timedelta = timedelta(hours=1)) -> int:
-    """How many versions the entrant ``name`` submitted ``within`` the time before now."""
-    since = utc_now() - within
-    return session.scalar(select(func.count(Version.id)).join(Entrant, Entrant.id == Version.entrant_id).where(
-        func.lower(Entrant.name) == name.casefold(), Version.created > since)) or 0
 
 
 # -- a block and its games -------------------------------------------------------------------------
@@ -585,7 +625,8 @@ def block(session: Session, folder: Path, block_id: int) -> BlockView | Missing:
                                    sum(len(r.faults) for r in record.rounds)))
     return BlockView(found.id, str(found.state), str(found.kind), found.rated,
                      tuple(_seat(seats, v) for v in found.seats), aware(found.created), _maybe(found.started),
-                     _maybe(found.finished), found.note, found.test_id, shown, results, tuple(games), unreadable)
+                     _maybe(found.finished), public_text(found.note, folder), found.test_id, shown, results,
+                     tuple(games), unreadable)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -663,7 +704,7 @@ def game(session: Session, folder: Path, block_id: int, game_id: str) -> GameVie
     try:
         records = [g for g in _games(folder, found) if g.game == game_id]
     except (ArenaError, OSError) as err:
-        return Missing(f"the records of block {block_id} cannot be read: {err}")
+        return Missing(f"the records of block {block_id} cannot be read: {public_text(str(err), folder)}")
     if not records:
         return Missing(f"block {block_id} has no complete game {game_id!r}")
     record = records[0]
@@ -672,16 +713,18 @@ def game(session: Session, folder: Path, block_id: int, game_id: str) -> GameVie
     return GameView(block_id, str(found.kind), str(found.state), record.game, record.first.deal_set,
                     record.first.rotation, final.rules.profile_name, tuple(_by_label(seats, s) for s in record.seats),
                     tuple(format_score(final.rules, t) for t in final.totals), final.places,
-                    tuple(_round(block_id, record, r, seats) for r in record.rounds))
+                    tuple(_round(block_id, record, r, seats, folder) for r in record.rounds))
 
 
-def _round(block_id: int, record: GameRecords, played: RoundRecord, seats: dict[int, Seat]) -> RoundView:
+def _round(block_id: int, record: GameRecords, played: RoundRecord, seats: dict[int, Seat],
+           folder: Path) -> RoundView:
     rules = played.rules
     call_faults = {f.seat for f in played.faults if f.trick is None}
     at: dict[tuple[int, int], list[str]] = {}
     for fault in played.faults:
         if fault.trick is not None:
-            at.setdefault((fault.trick, fault.seat), []).append(f"{fault.kind.value}: {fault.detail}")
+            at.setdefault((fault.trick, fault.seat), []).append(
+                f"{fault.kind.value}: {public_text(fault.detail, folder)}")
     hands = tuple(HandView(seat, _by_label(seats, played.seats[seat]), seat == played.dealer,
                            tuple(str(card) for card in played.hands[seat].cards()), played.calls[seat],
                            seat in call_faults, played.tricks_won[seat], format_score(rules, played.scores[seat]),
@@ -691,7 +734,7 @@ def _round(block_id: int, record: GameRecords, played: RoundRecord, seats: dict[
         by_seat: dict[int, str] = {seat_after(trick.leader, k): str(card) for k, card in enumerate(trick.cards)}
         tricks.append(TrickView(index + 1, trick.leader, trick.winner, tuple(by_seat.get(s) for s in range(4)),
                                 tuple("; ".join(at.get((index, s), [])) for s in range(4))))
-    round_faults = [line for line in _faults(block_id, GameRecords((played,))) if line.round == played.round]
+    round_faults = [line for line in _faults(block_id, GameRecords((played,)), folder) if line.round == played.round]
     return RoundView(played.round, played.deal, played.dealer, played.trump.letter,
                      tuple(r.reason for r in played.redeals), hands, call_order(played.dealer), tuple(tricks),
                      tuple(round_faults))
@@ -746,7 +789,7 @@ class TestView:
     state: str
     decision: str | None
     llr: float | None
-    """``None`` for a scrimmage."""
+    """``None`` for a scrimmage, and for a test whose blocks have no spread yet ("not enough blocks yet")."""
     lower: float | None
     """The LLR at which it accepts H0, ln(beta / (1 - alpha)); ``None`` for a scrimmage."""
     upper: float | None
@@ -772,7 +815,8 @@ class TestMark:
     block_id: int
     value: float
     """The block's difference, b - a, in points per game."""
-    llr: float
+    llr: float | None
+    """``None`` while the blocks so far all differ by the same amount: no spread, no LLR."""
     at: datetime
 
 
@@ -802,6 +846,9 @@ def _test_views(session: Session, found: Sequence[Test]) -> list[TestView]:
     ids = {t.a for t in found} | {t.b for t in found}
     opponents = {t.id: [int(v) for v in t.opponents.split(",") if v.strip().isdigit()] for t in found}
     seats = _seats(session, ids | {v for vs in opponents.values() for v in vs})
+    spread = set(session.scalars(  # the tests whose blocks differ by more than one amount: those have an LLR
+        select(TestPoint.test_id).where(TestPoint.test_id.in_([t.id for t in found])).group_by(TestPoint.test_id)
+        .having(func.min(TestPoint.value) < func.max(TestPoint.value))))
     views = []
     for t in found:
         sprt = t.kind == TestKind.SPRT
@@ -809,7 +856,8 @@ def _test_views(session: Session, found: Sequence[Test]) -> list[TestView]:
         upper = math.log((1 - t.beta) / t.alpha) if sprt else None
         views.append(TestView(t.id, str(t.kind), _seat(seats, t.a), _seat(seats, t.b),
                               tuple(_seat(seats, v) for v in opponents[t.id]), str(t.state),
-                              str(t.decision) if t.decision is not None else None, t.llr if sprt else None, lower,
+                              str(t.decision) if t.decision is not None else None,
+                              t.llr if sprt and t.id in spread else None, lower,
                               upper, t.delta0, t.delta1, t.alpha, t.beta, t.cap, t.blocks_done, t.asked_by,
                               aware(t.created), _maybe(t.finished)))
     return views
@@ -825,8 +873,13 @@ def test(session: Session, test_id: int) -> TestDetail | Missing:
     found = session.get(Test, test_id)
     if found is None:
         return Missing(f"there is no test {test_id}")
-    marks = tuple(TestMark(p.n, p.block_id, p.value / 10, p.llr, aware(p.at)) for p in session.scalars(
-        select(TestPoint).where(TestPoint.test_id == test_id).order_by(TestPoint.n).limit(RATING_POINTS)))
+    points = session.scalars(select(TestPoint).where(TestPoint.test_id == test_id).order_by(TestPoint.n)
+                             .limit(RATING_POINTS)).all()
+    first = points[0].value if points else 0.0
+    spread_from = next((p.n for p in points if p.value != first), None)
+    marks = tuple(TestMark(p.n, p.block_id, p.value / 10,
+                           p.llr if spread_from is not None and p.n >= spread_from else None, aware(p.at))
+                  for p in points)
     blocks = session.scalars(select(Block).where(Block.test_id == test_id).order_by(Block.id.desc())
                              .limit(TESTS_SHOWN)).all()
     seats = _seats(session, {v for b in blocks for v in b.seats})

@@ -35,7 +35,7 @@ _KEYS: dict[str, set[str]] = {
     "rating": {"beta", "tau"},
     "matchmaking": {"placement_blocks", "spread", "no_rematch_blocks"},
     "submissions": {"active_versions", "max_bytes", "max_files", "per_hour", "check_games"},
-    "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap"},
+    "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap", "per_entrant", "scrimmage_blocks"},
     "remote": {"host", "port", "patience_s", "set_aside_after"},
     "sandbox": {"mode"},
     "database": {"url"},
@@ -86,7 +86,7 @@ class SubmissionLimits:
     max_files: int = 200
     """The most files one submission may hold."""
     per_hour: int = 4
-    """Submissions one entrant may make in an hour."""
+    """Uploads one entrant may make in an hour: the versions made and the uploads refused once read."""
     check_games: int = 8
     """Games a new version plays against the house bots in its check, before it may play."""
 
@@ -107,6 +107,10 @@ class TestSettings:
     """Blocks before a test may decide."""
     cap: int = 400
     """The most blocks a test plays before it stops without a decision."""
+    per_entrant: int = 2
+    """Tests and scrimmages one entrant may have running at once (the organiser's are not counted)."""
+    scrimmage_blocks: int = 20
+    """The most blocks one scrimmage may ask for."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -204,6 +208,8 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
             beta=tests.number("beta", TestSettings.beta, 0.0001, 0.5),
             burn_in=tests.integer("burn_in", TestSettings.burn_in, 2, 10_000),
             cap=tests.integer("cap", TestSettings.cap, 2, 1_000_000),
+            per_entrant=tests.integer("per_entrant", TestSettings.per_entrant, 0, 1000),
+            scrimmage_blocks=tests.integer("scrimmage_blocks", TestSettings.scrimmage_blocks, 1, 100_000),
         ),
         remote=Remote(host=remote.string("host", Remote.host), port=remote.integer("port", Remote.port, 0, 65535),
                       patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0),

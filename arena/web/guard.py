@@ -6,18 +6,20 @@ two run on the caller's event loop (:class:`QuietServer`, :func:`serve_until_sto
 uvicorn keeps none of these bounds by itself: its ``limit_concurrency`` counts a connection only once its
 request has arrived, it gives a request no time limit, and it waits as long as a client takes to read.
 :class:`Guard` keeps them (:class:`PageLimits`): a connection is a socket on the serving loop, never a thread;
-one more than the limit is refused at once; a request must arrive whole within seconds, however slowly it
-trickles; and its answer be taken within seconds. What the protocol answers itself, before any request
-reaches the application (503, 408, 431, 400), is a whole answer in bytes (:func:`plain`) with the header
-fields of the server's own answers.
+one more than the limit, or than one client address's share of it (:func:`client_key`), is refused at once; a
+request must arrive whole within seconds, however slowly it trickles; and its answer be taken within seconds.
+What the protocol answers itself, before any request reaches the application (503, 408, 431, 400), is a whole
+answer in bytes (:func:`plain`) with the header fields of the server's own answers.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import dataclasses
 import email.utils
+import ipaddress
 import socket
 from collections.abc import Callable, Iterator, Sequence
 from typing import ClassVar
@@ -30,8 +32,8 @@ from arena.errors import ConfigError
 from arena.transports.grpc.server import check_address
 
 __all__ = [
-    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "fields", "guard", "head_size", "listen",
-    "plain", "serve_until_stopped", "stop_server",
+    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "client_key", "fields", "guard", "head_size",
+    "listen", "plain", "serve_until_stopped", "stop_server",
 ]  # fmt: skip
 
 
@@ -41,6 +43,9 @@ class PageLimits:
 
     connections: int = 256
     """Connections open at once; one more is answered 503 and closed at once."""
+    per_address: int = 256
+    """Connections open at once from one client address (:func:`client_key`); one more is answered 503 and closed
+    at once."""
     head_s: float = 10.0
     """Seconds a client has to send its whole request (line and headers), however slowly it trickles."""
     answer_s: float = 10.0
@@ -77,6 +82,20 @@ def plain(code: int, text: str, security: Fields) -> bytes:
     return b"\r\n".join(head) + b"\r\n\r\n" + data
 
 
+def client_key(host: str) -> str:
+    """What one client's connections are counted by: its IPv4 address (an IPv4 address mapped into IPv6 is that
+    address), or its IPv6 /64 network, since one machine is given a whole /64; any other text as it is."""
+    try:
+        address = ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        return host
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)
+
+
 def head_size(scope: Scope) -> int:
     """The length of a request's head (its line and fields) as a client spelled it, from its parsed ``scope``.
 
@@ -91,11 +110,12 @@ class Guard(H11Protocol):
     """uvicorn's HTTP/1.1 protocol with the bounds of :attr:`limits` that uvicorn does not keep.
 
     One deadline per connection, never a thread: from the first byte, :attr:`PageLimits.head_s` for the
-    request to arrive whole (else 408), and, where the server reads bodies, :attr:`body_s` for its body too;
-    from the answer handed to the socket, :attr:`PageLimits.answer_s` for the client to take it (else the
-    connection is dropped): uvicorn would wait for ever on all three. A connection beyond
-    :attr:`PageLimits.connections` is refused as it opens, where uvicorn's own limit would hold it until its
-    request came. A server makes its own with :func:`guard`.
+    request to arrive whole (else 408), and, where the server reads bodies, :attr:`body_s` for the body of a
+    request to one of :attr:`long_bodies` and :attr:`form_s` for any other body; from the answer handed to the
+    socket, :attr:`PageLimits.answer_s` for the client to take it (else the connection is dropped): uvicorn
+    would wait for ever on all three. A connection beyond :attr:`PageLimits.connections`, or beyond
+    :attr:`PageLimits.per_address` from its client's address, is refused as it opens, where uvicorn's own limit
+    would hold it until its request came. A server makes its own with :func:`guard`.
     """
 
     limits: ClassVar[PageLimits] = PageLimits()
@@ -104,22 +124,50 @@ class Guard(H11Protocol):
     crowded: ClassVar[str] = "the page has too many connections open: it answers again in a few seconds\n"
     """What a connection beyond the limit is told."""
     body_s: ClassVar[float] = 0.0
-    """Seconds, from the first byte, for a request and its body to arrive whole (0: the server reads no body,
-    and only the head has a deadline)."""
+    """Seconds, from the first byte, for a request to one of :attr:`long_bodies` and its body to arrive whole (0:
+    the server reads no body, and only the head has a deadline)."""
+    form_s: ClassVar[float] = 0.0
+    """Seconds, from the first byte, for any other request and its body to arrive whole (0: no deadline beyond
+    the head's, for a server that reads no body)."""
+    long_bodies: ClassVar[tuple[str, ...]] = ()
+    """The paths whose bodies may take :attr:`body_s` (uploads); every other body has :attr:`form_s`."""
+    exempt: ClassVar[frozenset[str]] = frozenset()
+    """Client addresses whose connections are not counted by address: a reverse proxy's, whose connections are
+    each some other client's (the application counts those by the address the proxy forwards)."""
+    by_address: ClassVar[collections.Counter[str]] = collections.Counter()
+    """The connections open from each client address (each server's :func:`guard` has its own)."""
     _deadline: asyncio.TimerHandle | None = None
+    _client: str | None = None
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        peer = transport.get_extra_info("peername")
+        client = client_key(str(peer[0])) if isinstance(peer, tuple) and peer else ""
         if len(self.connections) >= self.limits.connections:
-            self.transport = transport  # what connection_lost closes
-            # Refused at once, in a line a browser shows; the answer fits the socket's buffer.
-            transport.write(plain(503, self.crowded, self.security))
-            transport.close()
+            self._refuse(transport, self.crowded)
             return
+        if client not in self.exempt:
+            if self.by_address[client] >= self.limits.per_address:
+                self._refuse(transport, f"too many connections from your address: at most {self.limits.per_address} "
+                                        "at once; it answers again once some of them close\n")
+                return
+            self.by_address[client] += 1
+            self._client = client
         super().connection_made(transport)
         self._within(self.limits.head_s, self._head_late)
 
+    def _refuse(self, transport: asyncio.Transport, why: str) -> None:
+        """Refuses a connection as it opens, in a line a browser shows; the answer fits the socket's buffer."""
+        self.transport = transport  # what connection_lost closes
+        transport.write(plain(503, why, self.security))
+        transport.close()
+
     def connection_lost(self, exc: Exception | None) -> None:
         self._within(None, None)
+        if self._client is not None:
+            self.by_address[self._client] -= 1
+            if self.by_address[self._client] <= 0:
+                del self.by_address[self._client]
+            self._client = None
         super().connection_lost(exc)
 
     def send_400_response(self, msg: str) -> None:
@@ -138,10 +186,16 @@ class Guard(H11Protocol):
         if self.cycle is None:  # no request yet: once it has come, the answer's deadline follows it
             self._close_with(plain(408, f"the request did not arrive whole within {self.limits.head_s:g} seconds\n",
                                    self.security))
-        elif self.body_s > self.limits.head_s and self.cycle.more_body and not self.cycle.response_complete:
-            self._within(self.body_s - self.limits.head_s, self._body_late)
+            return
+        if not self.cycle.more_body or self.cycle.response_complete:
+            return
+        allowed = self.body_s if self.cycle.scope["path"] in self.long_bodies else self.form_s
+        if allowed > self.limits.head_s:
+            self._within(allowed - self.limits.head_s, lambda: self._body_late(allowed))
+        elif allowed:
+            self._body_late(allowed)
 
-    def _body_late(self) -> None:
+    def _body_late(self, allowed: float) -> None:
         cycle = self.cycle
         if cycle is None or not cycle.more_body or cycle.response_complete:
             return
@@ -150,7 +204,7 @@ class Guard(H11Protocol):
             return
         cycle.disconnected = True  # the application reading the body is told the client has gone
         cycle.message_event.set()
-        self._close_with(plain(408, f"the request's body did not arrive whole within {self.body_s:g} seconds\n",
+        self._close_with(plain(408, f"the request's body did not arrive whole within {allowed:g} seconds\n",
                                self.security))
 
     def _close_with(self, answer: bytes) -> None:
@@ -165,11 +219,16 @@ class Guard(H11Protocol):
         self._deadline = None if seconds is None or then is None else self.loop.call_later(seconds, then)
 
 
-def guard(name: str, limits: PageLimits, security: Fields, crowded: str, body_s: float = 0.0) -> type[Guard]:
-    """A :class:`Guard` of a server's own (uvicorn takes the protocol as a class): its limits, the header fields
-    of its own answers, what a connection beyond the limit is told and the deadline of a body."""
+def guard(name: str, limits: PageLimits, security: Fields, crowded: str, body_s: float = 0.0, *,
+          form_s: float = 0.0, long_bodies: tuple[str, ...] = (), exempt: frozenset[str] = frozenset()) -> type[Guard]:
+    """A :class:`Guard` of a server's own (uvicorn takes the protocol as a class), with its own count of
+    connections by address: its limits, the header fields of its own answers, what a connection beyond the
+    limit is told, the deadlines of bodies (:attr:`Guard.body_s` for ``long_bodies``, :attr:`Guard.form_s` for
+    the others) and the addresses not counted (:attr:`Guard.exempt`)."""
     return type(name, (Guard,), {"limits": limits, "security": tuple(security), "crowded": crowded,
-                                 "body_s": body_s})
+                                 "body_s": body_s, "form_s": form_s, "long_bodies": long_bodies,
+                                 "exempt": frozenset(client_key(a) for a in exempt),
+                                 "by_address": collections.Counter()})
 
 
 class QuietServer(uvicorn.Server):

@@ -36,13 +36,23 @@ results folder ``verify`` reads. Each entrant has at most one in play, and the l
 :attr:`SiteLimits.sittings`; one whose entrant asks nothing of it for :attr:`SiteLimits.sitting_idle_s` is
 stopped and forgotten, and :meth:`LadderSite.stop` stops them all, with every bot they launched.
 
-What a client may cost the ladder is bounded (:class:`SiteLimits`): the connections, the time a request and its
-body take to arrive (the guard of :mod:`arena.web.guard`), a body's size before it is parsed (its
-Content-Length, then a count as it streams: a submission's limit and 64 KiB of form around it, 64 KiB for any
-other form), the login attempts of one address (:attr:`SiteLimits.logins_per_minute`, then 429). The database is
-read at every request, in threads of the site's own (:attr:`~arena.web.guard.PageLimits.threads`), never on the
-loop that plays the blocks. Every text an entrant chose is escaped (the templates autoescape), and every answer
-carries the Content-Security-Policy (no script but the site's own, by its hash; nothing fetched),
+What a client may cost the ladder is bounded (:class:`SiteLimits`), and an anonymous one gives up its place
+fast: the connections, all and of one client address (behind ``--proxy``, the address it forwards; the guard
+of :mod:`arena.web.guard`, and :class:`_Door` for the requests a proxy brings), the time a request and its body
+take to arrive (an upload's body :attr:`SiteLimits.body_s`, any other :attr:`SiteLimits.form_s`), a body's size
+before it is parsed (its Content-Length, then a count as it streams: a submission's limit and 64 KiB of form
+around it, 64 KiB for any other form), a form's login and origin checked before its body is read (an anonymous
+POST is refused at once), the login attempts of one address (:attr:`SiteLimits.logins_per_minute`, counted
+and checked as one step, then 429), ids that do not fit the database (404). The database is read at every
+request, in threads of the site's own (:attr:`~arena.web.guard.PageLimits.threads`), never on the loop that
+plays the blocks; an upload is unpacked in threads of its own (:attr:`SiteLimits.uploads`), within the time
+and bytes of :mod:`arena.ladder.intake`, so that uploads never hold the threads that answer pages.
+
+What one entrant sees of another is public only: a failed check says which check failed and where (the game,
+the round, the trick) to everyone, and its detail, the bot's hand and the end of its stderr to that entrant and
+the organiser alone; no page or answer names a path of the server (:func:`~arena.ladder.queries.public_text`).
+Every text an entrant chose is escaped (the templates autoescape), and every answer carries the
+Content-Security-Policy (no script but the site's own, by its hash; nothing fetched),
 ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin`` and ``X-Frame-Options: DENY``.
 """
 
@@ -62,7 +72,7 @@ import socket
 import threading
 import time
 import urllib.parse
-from collections.abc import Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
@@ -70,10 +80,11 @@ from typing import Any, TypeVar
 import uvicorn
 from sqlalchemy.orm import Session
 from starlette.applications import Starlette
+from starlette.convertors import Convertor, register_url_convertor
 from starlette.datastructures import FormData, UploadFile
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -85,14 +96,15 @@ from arena.ladder import queries
 from arena.ladder.accounts import LOGIN_HOURS, Login, log_in, log_out, login_of, who_has
 from arena.ladder.blocks import bot_table
 from arena.ladder.control import REMOTE, Ladder, version_labelled
-from arena.ladder.db import Entrant, VersionState
-from arena.ladder.intake import ARCHIVES
+from arena.ladder.db import Entrant, Organiser, VersionState
+from arena.ladder.intake import ARCHIVES, TooOften
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Series, color, dash, line_chart
 from arena.web.guard import (
     HEADER_LINES,
     PageLimits,
     QuietServer,
+    client_key,
     guard,
     head_size,
     listen,
@@ -114,6 +126,8 @@ FORM_BYTES = 64 << 10
 SUBMIT_PATHS = ("/submit", "/api/submit")
 SEEDS = 1 << 31
 """A sitting without a seed of its entrant's gets one drawn below this."""
+ID_DIGITS = 18
+"""The most digits of an id in a path or a form: every such number fits the database's 64-bit integers."""
 REFRESH_S = {"board": 30, "playing": 10}
 """Seconds between reloads of the pages that a projector shows (their script reloads them)."""
 _LOG = logging.getLogger(__name__)
@@ -127,8 +141,16 @@ class SiteLimits(PageLimits):
 
     threads: int = 4
     """Threads that read the database and make answers."""
+    per_address: int = 32
+    """Connections (and requests through the proxy) open at once from one client address: an eighth of the
+    whole, so that one client cannot take every connection."""
     body_s: float = 300.0
-    """Seconds, from its first byte, for a request and its body to arrive whole (an upload on a slow link)."""
+    """Seconds, from its first byte, for an upload's request and its body to arrive whole (a slow link)."""
+    form_s: float = 10.0
+    """Seconds, from its first byte, for any other request and its body (a form, at most 64 KiB) to arrive
+    whole."""
+    uploads: int = 2
+    """Threads that unpack uploads (never the threads that answer pages); an entrant has one upload at a time."""
     logins_per_minute: int = 10
     """Wrong tokens (at the login form, or given to ``/api/submit`` or the organiser's JSON) one address may give
     in a minute; after them, every login from it is refused until a minute has passed."""
@@ -141,6 +163,22 @@ class SiteLimits(PageLimits):
 
 
 _LIMITS = SiteLimits()
+
+
+class _Id(Convertor[int]):
+    """An id in a path (``/blocks/ID``): at most :data:`ID_DIGITS` digits, so that it fits the database; a longer
+    one matches no page (404), where the database would fail on it."""
+
+    regex = f"[0-9]{{1,{ID_DIGITS}}}"
+
+    def convert(self, value: str) -> int:
+        return int(value)
+
+    def to_string(self, value: int) -> str:
+        return str(value)
+
+
+register_url_convertor("id", _Id())
 
 
 # -- what every answer carries ---------------------------------------------------------------------
@@ -188,16 +226,21 @@ class _TooLarge(Exception):
 
 
 class _Door:
-    """Turns away, before routing, heads too long (431) and bodies too large (413): by their Content-Length
-    before any of the body is read, else by counting as it streams. A body a little too large is read to its end
-    first (at most its limit again), so that a client that sends it all before reading sees the answer."""
+    """Turns away, before routing, a client with :attr:`per_address` requests in hand already (503: the guard
+    counts connections by their address, and this counts the requests a reverse proxy brings by the address it
+    forwards), heads too long (431) and bodies too large (413): by their Content-Length before any of the body is
+    read, else by counting as it streams. A body a little too large is read to its end first (at most its limit
+    again), so that a client that sends it all before reading sees the answer."""
 
-    def __init__(self, app: ASGIApp, head_bytes: int, submission_bytes: int,
+    def __init__(self, app: ASGIApp, head_bytes: int, submission_bytes: int, per_address: int,
                  refuse: Callable[[Scope, int, str], Response]) -> None:
         self.app = app
         self.head_bytes = head_bytes
         self.submission_bytes = submission_bytes
+        self.per_address = per_address
         self.refuse = refuse
+        self.in_hand: collections.Counter[str] = collections.Counter()
+        """Requests being answered, by client address (on the serving loop: no lock)."""
 
     def limit(self, path: str) -> int:
         return self.submission_bytes + SUBMISSION_SLACK if path in SUBMIT_PATHS else FORM_BYTES
@@ -215,6 +258,21 @@ class _Door:
         if head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES:
             await self.refuse(scope, 431, "the request is too long")(scope, receive, send)
             return
+        client = client_key(scope["client"][0]) if scope.get("client") else ""
+        if self.in_hand[client] >= self.per_address:
+            await self.refuse(scope, 503, f"too many requests from your address at once: at most "
+                                          f"{self.per_address}; it answers again once some of them end")(
+                scope, receive, send)
+            return
+        self.in_hand[client] += 1
+        try:
+            await self._sized(scope, receive, send)
+        finally:
+            self.in_hand[client] -= 1
+            if self.in_hand[client] <= 0:
+                del self.in_hand[client]
+
+    async def _sized(self, scope: Scope, receive: Receive, send: Send) -> None:
         path, limit = scope["path"], self.limit(scope["path"])
         length = _length(scope)
         if length is not None and length > limit:
@@ -278,13 +336,32 @@ class _Attempts:
     """Failed login attempts by client address over the last minute (the threads that answer share it).
 
     Only a token that admits nobody counts: a class behind one address that logs in and submits with good
-    tokens is never turned away, and guessing stops after :attr:`per_minute` wrong tokens."""
+    tokens is never turned away, and guessing stops after exactly :attr:`per_minute` wrong tokens, however many
+    are sent at once: each address's attempts take their :meth:`turn` one after the other, so that the check,
+    the token's lookup and the count are one step."""
 
     def __init__(self, per_minute: int, addresses: int) -> None:
         self.per_minute = per_minute
         self.addresses = addresses
         self._seen: collections.OrderedDict[str, collections.deque[float]] = collections.OrderedDict()
         self._lock = threading.Lock()
+        self._turns: dict[str, asyncio.Lock] = {}
+        self._waiting: collections.Counter[str] = collections.Counter()
+
+    @contextlib.asynccontextmanager
+    async def turn(self, address: str) -> AsyncIterator[None]:
+        """The attempt of ``address`` whose turn it is, alone (on the serving loop: a waiting attempt holds no
+        thread); an address's lock is forgotten once nobody waits for it."""
+        lock = self._turns.setdefault(address, asyncio.Lock())
+        self._waiting[address] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._waiting[address] -= 1
+            if self._waiting[address] <= 0:
+                del self._waiting[address]
+                self._turns.pop(address, None)
 
     def _recent(self, address: str, now: float) -> collections.deque[float]:
         times = self._seen.pop(address, None) or collections.deque()
@@ -383,6 +460,12 @@ def _is_api(scope: Scope) -> bool:
     return path.startswith("/api/")
 
 
+def _sees_all(login: Login | None, name: str) -> bool:
+    """The login sees all of entrant ``name``'s checks (their detail, hand and stderr): theirs, or the
+    organiser's."""
+    return login is not None and (login.organiser or (login.entrant or "").casefold() == name.casefold())
+
+
 def _owns(login: Login, label: str) -> bool:
     """The logged-in entrant's version is ``label`` (``entrant#number``), or the login is the organiser's."""
     return login.organiser or (login.entrant is not None and
@@ -414,10 +497,12 @@ class _Site:
     """The site's answers: each reads the database in one transaction, in a thread of :attr:`makers`."""
 
     def __init__(self, ladder: Ladder, limits: SiteLimits, makers: concurrent.futures.Executor,
-                 sittings: Sittings) -> None:
+                 unpackers: concurrent.futures.Executor, sittings: Sittings) -> None:
         self.ladder = ladder
         self.limits = limits
         self.makers = makers
+        self.unpackers = unpackers
+        """Threads of their own for uploads, which take seconds where a page takes milliseconds."""
         self.sittings = sittings
         self.attempts = _Attempts(limits.logins_per_minute, limits.addresses)
 
@@ -477,7 +562,8 @@ class _Site:
         return self.refuse(request.scope, status, why)
 
     async def failed(self, request: Request, exc: Exception) -> Response:
-        _LOG.error("the ladder's site failed on %s", request.url.path, exc_info=exc)
+        if not isinstance(exc, ClientDisconnect):  # a body ended by its deadline, or by its client: nothing failed
+            _LOG.error("the ladder's site failed on %s", request.url.path, exc_info=exc)
         response = self.refuse(request.scope, 500, "the site failed to make this answer; the ladder plays on")
         for name, value in _SECURITY:
             response.headers[name] = value
@@ -488,9 +574,13 @@ class _Site:
         return await request.form(max_files=0, max_fields=20, max_part_size=FORM_BYTES)
 
     async def _posted(self, request: Request) -> tuple[Login | None, FormData, _Refusal | None]:
-        """A browser's POST: its login and form, refused (403) without a login or without the login's CSRF."""
-        form = await self._form(request)
+        """A browser's POST: its login and form, refused (403) without a login or from another site's page before
+        its body is read (an anonymous client is answered at once), then without the login's CSRF token."""
         login = await self._login(request)
+        early = _anonymous(request, login)
+        if early is not None:
+            return login, FormData(), early
+        form = await self._form(request)
         return login, form, self._csrf(request, login, form)
 
     async def _login(self, request: Request) -> Login | None:
@@ -506,15 +596,15 @@ class _Site:
 
     @staticmethod
     def _csrf(request: Request, login: Login | None, form: FormData) -> _Refusal | None:
-        """Refuses a form without a login, without the login's CSRF token, or sent by another site's page."""
-        if login is None:
-            return _Refusal(403, "log in first: this form is for logged-in entrants (log in at /login)")
+        """Refuses a form without a login, sent by another site's page, or without the login's CSRF token."""
+        early = _anonymous(request, login)
+        if early is not None:
+            return early
+        assert login is not None
         sent = form.get("csrf")
         if not isinstance(sent, str) or not login.csrf_ok(sent):
             return _Refusal(403, "this form is out of date or did not come from this site (its CSRF token does "
                                  "not match your login): open the page again and send it from there")
-        if not _same_origin(request):
-            return _Refusal(403, "this form did not come from a page of this site")
         return None
 
     async def _say(self, request: Request, refusal: _Refusal) -> Response:
@@ -562,7 +652,7 @@ class _Site:
         name = request.path_params["name"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.entrant(session, self.ladder.folder, name,
+            view = queries.entrant(session, self.ladder.folder, name, private=_sees_all(login, name),
                                    placement_blocks=self.ladder.settings.matchmaking.placement_blocks)
             if isinstance(view, queries.Missing):
                 return self._message(session, login, 404, view.why)
@@ -576,7 +666,7 @@ class _Site:
         name = request.path_params["name"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.entrant(session, self.ladder.folder, name,
+            view = queries.entrant(session, self.ladder.folder, name, private=_sees_all(login, name),
                                    placement_blocks=self.ladder.settings.matchmaking.placement_blocks)
             return _json({"error": view.why}, 404) if isinstance(view, queries.Missing) else _json(view)
 
@@ -658,8 +748,11 @@ class _Site:
         test = detail.test
         if not detail.marks or test.lower is None or test.upper is None:
             return None
-        xs = [mark.n for mark in detail.marks]
-        lines = [Series("LLR", [mark.llr for mark in detail.marks], color(0)),
+        marks = [mark for mark in detail.marks if mark.llr is not None]  # none before the blocks have a spread
+        if not marks:
+            return None
+        xs = [mark.n for mark in marks]
+        lines = [Series("LLR", [mark.llr for mark in marks if mark.llr is not None], color(0)),
                  Series("accept H1", [test.upper] * len(xs), color(2), "7 4"),
                  Series("accept H0", [test.lower] * len(xs), color(1), "7 4")]
         return Markup(line_chart(lines, xs, "blocks", "log-likelihood ratio",
@@ -699,7 +792,7 @@ class _Site:
                 problem = "a test you ask for compares one of your own versions with another version"
             else:
                 try:
-                    test = self.ladder.ask_test(login.entrant or "organiser", a, b)
+                    test = self.ladder.ask_test(login.entrant or "organiser", a, b, organiser=login.organiser)
                 except ArenaError as err:
                     problem = str(err)
                 else:
@@ -728,7 +821,8 @@ class _Site:
             else:
                 try:
                     test = self.ladder.ask_scrimmage(login.entrant or "organiser", version, opponents,
-                                                     int(blocks_text))
+                                                     _whole(blocks_text, "the number of blocks"),
+                                                     organiser=login.organiser)
                 except ArenaError as err:
                     problem = str(err)
                 else:
@@ -741,7 +835,7 @@ class _Site:
     # -- logging in and out --------------------------------------------------------------------
 
     def _address(self, request: Request) -> str:
-        return request.client.host if request.client is not None else ""
+        return client_key(request.client.host) if request.client is not None else ""
 
     def _too_many(self, request: Request) -> _Refusal | None:
         address = self._address(request)
@@ -754,31 +848,50 @@ class _Site:
         return await self._read(request, lambda session, login: self._page(
             session, login, "ladder_login.html", "Log in", problem=""))
 
+    async def _by_token(self, request: Request, find: Callable[[Session], _T | None]) -> _T | _Refusal | None:
+        """What ``find`` makes of the token a request gives (``None``: it admits nobody, and counts against the
+        client's address), or 429 once the address has given too many wrong tokens: the check, the lookup and
+        the count are one step (:meth:`_Attempts.turn`), so that tokens sent at once cannot pass the limit."""
+        address = self._address(request)
+        async with self.attempts.turn(address):
+            too_many = self._too_many(request)
+            if too_many is not None:
+                return too_many
+
+            def work() -> _T | None:
+                with self._session() as session:
+                    found = find(session)
+                if found is None:
+                    self.attempts.failed(address)
+                return found
+
+            return await self._off_loop(work)
+
     async def login(self, request: Request) -> Response:
-        too_many = self._too_many(request)
+        too_many = self._too_many(request)  # at once, before the body: the step that counts is below
         if too_many is not None:
             return await self._say(request, too_many)
         if not _same_origin(request):
             return await self._say(request, _Refusal(403, "this login form did not come from this site"))
         form = await self._form(request)
         token = str(form.get("token", ""))
-
-        def work() -> Response:
-            with self._session() as session:
-                done = log_in(session, token)
-                if done is None:
-                    self.attempts.failed(self._address(request))
+        done = await self._by_token(request, lambda session: log_in(session, token))
+        if isinstance(done, _Refusal):
+            return await self._say(request, done)
+        if done is None:
+            def refused() -> Response:
+                with self._session() as session:
                     return self._page(session, None, "ladder_login.html", "Log in", 401,
                                       problem="that token admits nobody on this ladder: check it, or ask the "
                                               "organiser for a new one")
-                cookie, login = done
-            target = "/organiser" if login.organiser else _href("entrants", login.entrant or "")
-            answer = RedirectResponse(target, 303)
-            answer.set_cookie(COOKIE, cookie, max_age=LOGIN_HOURS * 3600, path="/", secure=_secure(request),
-                              httponly=True, samesite="strict")
-            return answer
 
-        return await self._off_loop(work)
+            return await self._off_loop(refused)
+        cookie, login = done
+        target = "/organiser" if login.organiser else _href("entrants", login.entrant or "")
+        answer = RedirectResponse(target, 303)
+        answer.set_cookie(COOKIE, cookie, max_age=LOGIN_HOURS * 3600, path="/", secure=_secure(request),
+                          httponly=True, samesite="strict")
+        return answer
 
     async def logout(self, request: Request) -> Response:
         _, _, refusal = await self._posted(request)
@@ -818,6 +931,9 @@ class _Site:
         login = await self._login(request)
         if login is None or login.entrant is None:
             return await self._say(request, _Refusal(403, "log in with your entrant's token to submit a version"))
+        early = _anonymous(request, login)
+        if early is not None:
+            return await self._say(request, early)
         entrant = login.entrant
         async with request.form(max_files=1, max_fields=4, max_part_size=FORM_BYTES) as form:
             refusal = self._csrf(request, login, form)
@@ -828,7 +944,7 @@ class _Site:
                 problem, status = "choose your bot's file (a .py file, or an archive of its folder) first", 400
             else:
                 filename, data = upload.filename, await upload.read()
-                done = await self._off_loop(self._submitted, entrant, filename, data)
+                done = await self._unpacked(entrant, filename, data)
                 if not done.problem:
                     return RedirectResponse(_href("entrants", entrant), 303)
                 problem, status = done.problem, done.status
@@ -839,15 +955,17 @@ class _Site:
 
         return await self._off_loop(work)
 
-    def _submitted(self, entrant: str, filename: str, data: bytes) -> _Submitted:
-        """Submits an upload of ``entrant``'s (429 when they have submitted as often as an hour allows)."""
-        try:
-            version = self.ladder.submit(entrant, filename, data)
-        except ArenaError as err:
-            with self._session() as session:
-                many = queries.recent_submissions(session, entrant) >= self.ladder.settings.submissions.per_hour
-            return _Submitted(429 if many else 400, str(err))
-        return _Submitted(200, "", version.label, str(version.state))
+    async def _unpacked(self, entrant: str, filename: str, data: bytes) -> _Submitted:
+        """Submits an upload of ``entrant``'s in a thread of :attr:`unpackers` (429 when they have submitted as
+        often as an hour allows, or have an upload being unpacked)."""
+        def work() -> _Submitted:
+            try:
+                version = self.ladder.submit(entrant, filename, data)
+            except ArenaError as err:
+                return _Submitted(429 if isinstance(err, TooOften) else 400, str(err))
+            return _Submitted(200, "", version.label, str(version.state))
+
+        return await asyncio.get_running_loop().run_in_executor(self.unpackers, work)
 
     async def submit_api(self, request: Request) -> Response:
         too_many = self._too_many(request)
@@ -856,22 +974,18 @@ class _Site:
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             return JSONResponse({"error": "give your token: Authorization: Bearer TOKEN"}, 401)
-
-        def holder() -> str | None:
-            with self._session() as session:
-                who = who_has(session, token)
-                return who.name if isinstance(who, Entrant) else None
-
-        entrant = await self._off_loop(holder)
-        if entrant is None:
-            self.attempts.failed(self._address(request))
+        who = await self._by_token(request, lambda session: _holder(who_has(session, token)))
+        if isinstance(who, _Refusal):
+            return JSONResponse({"error": who.why}, who.status)
+        if who is None or who.entrant is None:
             return JSONResponse({"error": "that token admits no entrant of this ladder"}, 401)
+        entrant = who.entrant
         async with request.form(max_files=1, max_fields=2, max_part_size=FORM_BYTES) as form:
             upload = form.get("file")
             if not isinstance(upload, UploadFile) or not upload.filename:
                 return JSONResponse({"error": "send the bot as the multipart field 'file', with its file name"}, 400)
             filename, data = upload.filename, await upload.read()
-        done = await self._off_loop(self._submitted, entrant, filename, data)
+        done = await self._unpacked(entrant, filename, data)
         if done.problem:
             return JSONResponse({"error": done.problem}, done.status)
         return JSONResponse({"version": done.version, "state": done.state, "page": _href("entrants", entrant)})
@@ -897,14 +1011,15 @@ class _Site:
             return JSONResponse({"error": too_many.why}, too_many.status)
         scheme, _, token = request.headers.get("authorization", "").partition(" ")
         cookie = request.cookies.get(COOKIE, "")
+        bearer = scheme.lower() == "bearer" and bool(token.strip())
+        who = await self._by_token(request, lambda session: _holder(who_has(session, token))) if bearer else None
+        if isinstance(who, _Refusal):
+            return JSONResponse({"error": who.why}, who.status)
 
         def make() -> Response:
             with self._session() as session:
-                if scheme.lower() == "bearer" and token.strip():
-                    who = who_has(session, token)
-                    allowed = who is not None and not isinstance(who, Entrant)
-                    if who is None:
-                        self.attempts.failed(self._address(request))
+                if bearer:
+                    allowed = who is not None and who.organiser
                 else:
                     login = login_of(session, cookie) if cookie else None
                     allowed = login is not None and login.organiser
@@ -952,7 +1067,8 @@ class _Site:
             if not state.final_report:
                 return self._message(session, login, 404, "the final has not been played yet: its report is here "
                                                           "once it is over")
-            text = queries.final_report(self.ladder.folder).read_text(encoding="utf-8")
+            text = queries.public_text(queries.final_report(self.ladder.folder).read_text(encoding="utf-8"),
+                                       self.ladder.folder)
             return HTMLResponse(text, headers={"Content-Security-Policy": _REPORT_POLICY})
 
         return await self._read(request, make)
@@ -1066,7 +1182,33 @@ def _whole(value: object, what: str) -> int:
     text = str(value or "").strip()
     if not text.isdigit():
         raise ConfigError(f"{what} must be a whole number, not {text!r}")
+    if len(text.lstrip("0")) > ID_DIGITS:
+        raise ConfigError(f"{what} must be a whole number of at most {ID_DIGITS} digits")
     return int(text)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Holder:
+    """Whom a token admits: an entrant (by name) or the organiser."""
+
+    entrant: str | None
+    organiser: bool
+
+
+def _holder(who: Entrant | Organiser | None) -> _Holder | None:
+    """:func:`~arena.ladder.accounts.who_has`'s answer as plain data (``None``: the token admits nobody)."""
+    if who is None:
+        return None
+    return _Holder(who.name, False) if isinstance(who, Entrant) else _Holder(None, True)
+
+
+def _anonymous(request: Request, login: Login | None) -> _Refusal | None:
+    """Refuses, from its head alone, a form without a login or sent by another site's page."""
+    if login is None:
+        return _Refusal(403, "log in first: this form is for logged-in entrants (log in at /login)")
+    if not _same_origin(request):
+        return _Refusal(403, "this form did not come from a page of this site")
+    return None
 
 
 def _secure(request: Request) -> bool:
@@ -1087,23 +1229,26 @@ def sittings_of(ladder: Ladder, limits: SiteLimits = _LIMITS) -> Sittings:
 
 
 def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
-               makers: concurrent.futures.Executor | None = None, sittings: Sittings | None = None) -> Starlette:
+               makers: concurrent.futures.Executor | None = None, sittings: Sittings | None = None,
+               unpackers: concurrent.futures.Executor | None = None) -> Starlette:
     """The site of ``ladder`` as an ASGI application; its answers are made by ``makers`` (threads that read the
-    database: by default a pool of :attr:`SiteLimits.threads` of its own), never on the event loop; the sittings
-    it starts are held in ``sittings`` (by default, its own)."""
+    database: by default a pool of :attr:`SiteLimits.threads` of its own) and its uploads unpacked by
+    ``unpackers`` (by default :attr:`SiteLimits.uploads` threads of its own), never on the event loop; the
+    sittings it starts are held in ``sittings`` (by default, its own)."""
     site = _Site(ladder, limits, makers or concurrent.futures.ThreadPoolExecutor(limits.threads,
                                                                                 thread_name_prefix="ladder-site"),
+                 unpackers or concurrent.futures.ThreadPoolExecutor(limits.uploads, thread_name_prefix="ladder-upload"),
                  sittings or sittings_of(ladder, limits))
     routes = [
         Route("/", site.leaderboard), Route("/api/leaderboard", site.leaderboard_json),
         Route("/entrants/{name}", site.entrant), Route("/api/entrants/{name}", site.entrant_json),
-        Route("/blocks/{block_id:int}", site.block), Route("/api/blocks/{block_id:int}", site.block_json),
-        Route("/games/{block_id:int}/{game_id}", site.game),
-        Route("/api/games/{block_id:int}/{game_id}", site.game_json),
+        Route("/blocks/{block_id:id}", site.block), Route("/api/blocks/{block_id:id}", site.block_json),
+        Route("/games/{block_id:id}/{game_id}", site.game),
+        Route("/api/games/{block_id:id}/{game_id}", site.game_json),
         Route("/playing", site.playing), Route("/api/playing", site.playing_json),
         Route("/tests", site.tests), Route("/tests", site.ask_test, methods=["POST"]),
         Route("/api/tests", site.tests_json), Route("/scrimmages", site.ask_scrimmage, methods=["POST"]),
-        Route("/tests/{test_id:int}", site.test), Route("/api/tests/{test_id:int}", site.test_json),
+        Route("/tests/{test_id:id}", site.test), Route("/api/tests/{test_id:id}", site.test_json),
         Route("/login", site.login_form), Route("/login", site.login, methods=["POST"]),
         Route("/logout", site.logout, methods=["POST"]),
         Route("/submit", site.submit_form), Route("/submit", site.submit, methods=["POST"]),
@@ -1112,7 +1257,7 @@ def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
         Route("/organiser/{action}", site.organiser_act, methods=["POST"]),
         Route("/play", site.play_form), Route("/play", site.start_sitting, methods=["POST"]),
         Route("/api/play", site.play_json),
-        Mount("/play/{number:int}", app=site.seat),
+        Mount("/play/{number:id}", app=site.seat),
         Route("/final", site.final), Route("/healthz", site.healthz),
     ]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
@@ -1120,7 +1265,7 @@ def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[
         Middleware(_Headers),
         Middleware(_Door, head_bytes=limits.head_bytes, submission_bytes=ladder.settings.submissions.max_bytes,
-                   refuse=site.refuse)])
+                   per_address=limits.per_address, refuse=site.refuse)])
 
 
 # -- serving it ------------------------------------------------------------------------------------
@@ -1140,7 +1285,7 @@ class LadderSite:
         self._server: QuietServer | None = None
         self._task: asyncio.Task[None] | None = None
         self._listener: socket.socket | None = None
-        self._makers: concurrent.futures.ThreadPoolExecutor | None = None
+        self._pools: tuple[concurrent.futures.ThreadPoolExecutor, ...] = ()
 
     async def start(self, host: str = "127.0.0.1", port: int = 8080, *, tls: tuple[Path, Path] | None = None,
                     proxy: str = "") -> str:
@@ -1148,8 +1293,9 @@ class LadderSite:
 
         ``tls``: (certificate chain, private key) as PEM files, and the site speaks HTTPS only. ``proxy``: the
         address of a reverse proxy in front of the site (``127.0.0.1``); the ``X-Forwarded-For`` and
-        ``X-Forwarded-Proto`` it sends are then believed (from it alone), so that logins are limited per client
-        and the cookie is Secure when the proxy speaks HTTPS."""
+        ``X-Forwarded-Proto`` it sends are then believed (from it alone), so that logins and requests at once are
+        limited per client, and the cookie is Secure when the proxy speaks HTTPS; the proxy's own connections
+        are not counted by address."""
         if self._server is not None:
             raise ConfigError("the ladder's site is serving already")
         for path in tls or ():
@@ -1157,10 +1303,14 @@ class LadderSite:
                 raise ConfigError(f"the ladder's site: there is no TLS file {path}")
         listener = listen("the ladder's site", host, port)
         makers = concurrent.futures.ThreadPoolExecutor(self.limits.threads, thread_name_prefix="ladder-site")
+        unpackers = concurrent.futures.ThreadPoolExecutor(self.limits.uploads, thread_name_prefix="ladder-upload")
+        pools = (makers, unpackers)
         protocol = guard("_SiteGuard", self.limits, _SECURITY, "the ladder's site has too many connections open: it "
-                         "answers again in a few seconds\n", self.limits.body_s)
+                         "answers again in a few seconds\n", self.limits.body_s, form_s=self.limits.form_s,
+                         long_bodies=SUBMIT_PATHS, exempt=frozenset(a.strip() for a in proxy.split(",") if a.strip()))
         # uvicorn logs nothing (a failing answer is logged by the site) and leaves the program's logging alone.
-        config = uvicorn.Config(ladder_app(self.ladder, self.limits, makers, self.sittings), http=protocol, ws="none",
+        app = ladder_app(self.ladder, self.limits, makers, self.sittings, unpackers)
+        config = uvicorn.Config(app, http=protocol, ws="none",
                                 lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
                                 proxy_headers=bool(proxy), forwarded_allow_ips=proxy or None,
                                 ssl_certfile=tls[0] if tls else None, ssl_keyfile=tls[1] if tls else None,
@@ -1169,7 +1319,8 @@ class LadderSite:
         try:
             config.load()
         except (OSError, ValueError) as err:  # ssl.SSLError is an OSError
-            makers.shutdown(wait=False)
+            for pool in pools:
+                pool.shutdown(wait=False)
             listener.close()
             raise ConfigError(f"the ladder's site cannot use its TLS files: {err}") from None
         server = QuietServer(config)
@@ -1178,11 +1329,12 @@ class LadderSite:
         await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
         if not listening.done():
             listening.cancel()
-            makers.shutdown(wait=False)
+            for pool in pools:
+                pool.shutdown(wait=False)
             listener.close()
             error = task.exception() if not task.cancelled() else None
             raise ConfigError(f"the ladder's site could not start on {host}:{port}: {error}")
-        self._server, self._task, self._listener, self._makers = server, task, listener, makers
+        self._server, self._task, self._listener, self._pools = server, task, listener, pools
         bound_host, bound_port = listener.getsockname()[:2]
         return f"[{bound_host}]:{bound_port}" if ":" in bound_host else f"{bound_host}:{bound_port}"
 
@@ -1194,9 +1346,10 @@ class LadderSite:
             return
         await stop_server(server, task)
         await self.sittings.stop()
-        if self._makers is not None:
-            self._makers.shutdown(wait=False, cancel_futures=True)
+        for pool in self._pools:
+            pool.shutdown(wait=False, cancel_futures=True)
         if self._listener is not None:
             self._listener.close()
-        self._server = self._task = self._listener = self._makers = None
+        self._server = self._task = self._listener = None
+        self._pools = ()
 

@@ -274,7 +274,7 @@ class SeatSite:
         """Serves from now on, until :meth:`stop`; returns the page's address (``http://host:port/``)."""
         listener = listen("the seat's page", host, port, backlog=64)
         protocol = guard("_SeatGuard", self.limits, _SECURITY, "the page has too many connections open: it answers "
-                         "again in a few seconds\n", 30.0)
+                         "again in a few seconds\n", form_s=30.0)
         config = uvicorn.Config(seat_app(self.sitting), http=protocol, ws="none", lifespan="off", log_config=None,
                                 log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
                                 server_header=False, date_header=False,
