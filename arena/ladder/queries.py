@@ -74,7 +74,7 @@ __all__ = [
     "Leaderboard", "Missing", "OrganiserView", "Playing", "PlayingBlock", "RatingMark", "RatingSeries", "RoundView",
     "Seat", "Standing", "TestDetail", "TestMark", "TestView", "TrickView", "VersionLine", "block", "choices", "entrant",
     "final_report", "game", "ladder_view", "leaderboard", "opponents", "organiser", "playing", "public_text",
-    "rank_versions", "recent_submissions", "score_interval", "test", "tests",
+    "rank_versions", "score_interval", "test", "tests",
 ]
 
 RECENT_BLOCKS = 10
