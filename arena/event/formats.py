@@ -175,7 +175,7 @@ ONCE_REFUSED = {
 def _check_once(fmt: Format, bots: Sequence[BotConfig]) -> None:
     """Refuses what ``rotation = "once"`` cannot play: a format without it, a bot named as one of the house trio."""
     if fmt in ONCE_REFUSED:
-        raise ConfigError(f"tournament.format = {fmt!r} does not take tournament.rotation = \"once\": "
+        raise ConfigError(f"tournament.format = \"{fmt}\" does not take tournament.rotation = \"once\": "
                           f"{ONCE_REFUSED[fmt]}; use format = \"round-robin\" (every bot against the house trio), "
                           "or another rotation")
     for bot in bots:
