@@ -14,6 +14,7 @@ import statistics
 from collections.abc import Callable
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -21,13 +22,14 @@ from sqlalchemy.orm import Session
 from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.event.formats import HOUSE_TRIO
+from arena.event.kinds import Rotation
 from arena.ladder import queries
-from arena.ladder.blocks import outcome
+from arena.ladder.blocks import event_text, outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockResult, BlockState, Rating, RatingPoint, Version, VersionState, utc_now
 from arena.ladder.service import LadderService
-from tests.helpers.ladder import done_blocks, make_ladder, serve_until
+from tests.helpers.ladder import done_blocks, make_ladder, serve_until, serving
 from tests.helpers.runs import cli, games, standings, write
 
 RANDOM = "sample_bots.random_bot:RandomBot"
@@ -247,6 +249,14 @@ def test_a_ladder_plays_each_version_once_on_its_blocks_deal_set_against_the_hou
                 [v] for v in seated]
         ratings = session.scalars(select(Rating)).all()
         assert len(ratings) == 4 and all(r.games == r.blocks for r in ratings)
+    with serving(ladder) as url:
+        page = httpx.get(f"{url}/blocks/{blocks[0].id}", timeout=20).text
+    assert "played once by each version, in the same seat, against the house trio" in page
+    assert "<h2>Versions</h2>" in page and "<h2>Seats</h2>" not in page
+    # The final is played the same way: its configuration is a round robin under "once".
+    final = parse_config(event_text("final", 5, 2, [{"name": "a#1", "python": RANDOM},
+                                                   {"name": "b#1", "python": RANDOM}], ladder.settings))
+    assert final.rotation == Rotation.ONCE
     ladder.close()
 
 
