@@ -29,7 +29,7 @@ from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockResult, BlockState, Rating, RatingPoint, Version, VersionState, utc_now
 from arena.ladder.service import LadderService
-from tests.helpers.ladder import done_blocks, make_ladder, serve_until, serving
+from tests.helpers.ladder import copy_with_first_rated_block, done_blocks, make_ladder, serve_until, serving
 from tests.helpers.runs import cli, games, standings, write
 
 RANDOM = "sample_bots.random_bot:RandomBot"
@@ -107,7 +107,7 @@ def test_the_standings_compare_bots_on_the_same_cards_in_the_same_seat(played: P
         assert rows[bot]["rank"] is not None and rows[bot]["games"] == DEAL_SETS
     for house in HOUSE_TRIO:
         assert rows[house]["house"] and rows[house]["rank"] is None
-        assert "the opponents every bot plays" in rows[house]["reason"]
+        assert rows[house]["reason"] == "house trio: every bot's opponents"
     pairs = {(c["a"], c["b"]): c for c in report["head_to_head"]}
     assert not any(a in HOUSE_TRIO or b in HOUSE_TRIO for a, b in pairs)  # no comparison on other cards
     diff = statistics.fmean((t["heur-b"] - t["rand-a"]) / 10 for t in totals.values())
@@ -115,6 +115,8 @@ def test_the_standings_compare_bots_on_the_same_cards_in_the_same_seat(played: P
     assert pairs["heur-b", "rand-a"]["games"] == DEAL_SETS
     text = (played / "standings.txt").read_text(encoding="utf-8")
     assert "house-1 (house)" in text.split("Not ranked")[1]
+    page = (played / "report.html").read_text(encoding="utf-8")
+    assert "rotation once (each bot against the house trio)" in page
 
 
 def _plant(records: Path, game: str, change: Callable[[dict[str, object]], None]) -> None:
@@ -262,12 +264,8 @@ def test_a_ladder_plays_each_version_once_on_its_blocks_deal_set_against_the_hou
 
 def test_ladder_check_finds_a_once_block_stored_with_its_versions_out_of_order(ladder_once: Path,
                                                                                 tmp_path: Path) -> None:
-    folder = tmp_path / "copy"
-    shutil.copytree(ladder_once, folder)
-    ladder = Ladder.open(folder)
+    ladder, block = copy_with_first_rated_block(ladder_once, tmp_path / "copy")
     with ladder.session() as session:
-        block = session.scalars(select(Block).where(Block.rated).order_by(Block.id)).first()
-        assert block is not None
         session.execute(update(Block).where(Block.id == block.id).values(seat0=block.seat1, seat1=block.seat0))
     found = check_ladder(ladder)
     ladder.close()

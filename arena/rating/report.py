@@ -138,7 +138,7 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         data = config.get("rules")
         rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
     if manifest is not None:
-        trio = "house bot (the opponents every bot plays, under rotation once)" if once else ""
+        trio = "house trio: every bot's opponents" if once else ""
         fillers = {**{bot: trio for bot in manifest.house}, **_copies(config, tally.bots)}
         rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done))
         for row in rows:
