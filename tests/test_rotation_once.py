@@ -23,6 +23,7 @@ from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.event.formats import HOUSE_TRIO
 from arena.event.kinds import Rotation
+from arena.event.schedule import Schedule
 from arena.ladder import queries
 from arena.ladder.blocks import event_text, outcome
 from arena.ladder.consistency import check_ladder
@@ -112,7 +113,7 @@ def test_the_standings_compare_bots_on_the_same_cards_in_the_same_seat(played: P
     assert not any(a in HOUSE_TRIO or b in HOUSE_TRIO for a, b in pairs)  # no comparison on other cards
     diff = statistics.fmean((t["heur-b"] - t["rand-a"]) / 10 for t in totals.values())
     assert pairs["heur-b", "rand-a"]["diff"]["mean"] == pytest.approx(diff, abs=1e-9)
-    assert pairs["heur-b", "rand-a"]["games"] == DEAL_SETS
+    assert pairs["heur-b", "rand-a"]["games"] == DEAL_SETS and pairs["heur-b", "rand-a"]["pairs"] == 0
     text = (played / "standings.txt").read_text(encoding="utf-8")
     assert "house-1 (house)" in text.split("Not ranked")[1]
     page = (played / "report.html").read_text(encoding="utf-8")
@@ -187,6 +188,19 @@ def test_the_command_line_refuses_a_gauntlet_under_once_and_a_bot_named_as_the_t
     named = (*BOTS[:3], ("House-2", RANDOM, 9))
     with pytest.raises(ConfigError, match="has the name of one of the house trio"):
         parse_config(_config(bots=named))
+    # A round robin under once compares as few as 2 bots (each with the other on the same cards), not 1.
+    assert parse_config(_config(bots=BOTS[:2])).rotation == Rotation.ONCE
+    with pytest.raises(ConfigError, match="needs at least 2 bots"):
+        parse_config(_config(bots=BOTS[:1]))
+
+
+def test_a_class_of_30_plays_about_as_many_games_a_deal_set_under_once_as_under_the_full_rotation() -> None:
+    """30 students and a house bot: 8 tables of 4 rotations (one house bot padding the field), or a game each."""
+    field = [f"s{n}" for n in range(31)]
+    full = Schedule(bots=field, format="round-robin", rotation="cyclic", deal_sets=range(1, 11), seed=3)
+    once = Schedule(bots=field, format="round-robin", rotation="once", deal_sets=range(1, 11), seed=3)
+    assert (full.total(), once.total()) == (320, 310)
+    assert once.house == list(HOUSE_TRIO) and len(once.round_blocks(1)) == 31
 
 
 def test_a_sequential_test_under_once_reads_one_value_per_deal_set(tmp_path: Path) -> None:

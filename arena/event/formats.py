@@ -124,10 +124,7 @@ def read_format_options(data: Mapping[str, Any], fmt: Format, bots: Sequence[Bot
     once = rotation == Rotation.ONCE
     if once:
         _check_once(fmt, bots)
-    if fmt not in FORMAT_KEYS:
-        if once and len(bots) < 2:
-            raise ConfigError(f"round-robin needs at least 2 bots under rotation = \"once\" (each is compared with the "
-                              f"others on the same cards), found {len(bots)}")
+    if fmt not in FORMAT_KEYS:  # under once, 2 bots are enough: each is compared with the other on the same cards
         if len(bots) < 4 and fmt == Format.ROUND_ROBIN and not once:
             raise ConfigError(f"round-robin needs at least 4 bots (a table seats four), found {len(bots)}")
         return RoundRobinOptions()
