@@ -38,6 +38,25 @@ closed forms (below). The F interval leans on normality: the excess kurtosis of 
 printed, and beside it an asymptotic interval on log(ratio) that uses the sample kurtosis instead
 (var log s^2 ~ 2/(n - 1) + kurtosis/n), which is wider when the tails are heavy.
 
+Rotation "once": what it costs in games. The same two comparisons are also played, on deal sets of their own, as
+two more designs against the house bot (the arena's, seed 0, as ``rotation = "once"`` seats it):
+
+- full rotation: one deal set in its 4 cyclic rotations, A and B opposite each other, two house bots beside them
+  (4 games a deal set);
+- once: A plays the deal set once against the house trio, in the seat ``rotation = "once"`` gives its round
+  (``arena.event.schedule.once_seat``), and B plays it once in the same seat against the same trio (2 games a deal
+  set); d = A's total - B's, the difference on the same cards.
+
+For each design, with s^2 the sample variance of its deal-set values of d (points/game) and g its games a deal set,
+the games needed to separate two bots 1 point a game apart are
+
+    g * ((z(0.975) + z(0.80)) * s / 1)^2
+
+the deal sets a two-sided 5 % test of "A - B = 0" needs to detect a true difference of 1 point a game 80 % of the
+time (z(0.975) + z(0.80) = 2.80), in games. The ratio of "once" to the full rotation against the same house bots,
+(2 s_once^2) / (4 s_full^2), gets the F interval above (its deal sets are independent of the other design's); a
+figure against the two heuristic opponents of the first design is printed beside it.
+
     python benchmarks/duplicate_efficiency.py [--blocks 500] [--jobs N] [--profile nepali] [--seed 11]
 
 Every game is seeded (deals by --seed, bots by their role), so the figures do not depend on --jobs.
@@ -60,6 +79,8 @@ from typing import Any
 from arena.core.dealing import seeded_deals
 from arena.core.game import Game
 from arena.core.rules import Rules
+from arena.event.schedule import once_seat
+from arena.players.house import HouseBot
 from arena.players.local import play_out
 from arena.rating.stats import mean_ci, normal_quantile, t_quantile
 from sample_bots.heuristic_bot import HeuristicBot
@@ -73,7 +94,14 @@ BOTS: dict[str, tuple[type, dict[str, Any]]] = {
     "heuristic": (HeuristicBot, {}),
     "heuristic aggression=0.3": (HeuristicBot, {"aggression": 0.3}),
     "random": (RandomBot, {}),
+    "house": (HouseBot, {}),
 }
+HOUSE_SEED = 0
+"""The house bots' seed, as the arena's house trio has it."""
+POWER = 0.80
+"""The chance of detecting the difference, in the games-needed figure."""
+DIFFERENCE = 1.0
+"""The difference to separate, in points per game."""
 PAIRS = (
     ("close", "heuristic", "heuristic aggression=0.3", "heuristic"),
     ("far", "heuristic", "random", "heuristic"),
@@ -192,7 +220,7 @@ def _rules(profile: str) -> Rules:
 
 def _make(name: str, seed: int) -> Any:
     cls, options = BOTS[name]
-    return cls(seed, **options)
+    return cls(HOUSE_SEED if name == "house" else seed, **options)
 
 
 def block(profile: str, a: str, b: str, opponent: str, seed: int, index: int, duplicate: bool) -> list[int]:
@@ -214,8 +242,28 @@ def block(profile: str, a: str, b: str, opponent: str, seed: int, index: int, du
     return diffs
 
 
+def once_block(profile: str, a: str, b: str, seed: int, index: int) -> list[int]:
+    """One deal set under ``rotation = "once"``: A's game and B's, each in the round's seat against the house
+    trio; (A's total - B's total) on the same cards, in tenths, as a list of one."""
+    rules = _rules(profile)
+    seat = once_seat(seed, index)
+    totals = []
+    for name, role_seed in ((a, 1), (b, 3)):  # the seeds block() gives A and B
+        bots = [_make(name, role_seed) if place == seat else _make("house", HOUSE_SEED) for place in range(4)]
+        game = Game(rules, seeded_deals(seed + 3, index), game_number=index)  # deals of their own: independent
+        play_out(game, bots)
+        totals.append(game.totals[seat])
+    return [totals[0] - totals[1]]
+
+
 def _block_task(args: tuple[str, str, str, str, int, int, bool]) -> list[int]:
     return block(*args)
+
+
+def _house_task(args: tuple[str, str, str, int, int, bool]) -> list[int]:
+    """A deal set against the house bots: its 4 cyclic rotations (deal seed + 2), or under "once" A's and B's game."""
+    profile, a, b, seed, index, once = args
+    return once_block(profile, a, b, seed, index) if once else block(profile, a, b, "house", seed + 2, index, True)
 
 
 # -- statistics ---------------------------------------------------------------------------------
@@ -273,6 +321,44 @@ def compare(label: str, dup: Design, ind: Design) -> Result:
     return Result(label, dup, ind, ratio, low, high, df, ratio * math.exp(-z * spread), ratio * math.exp(z * spread))
 
 
+@dataclasses.dataclass(frozen=True)
+class Cost:
+    """Games to separate two bots :data:`DIFFERENCE` points a game apart, under the full rotation and under once."""
+
+    label: str
+    full: float
+    """Against the house bots, 4 games a deal set."""
+    once: float
+    heuristic: float
+    """The full rotation against two heuristic opponents (the first design)."""
+    ratio: float
+    """once / full, against the same house bots."""
+    low: float
+    high: float
+
+
+def games_needed(values: list[float], games_per_deal_set: int) -> float:
+    """Games for a two-sided 5 % test to detect :data:`DIFFERENCE` points a game :data:`POWER` of the time."""
+    z = normal_quantile(1 - (1 - LEVEL) / 2) + normal_quantile(POWER)
+    return games_per_deal_set * (z * math.sqrt(statistics.variance(values)) / DIFFERENCE) ** 2
+
+
+def cost(label: str, full: Design, once: Design, heuristic: Design) -> Cost:
+    """What once costs in games against the full rotation, with the ratio's F interval."""
+    ratio = 2 * once.block_var / (4 * full.block_var)
+    df = (len(once.blocks) - 1, len(full.blocks) - 1)
+    tail = (1 - LEVEL) / 2
+    return Cost(label, games_needed(full.blocks, 4), games_needed(once.blocks, 2), games_needed(heuristic.blocks, 4),
+                ratio, ratio / f_quantile(1 - tail, *df), ratio / f_quantile(tail, *df))
+
+
+def report_cost(found: Cost, a: str, b: str) -> None:
+    print(f"  games to separate {a} and {b} if {DIFFERENCE:g} point a game apart (5% two-sided, power {POWER:.0%}):"
+          f" full rotation {found.full:,.0f} against two house bots ({found.heuristic:,.0f} against two heuristic"
+          f" bots), once {found.once:,.0f} against the house trio: once needs {found.ratio:.2f}x the games"
+          f" [95% CI {found.low:.2f}, {found.high:.2f}]")
+
+
 def verdict(result: Result) -> str:
     if result.low >= TARGET:
         return f"meets the {TARGET}x target (the whole interval is above it)"
@@ -328,6 +414,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     start = time.perf_counter()
     results = []
+    costs = []
     with concurrent.futures.ProcessPoolExecutor(args.jobs) as pool:
         for label, a, b, opponent in PAIRS:
             pair_start = time.perf_counter()
@@ -339,15 +426,26 @@ def main(argv: list[str] | None = None) -> int:
             result = compare(label, *designs)
             report(result, a, b, opponent, time.perf_counter() - pair_start)
             results.append(result)
+            house = []
+            for once in (False, True):
+                tasks_ = [(args.profile, a, b, args.seed, i + 1, once) for i in range(args.blocks)]
+                diffs = list(pool.map(_house_task, tasks_, chunksize=8))
+                house.append(Design([sum(d) / (10 * len(d)) for d in diffs], [x / 10 for d in diffs for x in d]))
+            costs.append(cost(label, house[0], house[1], designs[0]))
+            report_cost(costs[-1], a, b)
     total = time.perf_counter() - start
     # The workers have been reaped, so their CPU time is counted: on a busy machine, wall time is not.
     cpu = resource.getrusage(resource.RUSAGE_CHILDREN).ru_utime
-    print(f"\n{4 * args.blocks * 2 * len(PAIRS)} games in {total:.0f} s wall, {cpu:.0f} s CPU in the workers")
+    print(f"\n{(4 + 4 + 4 + 2) * args.blocks * len(PAIRS)} games in {total:.0f} s wall, {cpu:.0f} s CPU in the"
+          " workers")
     for result in results:
         print(
             f"  {result.label}: {result.ratio:.2f}x fewer games [{result.low:.2f}, {result.high:.2f}]"
             f" -> {verdict(result)}"
         )
+    for found in costs:
+        print(f"  {found.label}, games to separate two bots {DIFFERENCE:g} point a game apart: full rotation"
+              f" {found.full:,.0f}, once {found.once:,.0f} ({found.ratio:.2f}x [{found.low:.2f}, {found.high:.2f}])")
     return 0
 
 

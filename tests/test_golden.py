@@ -1,6 +1,7 @@
 """Golden playthroughs: seeded tournaments whose records, standings and replays must not change.
 
-One small tournament under each rules profile and one under each format, every one played by the
+One small tournament under each rules profile, one under each format and one under ``rotation = "once"``, every
+one played by the
 command line with in-process sample bots (deterministic for a seed) at one table at a time (so the
 file's order is the plan's, not the order in which concurrent games happen to end), are compared byte for byte
 with the files kept in ``tests/golden/``: each record line (its ``timings`` aside, the one field
@@ -70,12 +71,16 @@ FILES = ("manifest.json", "standings.txt", "standings.md", "standings.json", "st
 
 
 def config(name: str, fmt: str, profile: str, tables: str, bots: str, deal_sets: int) -> str:
-    return (f'[tournament]\nname = "{name}"\nseed = 2026\ndeal_sets = {deal_sets}\nformat = "{fmt}"\n'
+    rotation = f'rotation = "{ROTATIONS[name]}"\n' if name in ROTATIONS else ""
+    return (f'[tournament]\nname = "{name}"\nseed = 2026\ndeal_sets = {deal_sets}\nformat = "{fmt}"\n{rotation}'
             f'concurrency = 1\n\n[rules]\nprofile = "{profile}"\n\n{tables}\n{bots}')
 
 
 CASES = {f"profile-{p}": ("round-robin", p, "", BOTS, 1) for p in PROFILES}
 CASES |= {f"format-{f}": (f, "nepali", tables, bots, 12 if f == "sprt" else 2) for f, (tables, bots) in FORMATS.items()}
+CASES["rotation-once"] = ("round-robin", "nepali", "", BOTS, 3)
+ROTATIONS = {"rotation-once": "once"}
+"""The cases played under a rotation of their own (the others: the default, ``cyclic``)."""
 
 
 def normalised_records(folder: Path) -> str:

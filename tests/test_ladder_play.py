@@ -44,7 +44,14 @@ from arena.ladder.db import (
 from arena.ladder.intake import VERSIONS, SubmissionError
 from arena.ladder.matchmaking import Candidate, choose
 from arena.ladder.settings import Matchmaking
-from tests.helpers.ladder import BROKEN_BOT, GOOD_BOT, done_blocks, make_ladder, serve_until
+from tests.helpers.ladder import (
+    BROKEN_BOT,
+    GOOD_BOT,
+    copy_with_first_rated_block,
+    done_blocks,
+    make_ladder,
+    serve_until,
+)
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
@@ -203,11 +210,8 @@ def test_ladder_check_agrees_on_a_played_ladder(played: Path) -> None:
 ])
 def test_ladder_check_finds_each_planted_disagreement(played: Path, tmp_path: Path, planted: str, words: str) -> None:
     folder = tmp_path / "copy"
-    shutil.copytree(played, folder)
-    ladder = Ladder.open(folder)
+    ladder, block = copy_with_first_rated_block(played, folder)
     with ladder.session() as session:
-        block = session.scalars(select(Block).where(Block.rated).order_by(Block.id)).first()
-        assert block is not None
         if planted == "rating":
             session.execute(update(Rating).where(Rating.version_id == 1).values(mu=Rating.mu + 1e-6))
         elif planted == "result":

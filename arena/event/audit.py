@@ -6,6 +6,10 @@ follows, the dealer passes on, the places follow from the totals; and the plan m
 from the manifest's design is the one its SHA-256 names, and every game it plans is present exactly
 once, complete, in its seats. The audit replays each round through the rules core
 from the recorded hands; it trusts nothing else in the record.
+
+Under ``rotation = "once"`` it also reads from the records that no bot was dealt the cards of any deal set twice,
+and that every game of a deal set seats its bot in the same seat against the same house trio, with the same
+first dealer: the comparisons the standings make are between bots that held the same cards in the same seat.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ from arena.core.rules import Rules, TrumpMode
 from arena.core.turns import call_order, dealer_of
 from arena.errors import ArenaError, IllegalAction, RecordsError
 from arena.event.config import read_deal_file
+from arena.event.formats import HOUSE_TRIO
+from arena.event.kinds import Rotation
 from arena.event.manifest import Manifest
 from arena.event.plan import Plan
 from arena.event.store import ResultsStore
@@ -174,7 +180,47 @@ def audit(folder: Path) -> Violation | None:
     except RecordsError as err:
         where, _, what = str(err).partition(": ")
         return Violation(where, what)
+    if manifest.plan.rotation == Rotation.ONCE:
+        found = _audit_once(games)
+        if found is not None:
+            return found
     return _audit_plan(manifest.plan, games)
+
+
+def _audit_once(games: Mapping[str, Sequence[RoundRecord]]) -> Violation | None:
+    """Under ``rotation = "once"``: no bot but the house trio holds a deal set's cards twice, and every game of a
+    deal set seats its one bot in the same seat as the others, the house trio in the same other seats, with the same
+    first dealer (the datum of a hand is then other bots' results on the same cards in the same seat)."""
+    held: dict[tuple[str, int], tuple[str, int]] = {}
+    shapes: dict[int, tuple[str, RoundRecord]] = {}
+    for game, rounds in games.items():
+        first = rounds[0]
+        where = f"records.jsonl line {first.line} (game {game})"
+        deal_set = first.deal_set
+        bots = [(seat, bot) for seat, bot in enumerate(first.seats) if bot not in HOUSE_TRIO]
+        for seat, bot in bots:
+            before = held.get((bot, deal_set))
+            if before is not None:
+                return Violation(where, f"{bot} was dealt the cards of deal set {deal_set} twice, in game {before[0]} "
+                                        f"(seat {before[1]}) and in game {game} (seat {seat}): under rotation \"once\" "
+                                        "a bot holds each deal set's cards at most once in the whole event")
+            held[bot, deal_set] = (game, seat)
+        if len(bots) != 1:
+            return Violation(where, f"the game seats {len(bots)} bots besides the house trio, not one: under rotation "
+                                    "\"once\" each bot plays against the house trio alone")
+        shape = shapes.setdefault(deal_set, (game, first))
+        other_game, other = shape
+        if [bot if bot in HOUSE_TRIO else None for bot in first.seats] != [
+                bot if bot in HOUSE_TRIO else None for bot in other.seats] or first.first_dealer != other.first_dealer:
+            seat, bot = bots[0]
+            other_seat, other_bot = next((s, b) for s, b in enumerate(other.seats) if b not in HOUSE_TRIO)
+            trio, other_trio = (", ".join(b for b in r.seats if b in HOUSE_TRIO) for r in (first, other))
+            return Violation(where, f"{bot} held deal set {deal_set} in seat {seat} against {trio} (first dealer "
+                                    f"{first.first_dealer}), but {other_bot} held it in seat {other_seat} against "
+                                    f"{other_trio} (first dealer {other.first_dealer}) in game {other_game}: under "
+                                    "rotation \"once\" every bot holds a deal set's cards in the same seat against the "
+                                    "same house trio, so that they can be compared")
+    return None
 
 
 def _audit_plan(plan: Plan, games: Mapping[str, Sequence[RoundRecord]]) -> Violation | None:

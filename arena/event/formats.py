@@ -13,11 +13,11 @@ from typing import Any, Literal, cast, get_args
 
 from arena.errors import ConfigError
 from arena.event.botconfig import BotConfig
-from arena.event.kinds import BotKind, Format
+from arena.event.kinds import BotKind, Format, Rotation
 from arena.event.tables import FORMAT_KEYS, REQUIRED, Reader
 
-__all__ = ["PLAN_KEYS", "SPRT_DEAL_SETS", "FormatOptions", "GauntletOptions", "HeadToHeadOptions",
-           "RoundRobinOptions", "SprtMethod", "SprtOptions", "SwissOptions", "read_format_options",
+__all__ = ["HOUSE_TRIO", "ONCE_REFUSED", "PLAN_KEYS", "SPRT_DEAL_SETS", "FormatOptions", "GauntletOptions",
+           "HeadToHeadOptions", "RoundRobinOptions", "SprtMethod", "SprtOptions", "SwissOptions", "read_format_options",
            "schedule_options", "stored_options"]
 
 SPRT_DEAL_SETS = 10_000
@@ -113,14 +113,19 @@ def schedule_options(fmt: str, data: Mapping[str, Any]) -> FormatOptions:
     return RoundRobinOptions()
 
 
-def read_format_options(data: Mapping[str, Any], fmt: Format, bots: Sequence[BotConfig]) -> FormatOptions:
-    """The options of ``fmt`` from its table in the configuration ``data``, checked against the bots."""
+def read_format_options(data: Mapping[str, Any], fmt: Format, bots: Sequence[BotConfig],
+                        rotation: Rotation = Rotation.CYCLIC) -> FormatOptions:
+    """The options of ``fmt`` from its table in the configuration ``data``, checked against the bots and the
+    rotation."""
     for other in FORMAT_KEYS:
         if other != fmt and other in data:
             raise ConfigError(f"[{other}] is given but tournament.format is {fmt!r}")
     names = {b.name for b in bots}
-    if fmt not in FORMAT_KEYS:
-        if len(bots) < 4 and fmt == Format.ROUND_ROBIN:
+    once = rotation == Rotation.ONCE
+    if once:
+        _check_once(fmt, bots)
+    if fmt not in FORMAT_KEYS:  # under once, 2 bots are enough: each is compared with the other on the same cards
+        if len(bots) < 4 and fmt == Format.ROUND_ROBIN and not once:
             raise ConfigError(f"round-robin needs at least 4 bots (a table seats four), found {len(bots)}")
         return RoundRobinOptions()
     r = Reader(data.get(fmt, {}), f"{fmt}.", FORMAT_KEYS[fmt])
@@ -139,7 +144,7 @@ def read_format_options(data: Mapping[str, Any], fmt: Format, bots: Sequence[Bot
                 raise ConfigError(f"a gauntlet needs the champion and at least 3 other bots, found {len(bots) - 1}")
             return GauntletOptions(champion)
         case Format.HEAD_TO_HEAD | Format.SPRT:
-            pair = _pair(r, fmt, bots, known)
+            pair = _pair(r, fmt, bots, known, once)
             if fmt == Format.HEAD_TO_HEAD:
                 return HeadToHeadOptions(**pair)
             tournament = data.get("tournament", {})
@@ -150,8 +155,34 @@ def read_format_options(data: Mapping[str, Any], fmt: Format, bots: Sequence[Bot
     return SwissOptions(opening)
 
 
-def _pair(r: Reader, fmt: Format, bots: Sequence[BotConfig], known: Any) -> dict[str, Any]:
-    """A and B, and the opponents they meet, of a format that compares two bots."""
+HOUSE_TRIO = ("house-1", "house-2", "house-3")
+"""The house bots every bot plays against under ``rotation = "once"``: three house bots of seed 0, whose choices are a
+pure function of the deal set, the round, the seat and the hand (:mod:`arena.players.house`), so the trio is the same
+opponents at every bot's table of a round (:func:`arena.event.schedule.once_order`). No bot of a configuration may
+take one of these names under ``once``."""
+ONCE_REFUSED = {
+    Format.GAUNTLET: "a gauntlet seats its champion with every trio of the field, and under \"once\" every bot plays "
+                     "the same house trio and meets no other bot",
+    Format.SWISS: "swiss seats bots of neighbouring standings at one table, and under \"once\" no two bots share a "
+                  "table (each plays the house trio), so there is nobody to pair",
+}
+"""Why each format that does not take ``rotation = "once"`` cannot."""
+
+
+def _check_once(fmt: Format, bots: Sequence[BotConfig]) -> None:
+    """Refuses what ``rotation = "once"`` cannot play: a format without it, a bot named as one of the house trio."""
+    if fmt in ONCE_REFUSED:
+        raise ConfigError(f"tournament.format = \"{fmt}\" does not take tournament.rotation = \"once\": "
+                          f"{ONCE_REFUSED[fmt]}; use format = \"round-robin\" (every bot against the house trio), "
+                          "or another rotation")
+    for bot in bots:
+        if bot.name.casefold() in HOUSE_TRIO:
+            raise ConfigError(f"the bot {bot.name!r} has the name of one of the house trio every bot plays against "
+                              f"under rotation = \"once\" ({', '.join(HOUSE_TRIO)}): give it another name")
+
+
+def _pair(r: Reader, fmt: Format, bots: Sequence[BotConfig], known: Any, once: bool = False) -> dict[str, Any]:
+    """A and B, and the opponents they meet, of a format that compares two bots (under ``once``: the house trio)."""
     a = known("a", r.string("a", REQUIRED))
     b = known("b", r.string("b", REQUIRED))
     if a == b:
@@ -159,12 +190,15 @@ def _pair(r: Reader, fmt: Format, bots: Sequence[BotConfig], known: Any) -> dict
     opponents = r.get("opponents", [], (list,), "a list of bot names")
     for opponent in opponents:
         known("opponents", str(opponent))
+    if once and opponents:
+        raise ConfigError(f"{fmt}.opponents must be left out under rotation = \"once\": a and b each play every deal "
+                          "set once against the house trio, which is their opponents")
     if opponents and len(opponents) < 2:
         raise ConfigError(f"{fmt}.opponents needs at least two bots (or none, to play two copies of each)")
     if a in opponents or b in opponents:
         raise ConfigError(f"{fmt}.opponents must not include a or b")
     kinds = {bot.name: bot.kind for bot in bots}
-    single = [n for n in (a, b) if not opponents and kinds[n] in (BotKind.REMOTE, BotKind.BHOOS_URL)]
+    single = [n for n in (a, b) if not opponents and not once and kinds[n] in (BotKind.REMOTE, BotKind.BHOOS_URL)]
     if single:  # a copy would need a second connection under the same token, or a second seat at one URL
         kind = kinds[single[0]]
         raise ConfigError(f"{fmt} without opponents plays two copies of a and b, and {single[0]!r} is "

@@ -55,11 +55,14 @@ class Rotation(enum.StrEnum):
     """4 seatings: each bot holds each hand once."""
     FULL = "full"
     """All 24 seatings."""
+    ONCE = "once"
+    """One seating: each bot holds a deal set's cards once, in the seat every other bot holds them in, against the
+    house trio (:func:`arena.event.schedule.once_order`)."""
 
     @property
     def seatings(self) -> int:
         """The games of one block."""
-        return 4 if self is Rotation.CYCLIC else 24
+        return {Rotation.CYCLIC: 4, Rotation.FULL: 24, Rotation.ONCE: 1}[self]
 
 
 class Forfeit(enum.StrEnum):

@@ -42,6 +42,7 @@ from typing import Any
 
 from arena.errors import RecordsError
 from arena.event.formats import schedule_options
+from arena.event.kinds import Rotation
 from arena.event.schedule import Assignment, Block, Lineup, Schedule
 
 __all__ = ["Design", "Entry", "Plan", "PlanBuilder", "PlanRound"]
@@ -179,7 +180,7 @@ class Plan:
     @property
     def rotations(self) -> int:
         """Games per block."""
-        return 4 if self.rotation == "cyclic" else 24
+        return Rotation(self.rotation).seatings
 
     @property
     def game_count(self) -> int:

@@ -27,6 +27,11 @@ Groups per format:
 - ``head-to-head``: bots A and B with two pool opponents drawn for each block (A and B opposite
   each other), or with a second copy of each when there is no pool.
 - ``swiss``: balanced opening rounds, then tables of bots with neighbouring standings.
+
+Under ``rotation = "once"`` (round-robin, head-to-head and sprt) no bot meets another at a table: each bot's
+block is one game, the bot in the round's seat (:func:`once_seat`, the same for every bot) and the house trio
+(:data:`HOUSE_TRIO`) in the other three, so each bot holds a deal set's cards once in the whole event and every
+bot of a round holds the same cards in the same seat against the same opponents.
 """
 
 from __future__ import annotations
@@ -38,11 +43,18 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from arena.core.dealing import draw_seating
-from arena.event.formats import FormatOptions, GauntletOptions, HeadToHeadOptions, RoundRobinOptions, SwissOptions
+from arena.event.formats import (
+    HOUSE_TRIO,
+    FormatOptions,
+    GauntletOptions,
+    HeadToHeadOptions,
+    RoundRobinOptions,
+    SwissOptions,
+)
 from arena.event.kinds import Format, Rotation
 
-__all__ = ["Assignment", "Block", "Lineup", "Schedule", "affine_plane_16", "balanced_partition", "colex",
-           "seatings"]
+__all__ = ["HOUSE_TRIO", "Assignment", "Block", "Lineup", "Schedule", "affine_plane_16",
+           "balanced_partition", "colex", "once_groups", "once_order", "once_seat", "seatings"]
 
 Standings = Callable[[], Mapping[str, float]]
 """Current score per bot, for adaptive (swiss) rounds."""
@@ -148,7 +160,9 @@ def colex(items: Sequence[str], k: int) -> list[tuple[str, ...]]:
 
 
 def seatings(order: Sequence[str], rotation_kind: str) -> list[tuple[str, str, str, str]]:
-    """The seatings of a group: cyclic rotations, or all 24 permutations."""
+    """The seatings of a group: cyclic rotations, all 24 permutations, or (``once``) the one seating."""
+    if rotation_kind == Rotation.ONCE:
+        return [(order[0], order[1], order[2], order[3])]
     if rotation_kind == "cyclic":
         return [(order[(0 - r) % 4], order[(1 - r) % 4], order[(2 - r) % 4], order[(3 - r) % 4]) for r in range(4)]
     return [(order[p[0]], order[p[1]], order[p[2]], order[p[3]]) for p in itertools.permutations(range(4))]
@@ -169,6 +183,26 @@ def affine_plane_16() -> list[list[tuple[int, int, int, int]]]:
     classes.append([(4 * x, 4 * x + 1, 4 * x + 2, 4 * x + 3) for x in range(4)])  # lines x = c
     assert len(points) == 16
     return classes
+
+
+def once_seat(seed: int, round_number: int) -> int:
+    """The seat in which every bot holds the deal set of round ``round_number`` under ``rotation = "once"``: each run
+    of four rounds (1-4, 5-8, ...) takes the four seats once each, in an order drawn from the seed."""
+    cycle, place = divmod(round_number - 1, 4)
+    seats = [0, 1, 2, 3]
+    random.Random(f"{seed}/once/{cycle}").shuffle(seats)
+    return seats[place]
+
+
+def once_order(bot: str, seat: int) -> list[str]:
+    """A bot's game under ``rotation = "once"``: the bot in ``seat``, the house trio in the other seats, in turn."""
+    trio = iter(HOUSE_TRIO)
+    return [bot if number == seat else next(trio) for number in range(4)]
+
+
+def once_groups(bots: Sequence[str]) -> list[tuple[str, ...]]:
+    """The blocks of a round under ``rotation = "once"``: each bot (in the field's order) with the house trio."""
+    return [(bot, *HOUSE_TRIO) for bot in bots]
 
 
 BALANCE_TRIES = 32
@@ -239,7 +273,7 @@ class Schedule:
         self._pad()
         self.copies: dict[str, str] = {}
         """Second copies of A and B (head-to-head without a pool): copy name -> bot."""
-        if self.format.compares_two and not self._pair().opponents:
+        if self.format.compares_two and not self._pair().opponents and self.rotation != Rotation.ONCE:
             for original in (self._pair().a, self._pair().b):
                 self.copies[_unused(f"{original}#", 2, [*self.bots, *self.copies])] = original
         self._meetings: dict[frozenset[str], int] = {}
@@ -260,7 +294,11 @@ class Schedule:
         return self.format == Format.ROUND_ROBIN
 
     def _pad(self) -> None:
-        """Pads a partitioned field with house bots to a multiple of four (reusing earlier ones)."""
+        """Pads a partitioned field with house bots to a multiple of four (reusing earlier ones); under
+        ``rotation = "once"`` the house bots are the trio every bot meets, and the field needs no padding."""
+        if self.rotation == Rotation.ONCE:
+            self.house = list(HOUSE_TRIO)
+            return
         if (self.format in (Format.ROUND_ROBIN, Format.SWISS) and len(self.bots) > 8) or self.format == Format.SWISS:
             spare = list(self.house)
             while len(self.bots) % 4:
@@ -285,7 +323,7 @@ class Schedule:
         """True when every round holds every group of the design (round robin up to 8 bots,
         gauntlet, head-to-head); false for partitions of the field (above 8 bots, swiss)."""
         return self.format == Format.GAUNTLET or self.format.compares_two or (
-            self.format == Format.ROUND_ROBIN and len(self.bots) <= 8
+            self.format == Format.ROUND_ROBIN and (len(self.bots) <= 8 or self.rotation == Rotation.ONCE)
         )
 
     @property
@@ -302,6 +340,8 @@ class Schedule:
         """The tables of a schedule round (rounds must be asked in order for adaptive formats)."""
         if round_number in self._planned:
             return self._planned[round_number]
+        if self.rotation == Rotation.ONCE:
+            return self._once_groups()
         fmt = self.format
         if fmt in (Format.ROUND_ROBIN, Format.GAUNTLET) and self.complete:
             # The same groups every round: made once, and not kept per round (a plan may have millions).
@@ -326,6 +366,14 @@ class Schedule:
         self._planned[round_number] = groups
         return groups
 
+    def _once_groups(self) -> list[tuple[str, ...]]:
+        """Every round's blocks under ``rotation = "once"``: A's and B's under head-to-head and sprt, else each
+        bot's."""
+        if self._every_round is None:
+            pair = self._pair() if self.format.compares_two else None
+            self._every_round = once_groups([pair.a, pair.b] if pair is not None else self.bots)
+        return self._every_round
+
     def _fixed_groups(self) -> list[tuple[str, ...]]:
         if self.format == Format.ROUND_ROBIN:
             return colex(self.bots, 4)
@@ -336,9 +384,13 @@ class Schedule:
     def _order(self, group: Sequence[str], round_number: int, group_number: int, deal_set: int) -> tuple[
         list[str], int
     ]:
+        if self.rotation == Rotation.ONCE:  # the same seats at every bot's table of the round
+            group = once_order(group[0], once_seat(self.seed, round_number))
         if self.draw_seats:
             seating, first_dealer = draw_seating(self.seed, deal_set)
             return [group[seating[i]] for i in range(4)], first_dealer
+        if self.rotation == Rotation.ONCE:
+            return list(group), 3
         order = list(group)
         if not self.format.compares_two:
             # Vary which bot sits on whose left from block to block (cyclic rotations keep it fixed).
@@ -394,7 +446,9 @@ class Schedule:
 
     def total(self) -> int:
         """Games in the whole schedule (for progress bars)."""
-        if self.format == Format.ROUND_ROBIN and len(self.bots) <= 8:
+        if self.rotation == Rotation.ONCE:
+            per_round = len(self._once_groups())
+        elif self.format == Format.ROUND_ROBIN and len(self.bots) <= 8:
             per_round = len(list(itertools.combinations(self.bots, 4)))
         elif self.format == Format.GAUNTLET:
             per_round = len(list(itertools.combinations(range(len(self.bots) - 1), 3)))

@@ -48,6 +48,7 @@ class Attendance:
 
     version: str
     games: int
+    """The games of the block it sat in: four, or one under ``[blocks] rotation = "once"``."""
     away: tuple[int, ...]
     """The games it was not there for when they began: the fallback player took its seat (an ``absent`` fault)."""
     whole: tuple[int, ...]
@@ -70,6 +71,8 @@ class Attendance:
     def note(self) -> str:
         """What happened, in a sentence for the block's page ("" when it played every game to its end)."""
         name, whole, games = self.version, self.whole, self.games
+        if not self.came and games == 1:
+            return f"{name} was not there when its game began: the fallback played it, so the block is void"
         if not self.came:
             return (f"{name} was not there when the block's first game began: the fallback played all {games} of its "
                     "games, so the block is void")
@@ -110,4 +113,5 @@ def attendance(games: Sequence[GameRecords], version: str) -> Attendance:
             whole.append(number)  # gone at its first decision: the fallback played the game from its start
         elif any(fault.kind in LEFT for fault in faults):
             left.append(number)
-    return Attendance(version, len(games), tuple(away), tuple(whole), tuple(left))
+    sat = sum(version in game.seats for game in games)  # all of a block's games, or under "once" its one
+    return Attendance(version, sat, tuple(away), tuple(whole), tuple(left))

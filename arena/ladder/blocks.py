@@ -10,6 +10,11 @@ recompute them from the records afterwards.
 A version's *block score* is its duplicate score in the block: the mean, over the block's games, of its game
 total minus the mean of the four totals at its table, in tenths. Each version holds every hand once, so card
 luck cancels. Its rating moves by OpenSkill's Plackett-Luce model on each game's places, in game order.
+
+Under ``[blocks] rotation = "once"`` each version plays the deal set once, in the same seat, against the house trio
+(four games, one a version, none with two versions at one table): its block score is its game total minus the mean
+of the four versions' totals, which held the same cards in the same seat against the same opponents, and the
+ratings move once, on the places of the four versions by those totals (:func:`outcome`).
 """
 
 from __future__ import annotations
@@ -23,9 +28,12 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from arena.core.game import places
 from arena.core.rules import Rules
 from arena.event.check import BotUnderTest
 from arena.event.config import TournamentConfig, parse_config
+from arena.event.formats import HOUSE_TRIO
+from arena.event.kinds import Rotation
 from arena.event.preparation import schedule_of
 from arena.event.store import ResultsStore
 from arena.event.submissions import read_submission
@@ -94,6 +102,7 @@ def event_text(
     tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in bot.items())
                      for bot in bots)
     key = f"seat_key = \"{seat_key.hex()}\"\n" if seat_key is not None else ""
+    key += f"rotation = {toml_value(str(settings.rotation))}\n" if settings.rotation == Rotation.ONCE else ""
     return (
         f"[tournament]\nname = {toml_value(name)}\nseed = {seed}\ndeal_sets = {deal_sets}\n{key}"
         f"format = \"round-robin\"\nconcurrency = {concurrency}\nforfeit = \"fallback\"\n\n"
@@ -116,6 +125,8 @@ def block_config(
                                        seat_key=seat_key))
 
     config = listed(bots)
+    if config.rotation == Rotation.ONCE:  # a game for each version, in the order listed (the seats as stored)
+        return config
     seats = [bot["name"] for bot in bots]
     drawn = first_seats(config)
     if drawn != seats:
@@ -141,13 +152,27 @@ class BlockOutcome:
     points: dict[str, int]
     """Each version's game totals added up, in tenths."""
     score: dict[str, float]
-    """Each version's block score: tenths per game above its table's mean."""
+    """Each version's block score: tenths per game above its table's mean (under ``once``: above the mean of the
+    four versions' totals on the same cards)."""
     faults: dict[str, int]
+    rankings: tuple[tuple[tuple[str, ...], tuple[int, ...]], ...] = ()
+    """What the ratings move on, in order: four versions (by seat) and their places, each game's (under ``once``:
+    one, the four versions placed by their totals)."""
+    once: bool = False
+    """Played under ``[blocks] rotation = "once"``: a game per version, against the house trio."""
+
+    def games_of(self, version: str) -> int:
+        """The games ``version`` sat in: all four, or under ``once`` its one."""
+        return sum(version in game.seats for game in self.games)
 
 
 def outcome(folder: Path) -> BlockOutcome:
-    """Reads a block's results folder (its games in plan order: by rotation)."""
-    games = tuple(sorted(ResultsStore(folder).games(), key=lambda game: game.first.rotation))
+    """Reads a block's results folder (its games in plan order: by rotation, then, under ``once``, by version)."""
+    store = ResultsStore(folder)
+    games = tuple(sorted(store.games(), key=lambda game: (game.first.rotation, game.first.group)))
+    config = (store.manifest() or {}).get("config", {})
+    if isinstance(config, dict) and config.get("rotation") == Rotation.ONCE:
+        return _once_outcome(games)
     points: dict[str, int] = {}
     score: dict[str, float] = {}
     faults: dict[str, int] = {}
@@ -161,7 +186,28 @@ def outcome(folder: Path) -> BlockOutcome:
         for record in game.rounds:
             for fault in record.faults:
                 faults[record.seats[fault.seat]] += 1
-    return BlockOutcome(games, points, score, faults)
+    return BlockOutcome(games, points, score, faults, tuple((g.final.seats, g.final.places) for g in games))
+
+
+def _once_outcome(games: tuple[GameRecords, ...]) -> BlockOutcome:
+    """A block played under ``rotation = "once"``: each game one version against the house trio, the versions on
+    the same cards in the same seat, so each is scored against the mean of the versions' totals and they are placed
+    by those totals."""
+    points: dict[str, int] = {}
+    faults: dict[str, int] = {}
+    for game in games:
+        final = game.final
+        for seat, bot in enumerate(final.seats):
+            if bot in HOUSE_TRIO:
+                continue
+            points[bot] = points.get(bot, 0) + final.totals[seat]
+            faults[bot] = faults.get(bot, 0) + sum(1 for record in game.rounds for fault in record.faults
+                                                   if fault.seat == seat)
+    versions = tuple(points)
+    mean = sum(points.values()) / len(points) if points else 0.0
+    score = {bot: float(total - mean) for bot, total in points.items()}
+    ranking = (versions, places([points[bot] for bot in versions])) if len(versions) == 4 else None
+    return BlockOutcome(games, points, score, faults, (ranking,) if ranking else (), once=True)
 
 
 class RatingModel:
@@ -183,13 +229,12 @@ class RatingModel:
 
 
 def rate_games(model: RatingModel, ratings: dict[str, tuple[float, float]],
-               games: Sequence[GameRecords]) -> dict[str, tuple[float, float]]:
-    """``ratings`` (by version label) after ``games``, in order; a version not in it starts at the model's
-    initial rating."""
+               rankings: Sequence[tuple[Sequence[str], Sequence[int]]]) -> dict[str, tuple[float, float]]:
+    """``ratings`` (by version label) after ``rankings`` (a block's :attr:`BlockOutcome.rankings`: four versions
+    and their places, each), in order; a version not in it starts at the model's initial rating."""
     current = dict(ratings)
-    for game in games:
-        final = game.final
-        before = [current.get(bot) or model.initial() for bot in final.seats]
-        for bot, after in zip(final.seats, model.rate(before, final.places), strict=True):
+    for seats, placed in rankings:
+        before = [current.get(bot) or model.initial() for bot in seats]
+        for bot, after in zip(seats, model.rate(before, placed), strict=True):
             current[bot] = after
     return current

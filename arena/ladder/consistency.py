@@ -4,7 +4,8 @@ What it proves, block by block and then as a whole:
 
 - every block the database holds as done has its results folder, whose records pass the same audit as
   ``callbreak-arena verify`` (every deal from its seed, every card legal, every score from its calls and
-  tricks) and hold the block's four games, the first of them seated as the database says, seat by seat;
+  tricks) and hold the block's four games, the first of them seated as the database says, seat by seat (under
+  ``[blocks] rotation = "once"``: a game for each version against the house trio, in the order stored);
 - a done block seats no remote version all of whose games the fallback played (such a block is void);
 - every results folder under ``blocks/`` is a block the database knows;
 - each done block's stored results (points, block scores, games) are what its records say;
@@ -22,6 +23,7 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import func, select
 
 from arena.event.audit import audit
+from arena.event.formats import HOUSE_TRIO
 from arena.event.store import MANIFEST
 from arena.ladder.attendance import attendance
 from arena.ladder.blocks import BlockOutcome, RatingModel, outcome, rate_games
@@ -108,15 +110,11 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
         found.blocks += 1
         found.games += len(result.games)
         seated = [labels[v] for v in block.seats]
-        if len(result.games) != 4 or any(sorted(g.final.seats) != sorted(seated) for g in result.games):
-            problems.append(f"block {block.id}: its records hold {len(result.games)} games of "
-                            f"{sorted({b for g in result.games for b in g.final.seats})}, not the four games of "
-                            f"{', '.join(seated)}")
+        problem, unreadable = _seats(block.id, result, seated)
+        if problem:
+            problems.append(problem)
+        if unreadable:
             continue
-        first = list(result.games[0].final.seats)
-        if first != seated:
-            problems.append(f"block {block.id} is stored with the seats {', '.join(seated)} (from seat 0), but its "
-                            f"first game was played in the seats {', '.join(first)}")
         for version_id in remote.intersection(block.seats):
             if not attendance(result.games, labels[version_id]).came:
                 problems.append(f"block {block.id} is counted, but the fallback played all of {labels[version_id]}'s "
@@ -127,7 +125,7 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
             row = stored.get(version_id)
             if row is None:
                 problems.append(f"block {block.id}: no stored result for {label}")
-            elif (row.points, row.games) != (result.points[label], len(result.games)) or not _close(
+            elif (row.points, row.games) != (result.points[label], result.games_of(label)) or not _close(
                     row.score, result.score[label]):
                 problems.append(f"block {block.id}: {label} is stored with {row.points} points and score "
                                 f"{row.score}, its records say {result.points[label]} and {result.score[label]}")
@@ -145,7 +143,7 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
         if block_id not in outcomes:
             continue
         result = outcomes[block_id]
-        current = rate_games(model, current, result.games)
+        current = rate_games(model, current, result.rankings)
         for version_id in blocks[block_id].seats:
             label = labels[version_id]
             kept = history.get((block_id, version_id))
@@ -157,7 +155,7 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
             total = sums.setdefault(version_id, [0, 0, 0.0, 0.0])
             score = result.score[label]
             total[0] += 1
-            total[1] += len(result.games)
+            total[1] += result.games_of(label)
             total[2] += score
             total[3] += score * score
     for version_id, (count, games, score_sum, squares) in sums.items():
@@ -178,6 +176,31 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
     problems.extend(_tests(ladder, tests, points, outcomes, labels))
     found.tests = len(tests)
     return found
+
+
+def _seats(block_id: int, result: BlockOutcome, seated: list[str]) -> tuple[str, bool]:
+    """A disagreement between a block's games and its stored seats, in a sentence ("" when none), and whether it
+    leaves the block's results unreadable (its games are not the four of its versions)."""
+    games = result.games
+    if result.once:  # a game for each version, in the order stored, each against the house trio
+        played = [[bot for bot in g.final.seats if bot not in HOUSE_TRIO] for g in games]
+        if len(played) != 4 or any(len(bots) != 1 for bots in played) or sorted(b[0] for b in played) != sorted(seated):
+            return (f"block {block_id}: its records hold {len(games)} games of "
+                    f"{sorted({b for g in games for b in g.final.seats})}, not a game for each of "
+                    f"{', '.join(seated)} against the house trio"), True
+        order = [bots[0] for bots in played]
+        if order != seated:
+            return (f"block {block_id} is stored with the versions {', '.join(seated)} (game by game), but its games "
+                    f"were played by {', '.join(order)}"), False
+        return "", False
+    if len(games) != 4 or any(sorted(g.final.seats) != sorted(seated) for g in games):
+        return (f"block {block_id}: its records hold {len(games)} games of "
+                f"{sorted({b for g in games for b in g.final.seats})}, not the four games of {', '.join(seated)}"), True
+    first = list(games[0].final.seats)
+    if first != seated:
+        return (f"block {block_id} is stored with the seats {', '.join(seated)} (from seat 0), but its first game "
+                f"was played in the seats {', '.join(first)}"), False
+    return "", False
 
 
 def _tests(ladder: Ladder, tests: Sequence[Test], points: dict[int, list[TestPoint]],

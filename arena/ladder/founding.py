@@ -65,6 +65,11 @@ profile = "nepali"        # nepali, master, bhoos, pagat, strict or dy (docs/rul
 [time]
 deadline_ms = 2000        # milliseconds a bot has for each decision
 
+[blocks]
+rotation = "cyclic"       # "cyclic": each version holds every hand of a block's deal set, in four games (the most
+                          # efficient); "once": each plays the deal set once, in the same seat, against the house
+                          # trio, for remote entrants who may remember a deal set (docs/ladder.md)
+
 [capacity]
 tables = {Capacity.tables}                # games played at the same time
 workers = {Capacity.workers}               # processes playing the final's games (1: the ladder's own)

@@ -539,8 +539,17 @@ def _by_label(seats: dict[int, Seat], label: str) -> Seat:
 
 
 def _games(folder: Path, played: Block) -> list[GameRecords]:
-    """A block's complete games, in rotation order."""
-    return sorted(ResultsStore(folder / played.folder).games(), key=lambda g: g.first.rotation)
+    """A block's complete games, in rotation order (under ``rotation = "once"``: version by version)."""
+    return sorted(ResultsStore(folder / played.folder).games(), key=lambda g: (g.first.rotation, g.first.group))
+
+
+def _rotation(folder: Path, played: Block) -> str:
+    """The rotation a block is played in, from its results folder (``cyclic`` before it has one)."""
+    try:
+        config = (ResultsStore(folder / played.folder).manifest() or {}).get("config", {})
+    except (ArenaError, OSError):
+        return "cyclic"
+    return str(config.get("rotation", "cyclic")) if isinstance(config, dict) else "cyclic"
 
 
 def _faults(block_id: int, record: GameRecords, folder: Path) -> list[FaultLine]:
@@ -598,6 +607,9 @@ class BlockView:
     games: tuple[BlockGame, ...]
     unreadable: bool
     """Its records could not be read."""
+    rotation: str = "cyclic"
+    """``cyclic`` (the four versions at one table, in four rotations) or ``once`` (each version's game against the
+    house trio)."""
 
 
 def block(session: Session, folder: Path, block_id: int) -> BlockView | Missing:
@@ -626,7 +638,7 @@ def block(session: Session, folder: Path, block_id: int) -> BlockView | Missing:
     return BlockView(found.id, str(found.state), str(found.kind), found.rated,
                      tuple(_seat(seats, v) for v in found.seats), aware(found.created), _maybe(found.started),
                      _maybe(found.finished), public_text(found.note, folder), found.test_id, shown, results,
-                     tuple(games), unreadable)
+                     tuple(games), unreadable, _rotation(folder, found))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -113,14 +113,14 @@ def record_block(session: Session, block: Block, result: BlockOutcome, model: Ra
     versions = {v.id: v for v in session.scalars(select(Version).where(Version.id.in_(block.seats)))}
     by_label = {v.label: v for v in versions.values()}
     for label, version in by_label.items():
-        session.add(BlockResult(block_id=block.id, version_id=version.id, games=len(result.games),
+        session.add(BlockResult(block_id=block.id, version_id=version.id, games=result.games_of(label),
                                 points=result.points.get(label, 0), score=result.score.get(label, 0.0),
                                 faults=result.faults.get(label, 0)))
     now = utc_now()
     if block.kind in RATED_KINDS:
         stored = {r.version_id: r for r in session.scalars(select(Rating).where(Rating.version_id.in_(block.seats)))}
         before = {v.label: (stored[v.id].mu, stored[v.id].sigma) for v in versions.values() if v.id in stored}
-        after = rate_games(model, before, result.games)
+        after = rate_games(model, before, result.rankings)
         for label, (mu, sigma) in after.items():
             version = by_label[label]
             rating = stored.get(version.id)
@@ -130,7 +130,7 @@ def record_block(session: Session, block: Block, result: BlockOutcome, model: Ra
                 session.add(rating)
             score = result.score.get(label, 0.0)
             rating.mu, rating.sigma, rating.updated = mu, sigma, now
-            rating.games += len(result.games)
+            rating.games += result.games_of(label)
             rating.blocks += 1
             rating.score_sum += score
             rating.score_squares += score * score

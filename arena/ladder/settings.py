@@ -17,6 +17,7 @@ from typing import Any
 from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, RulesError
 from arena.event.entries import is_name
+from arena.event.kinds import Rotation
 from arena.event.tables import Reader, read_text
 
 __all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings", "Remote",
@@ -27,10 +28,14 @@ SETTINGS_FILE = "ladder.toml"
 DATABASE_FILE = "ladder.db"
 """The SQLite database in a ladder's folder, when ``[database] url`` is not given."""
 
+BLOCK_ROTATIONS = (Rotation.CYCLIC, Rotation.ONCE)
+"""The rotations a ladder's blocks may play (``full``'s 24 games a block would buy nothing ``cyclic`` does not)."""
+
 _KEYS: dict[str, set[str]] = {
     "ladder": {"name", "seed"},
     "rules": {*SWITCHES, "profile"},
     "time": {"deadline_ms"},
+    "blocks": {"rotation"},
     "capacity": {"tables", "workers"},
     "rating": {"beta", "tau"},
     "matchmaking": {"placement_blocks", "spread", "no_rematch_blocks"},
@@ -139,6 +144,9 @@ class LadderSettings:
     rules: Rules = dataclasses.field(default_factory=Rules.profile)
     deadline_ms: int = 2000
     """Milliseconds a bot has for each decision."""
+    rotation: Rotation = Rotation.CYCLIC
+    """``[blocks] rotation``: ``cyclic`` (each version of a block holds every hand of its deal set, in four games) or
+    ``once`` (each plays the deal set once, in the same seat, against the house trio), for blocks and the final."""
     capacity: Capacity = Capacity()
     rating: RatingSettings = RatingSettings()
     matchmaking: Matchmaking = Matchmaking()
@@ -167,6 +175,7 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
     if not is_name(name):
         raise ConfigError(f"ladder.name {name!r} must be 1-40 letters, digits, spaces or ._+#- characters")
     time = _table(data, "time")
+    blocks = _table(data, "blocks")
     capacity = _table(data, "capacity")
     rating = _table(data, "rating")
     match = _table(data, "matchmaking")
@@ -185,6 +194,7 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
         seed=ladder.integer("seed", 1, 0, (1 << 62) - 1),
         rules=_rules(data.get("rules", {})),
         deadline_ms=time.integer("deadline_ms", 2000, 1, 600_000),
+        rotation=Rotation(blocks.string("rotation", Rotation.CYCLIC, BLOCK_ROTATIONS)),
         capacity=Capacity(tables=capacity.integer("tables", Capacity.tables, 1, 10_000),
                           workers=capacity.integer("workers", Capacity.workers, 1, 1024)),
         rating=RatingSettings(beta=rating.number("beta", RatingSettings.beta, 0.001, 1000.0),

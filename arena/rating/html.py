@@ -212,6 +212,8 @@ def _header(page: _Page) -> dict[str, object]:
              f"seed {config.get('seed', '?')}", f"{page.report.deal_sets} deal sets scored",
              f"{page.gathered.games} games" + (f" of {planned} planned" if planned else ""),
              f"{len(page.report.standings)} bots", f"scores in {page.unit}"]
+    if config.get("rotation") == "once":  # say so: every bot played each deal set once, against the house trio
+        facts.insert(1, "rotation once (each bot against the house trio)")
     top = podium([dataclasses.replace(row, bot=page.name(row.bot)) for row in page.report.standings], page.rules)
     return {"name": manifest.tournament if manifest is not None else page.folder.name, "podium": top,
             "when": _when(page.folder), "facts": facts, "folder": page.folder}

@@ -14,6 +14,7 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import ConfigError
 from arena.event.config import TournamentConfig, read_deal_file
 from arena.event.formats import SprtOptions
+from arena.event.kinds import Rotation
 from arena.event.manifest import Manifest
 from arena.event.schedule import Assignment
 from arena.event.store import ResultsStore
@@ -39,7 +40,8 @@ class LiveJudge:
         self.folder = folder
         self.config = config
         options = config.format_options
-        self._differences = BlockDifferences(options.a, options.b) if isinstance(options, SprtOptions) else None
+        self._differences = BlockDifferences(options.a, options.b, config.rotation == Rotation.ONCE) if isinstance(
+            options, SprtOptions) else None
         if isinstance(options, SprtOptions) and config.deal_file is not None:
             games = len(read_deal_file(config.deal_file).games)
             burn_in = options.burn_in
@@ -146,6 +148,7 @@ class LiveJudge:
             if raw is None:  # nothing planned yet: nothing to decide on
                 return []
             plan = Manifest.from_dict(raw, str(store.manifest_path)).plan
-            self._order = [block.id for rnd in plan.walk() for block in rnd.blocks]
+            assert self._differences is not None  # asked only under sprt
+            self._order = self._differences.units([block.id for rnd in plan.walk() for block in rnd.blocks])
             self._rotations = plan.rotations
         return self._order

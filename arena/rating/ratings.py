@@ -53,6 +53,7 @@ from openskill.models import PlackettLuce
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.core.turns import places_after
+from arena.event.kinds import Rotation
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
 from arena.players.records import GameRecords, RoundRecord
@@ -203,8 +204,11 @@ class Tally:
     """
 
     def __init__(self, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None,
-                 on_round: Callable[[RoundMark], object] | None = None) -> None:
+                 on_round: Callable[[RoundMark], object] | None = None, once: bool = False) -> None:
         self.rules: Rules | None = None
+        self._once = once or (plan is not None and plan.rotation == Rotation.ONCE)
+        """Under ``rotation = "once"`` bots meet only the house trio: two bots are compared where they held the same
+        hands, game against game (:func:`_same_hands`), not at a table."""
         """The rules of the first record read (the unit of its scores)."""
         self.clusters = 0
         """Deal sets scored."""
@@ -349,6 +353,8 @@ class Tally:
             bots = sorted({bot for game in block_games for bot in game.seats})
             for bot in bots:
                 self._rows[bot].standing.blocks += 1
+            if self._once:
+                continue  # a bot and the house trio, each on other cards: nothing compared at the table
             for a, b in itertools.combinations(bots, 2):
                 met = [g for g in block_games if a in g.seats and b in g.seats]
                 diff = sum(g.totals[g.seats.index(a)] - g.totals[g.seats.index(b)] for g in met)
@@ -360,6 +366,8 @@ class Tally:
                 pair_scores = _game_pairs(met, a, b)
                 paired.setdefault((a, b), []).extend(pair_scores)
                 paired.setdefault((b, a), []).extend(2.0 - s for s in pair_scores)
+        if self._once:
+            _same_hands(games, differences, paired)
         for key, (diff, count, met_blocks) in differences.items():
             pair = self._pairs.get(key)
             if pair is None:
@@ -511,6 +519,25 @@ class Tally:
         return out
 
 
+def _same_hands(games: Sequence[_Game], differences: dict[tuple[str, str], list[int]],
+                paired: dict[tuple[str, str], list[float]]) -> None:
+    """Under ``rotation = "once"``: every two games of a round (one deal set) compared seat by seat, where two bots
+    held the same hands (the other three seats the house trio's, the same in both games): A's game total minus B's
+    is one game's difference, in ``differences`` as the table's are (a sum, games and blocks). No game pairs: A and B
+    never hold each other's hands."""
+    for one, other in itertools.combinations(games, 2):
+        for seat, (a, b) in enumerate(zip(one.seats, other.seats, strict=True)):
+            if a == b:
+                continue
+            diff = one.totals[seat] - other.totals[seat]
+            for key, sign in (((a, b), 1), ((b, a), -1)):
+                counts = differences.setdefault(key, [0, 0, 0])
+                counts[0] += sign * diff
+                counts[1] += 1
+                counts[2] += 1
+                paired.setdefault(key, [])
+
+
 def _without_games(bot: str, house: bool) -> Standing:
     """The line of a bot that has no complete game (shown when the manifest gives it a status)."""
     nan = math.nan
@@ -521,9 +548,11 @@ def _without_games(bot: str, house: bool) -> Standing:
     )
 
 
-def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None) -> Tally:
-    """A finished :class:`Tally` of ``records`` (rounds in file order, or complete games)."""
-    result = Tally(plan, on_game)
+def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None,
+          once: bool = False) -> Tally:
+    """A finished :class:`Tally` of ``records`` (rounds in file order, or complete games; ``once``: played under
+    ``rotation = "once"``, as a ``plan`` may say)."""
+    result = Tally(plan, on_game, once=once)
     for item in records:
         if isinstance(item, GameRecords):
             result.add_game(item)
@@ -536,17 +565,18 @@ def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRec
 def compare(
     records: Results, a: str, b: str, *, delta0: float | None = None, delta1: float | None = None,
     alpha: float = 0.05, beta: float = 0.05, burn_in: int = 30, cap: int | None = None,
-    method: Method = DEFAULT_METHOD, order: Sequence[str] | None = None, rotations: int = 4,
+    method: Method = DEFAULT_METHOD, order: Sequence[str] | None = None, rotations: int = 4, once: bool = False,
 ) -> Comparison:
     """A against B: mean difference per game with its interval, LOS, Elo, and the SPRT (when
     ``delta1`` is given; deltas in tenths per game).
 
     The SPRT reads every block where A and B met, in schedule order; given ``order`` (the block ids
     in plan order) and ``rotations`` (games per block), it reads them as a run does: the complete
-    blocks of the plan, up to the first that is not complete (:class:`BlockDifferences`).
+    blocks of the plan, up to the first that is not complete (:class:`BlockDifferences`). ``once``: the records were
+    played under ``rotation = "once"``, where A and B are compared on the same cards, game against game.
     """
-    gathered = BlockDifferences(a, b)
-    folded = tally(records, on_game=gathered.add_game)
+    gathered = BlockDifferences(a, b, once)
+    folded = tally(records, on_game=gathered.add_game, once=once)
     result = folded.comparison(a, b)
     if delta1 is not None:
         diffs = gathered.in_schedule_order() if order is None else gathered.complete_prefix(order, rotations)

@@ -23,7 +23,7 @@ from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
 from arena.event.formats import SprtOptions, stored_options
-from arena.event.kinds import Format
+from arena.event.kinds import Format, Rotation
 from arena.event.manifest import Manifest
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
@@ -118,7 +118,8 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
     config = manifest.config if manifest is not None else {}
     options = config.get("format_options", {})
     compared = config.get("format") in ("head-to-head", "sprt")
-    gathered = BlockDifferences(str(options["a"]), str(options["b"])) if config.get("format") == "sprt" else None
+    once = config.get("rotation") == Rotation.ONCE
+    gathered = BlockDifferences(str(options["a"]), str(options["b"]), once) if config.get("format") == "sprt" else None
     hooks = [hook for hook in (gathered.add_game if gathered is not None else None, on_game) if hook is not None]
 
     def heard(game: GameRecords) -> None:
@@ -137,7 +138,8 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         data = config.get("rules")
         rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
     if manifest is not None:
-        fillers = {**{bot: "" for bot in manifest.house}, **_copies(config, tally.bots)}
+        trio = "house trio: every bot's opponents" if once else ""
+        fillers = {**{bot: trio for bot in manifest.house}, **_copies(config, tally.bots)}
         rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done))
         for row in rows:
             row.reason = fillers.get(row.bot, row.reason) or row.reason
@@ -151,10 +153,11 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         plan = manifest.plan
         # The cap is the blocks of the plan, as the run used it (with a deal file the configuration's
         # ``deal_sets`` is only its unused default).
+        units = gathered.units([block.id for rnd in plan.walk() for block in rnd.blocks])
         comparison.sprt = sprt(
-            gathered.complete_prefix([block.id for rnd in plan.walk() for block in rnd.blocks], plan.rotations),
+            gathered.complete_prefix(units, plan.rotations),
             test.delta0 * scale, test.delta1 * scale, alpha=test.alpha, beta=test.beta, burn_in=test.burn_in,
-            cap=plan.block_count or config.get("deal_sets"), method=test.method, per_point=scale, a=comparison.a,
+            cap=len(units) or config.get("deal_sets"), method=test.method, per_point=scale, a=comparison.a,
             b=comparison.b,
         )
     bots = [row.bot for row in rows]

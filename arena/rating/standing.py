@@ -29,6 +29,7 @@ __all__ = [
     "Standing",
     "listed_apart",
     "not_ranked_because",
+    "once_unit",
 ]
 
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
@@ -175,30 +176,57 @@ class BlockDifferences:
 
     The test takes the blocks in plan order, complete ones only, up to the first block that is not
     complete, so its verdict does not depend on which games happened to finish first.
+
+    Under ``rotation = "once"`` (``once``) A and B never share a table: each plays the round's deal set once, in the
+    same seat, against the house trio, and the test's unit is the round (:meth:`units`), its value A's game total
+    minus B's on the same cards.
     """
 
-    def __init__(self, a: str, b: str) -> None:
+    def __init__(self, a: str, b: str, once: bool = False) -> None:
         self.a = a
         self.b = b
+        self.once = once
         self._blocks: dict[str, dict[str, int]] = {}
-        """Block id -> game id -> A's total minus B's (keyed by game, so a game counts once)."""
+        """Block id -> game id -> A's total minus B's (keyed by game, so a game counts once); under ``once``, round
+        (:func:`once_unit`) -> its one difference, once both games are in."""
+        self._held: dict[str, dict[str, int]] = {}
+        """Under ``once``: round -> A's and B's game totals, as their games come in."""
 
     def add(self, block: str, game: str, seats: Sequence[str], totals: Sequence[int]) -> None:
-        """One finished game (ignored unless A and B both sat at it)."""
-        if self.a in seats and self.b in seats:
+        """One finished game (ignored unless A and B both sat at it; under ``once``, unless one of them did)."""
+        if self.once:
+            self._add_once(block, seats, totals)
+        elif self.a in seats and self.b in seats:
             self._blocks.setdefault(block, {})[game] = totals[seats.index(self.a)] - totals[seats.index(self.b)]
 
     def add_game(self, game: GameRecords) -> None:
         """One recorded game."""
         self.add(game.block, game.game, game.seats, game.final.totals)
 
+    def _add_once(self, block: str, seats: Sequence[str], totals: Sequence[int]) -> None:
+        unit = once_unit(block)
+        held = self._held.setdefault(unit, {})
+        for bot in (self.a, self.b):
+            if bot in seats:
+                held[bot] = totals[seats.index(bot)]
+        if len(held) == 2:
+            self._blocks[unit] = {unit: held[self.a] - held[self.b]}
+
+    def units(self, order: Sequence[str]) -> list[str]:
+        """The test's units of the block ids ``order``, in that order: the blocks themselves, or under ``once`` their
+        rounds (each once)."""
+        if not self.once:
+            return list(order)
+        return list(dict.fromkeys(once_unit(block) for block in order))
+
     def complete_prefix(self, order: Sequence[str], rotations: int) -> list[float]:
         """Per block of ``order``, A's total minus B's per game (tenths), up to the first block that
-        does not yet hold all its ``rotations`` games."""
+        does not yet hold all its ``rotations`` games (under ``once``: per round, up to the first without A's and
+        B's games)."""
         out: list[float] = []
-        for block in order:
+        for block in self.units(order):
             games = self._blocks.get(block, {})
-            if len(games) < rotations:
+            if len(games) < (1 if self.once else rotations):
                 break
             out.append(sum(games.values()) / len(games))
         return out
@@ -207,6 +235,12 @@ class BlockDifferences:
         """Per block where A and B met, in schedule order, A's total minus B's per game (tenths)."""
         return [sum(games.values()) / len(games)
                 for _, games in sorted(self._blocks.items(), key=lambda item: (_block_key(item[0]), item[0]))]
+
+
+def once_unit(block: str) -> str:
+    """``r3-g2-d3`` -> ``r3-d3``: the round of a block, the unit of a comparison under ``rotation = "once"``."""
+    parts = block.split("-")
+    return "-".join(part for part in parts if not part.startswith("g"))
 
 
 def listed_apart(row: Standing) -> bool:

@@ -92,6 +92,17 @@ def make_ladder(folder: Path, **changes: str) -> Ladder:
     return Ladder.open(folder)
 
 
+def copy_with_first_rated_block(played: Path, into: Path) -> tuple[Ladder, Block]:
+    """A copy of the ladder in ``played``, opened from ``into``, and its first rated block: a ladder to plant a
+    disagreement in."""
+    shutil.copytree(played, into)
+    ladder = Ladder.open(into)
+    with ladder.session() as session:
+        block = session.scalars(select(Block).where(Block.rated).order_by(Block.id)).first()
+        assert block is not None
+    return ladder, block
+
+
 def done_blocks(session: Session) -> int:
     return session.scalar(select(func.count()).select_from(Block).where(Block.state == BlockState.DONE)) or 0
 
