@@ -20,11 +20,12 @@ import uuid
 from pathlib import Path
 
 from arena.cli.usage import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, Parser, UsageError, say
+from arena.event.sandbox import bwrap_problem, shortfalls
 from arena.event.submissions import walk
 from arena.ladder.accounts import import_roster
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
-from arena.ladder.founding import ORGANISER, found_ladder
+from arena.ladder.founding import ORGANISER, found_ladder, open_to_others
 from arena.ladder.schema import upgrade
 from arena.ladder.service import LadderService
 from arena.ladder.settings import DATABASE_FILE, SETTINGS_FILE
@@ -159,6 +160,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--tls-cert and --tls-key go together: give both, or neither")
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
     ladder = _open(args.folder)
+    exposed = open_to_others(ladder.folder)
+    if exposed:
+        say(f"warning: {exposed}")
+    try:
+        _check_limits(ladder)
+    except UsageError:
+        ladder.close()
+        raise
     upgrade(ladder.engine)
     stopped_by: list[str] = []
 
@@ -190,6 +199,21 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         say(f"stopped by {stopped_by[0]}; the blocks in play resume when the ladder is served again")
         return EXIT_INTERRUPTED if stopped_by[0] == "Ctrl-C" else EXIT_TERMINATED
     return EXIT_OK
+
+
+def _check_limits(ladder: Ladder) -> None:
+    """Says which limits of ``[sandbox]`` this machine cannot give the uploads; refuses, under ``limits =
+    "require"`` (the ladder's default), to serve a ladder whose uploads would run without a cap on their processes
+    or their ``/tmp``."""
+    sandbox = ladder.settings.sandbox
+    short = shortfalls(sandbox, sandbox.mode != "off" and bwrap_problem() is None)
+    required = [s for s in short if s.required]
+    if required and sandbox.limits == "require":
+        raise UsageError(f"this machine cannot limit {required[0].text}, and [sandbox] limits = \"require\" in "
+                         f"{SETTINGS_FILE} runs no upload without it: serve the ladder where it can "
+                         "(docs/security.md), or set limits = \"warn\" to run uploads anyway")
+    for shortfall in short:
+        say(f"warning: uploads run without a limit on {shortfall.text}")
 
 
 def _cmd_add(args: argparse.Namespace) -> int:

@@ -27,6 +27,7 @@ from arena.core.rules import Rules
 from arena.event.check import BotUnderTest
 from arena.event.config import TournamentConfig, parse_config
 from arena.event.preparation import schedule_of
+from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.store import ResultsStore
 from arena.event.submissions import read_submission
 from arena.event.tables import toml_value
@@ -68,7 +69,7 @@ def bot_table(version: Version, folder: Path, token_sha256: str | None = None) -
     return submission.bot_table(version.label)
 
 
-def bot_under_test(version: Version, folder: Path, sandbox: str) -> BotUnderTest:
+def bot_under_test(version: Version, folder: Path, sandbox: SandboxSettings) -> BotUnderTest:
     """``version`` as check-bot takes a bot: the kind, the command and its folder."""
     if version.kind == "inprocess":
         return BotUnderTest("python", version.path)
@@ -99,7 +100,7 @@ def event_text(
         f"format = \"round-robin\"\nconcurrency = {concurrency}\nforfeit = \"fallback\"\n\n"
         f"[rules]\n{_rules_lines(settings.rules)}\n\n[time]\ndeadline_ms = {settings.deadline_ms}\n"
         f"absent_after_s = {settings.remote.patience_s}\n\n[server]\nhost = {toml_value(host)}\nport = {port}\n\n"
-        f"[sandbox]\nmode = {toml_value(settings.sandbox)}\n{tables}"
+        f"[sandbox]\n{sandbox_table(settings.sandbox)}{tables}"
     )
 
 

@@ -17,10 +17,12 @@ from typing import Any
 from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, RulesError
 from arena.event.entries import is_name
+from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, SandboxSettings
 from arena.event.tables import Reader, read_text
 
-__all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings", "Remote",
-           "SubmissionLimits", "TestSettings", "load_settings", "parse_settings", "sqlite_url"]
+__all__ = ["DATABASE_FILE", "LADDER_SANDBOX", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking",
+           "RatingSettings", "Remote", "SubmissionLimits", "TestSettings", "load_settings", "parse_settings",
+           "sqlite_url"]
 
 SETTINGS_FILE = "ladder.toml"
 """The settings' file name in a ladder's folder."""
@@ -37,7 +39,7 @@ _KEYS: dict[str, set[str]] = {
     "submissions": {"active_versions", "max_bytes", "max_files", "per_hour", "check_games"},
     "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap", "per_entrant", "scrimmage_blocks"},
     "remote": {"host", "port", "patience_s", "set_aside_after"},
-    "sandbox": {"mode"},
+    "sandbox": {"mode", "processes", "tmp_mb", "limits"},
     "database": {"url"},
 }
 """Each table of ladder.toml and its keys."""
@@ -127,6 +129,11 @@ class Remote:
     bot connects again."""
 
 
+LADDER_SANDBOX = SandboxSettings(mode="bwrap", limits="require")
+"""A ladder's ``[sandbox]`` by default: strangers' uploads run only in the sandbox, and only where their processes
+and their ``/tmp`` can be limited."""
+
+
 @dataclasses.dataclass(frozen=True)
 class LadderSettings:
     """A whole ladder's settings, read from ``ladder.toml``."""
@@ -145,9 +152,10 @@ class LadderSettings:
     submissions: SubmissionLimits = SubmissionLimits()
     tests: TestSettings = TestSettings()
     remote: Remote = Remote()
-    sandbox: str = "bwrap"
-    """How submitted versions run: ``bwrap`` (the sandbox, refused where it cannot run), ``auto`` or ``off``
-    (unsandboxed: only for bots you trust, as a tournament's ``[sandbox] mode``)."""
+    sandbox: SandboxSettings = LADDER_SANDBOX
+    """How submitted versions run: ``mode`` ``bwrap`` (the sandbox, refused where it cannot run), ``auto`` or ``off``
+    (unsandboxed: only for bots you trust, as a tournament's ``[sandbox] mode``); each with its ``processes`` and
+    ``tmp_mb``, which ``limits = "require"`` refuses to run a version without."""
 
 
 def sqlite_url(path: Path) -> str:
@@ -214,7 +222,11 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
         remote=Remote(host=remote.string("host", Remote.host), port=remote.integer("port", Remote.port, 0, 65535),
                       patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0),
                       set_aside_after=remote.integer("set_aside_after", Remote.set_aside_after, 1, 10_000)),
-        sandbox=sandbox.string("mode", "bwrap", ("bwrap", "auto", "off")),
+        sandbox=SandboxSettings(
+            mode=sandbox.string("mode", "bwrap", ("bwrap", "auto", "off")),
+            processes=sandbox.integer("processes", DEFAULT_SANDBOX.processes, 0, 1 << 22),
+            tmp_mb=sandbox.integer("tmp_mb", DEFAULT_SANDBOX.tmp_mb, 0, 1 << 24),
+            limits=sandbox.string("limits", LADDER_SANDBOX.limits, LIMITS)),
     )
 
 
