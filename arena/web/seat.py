@@ -31,6 +31,7 @@ this server), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origi
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
 import logging
 import secrets
@@ -313,10 +314,8 @@ def _served_at(host: str, bound: str, port: int) -> list[str]:
         names |= {"127.0.0.1", "localhost", "::1"}
     if wildcard:
         names |= {socket.gethostname(), socket.getfqdn()}
-        try:
+        with contextlib.suppress(OSError):
             names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
-        except OSError:
-            pass
     return sorted(f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}" for name in names if name)
 
 
