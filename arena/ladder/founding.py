@@ -109,6 +109,9 @@ host = {json.dumps(Remote.host)}
 port = {Remote.port}                  # 0: a free port, chosen at start and printed
 patience_s = {Remote.patience_s!r}         # seconds a game waits for a remote version, then the fallback plays it
 set_aside_after = {Remote.set_aside_after}       # blocks missed in a row, then it waits for its bot to connect again
+# tls_cert = "remote.pem"     # TLS on the gRPC port: its certificate chain and key (PEM, from this folder), so
+# tls_key = "remote.key"      # that bot tokens never cross the network in clear (docs/ladder.md, remote versions)
+# tls_client_ca = "ca.pem"    # and, with it, every bot shows a client certificate this CA signed
 
 [sandbox]
 mode = "bwrap"            # submitted bots run only in the bubblewrap sandbox ("auto"/"off": trusted bots only)
