@@ -16,7 +16,6 @@ from pathlib import Path
 import httpx
 import pytest
 import trustme
-
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
@@ -73,7 +72,7 @@ def test_serve_says_in_a_sentence_that_others_can_read_the_folder(tmp_path: Path
 def test_serve_refuses_uploads_where_the_machine_cannot_limit_them(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     if os.geteuid() != 0:
-        pytest.skip("as another user, RLIMIT_NPROC in the sandbox's own user namespace limits processes without a cgroup")
+        pytest.skip("as another user, RLIMIT_NPROC in its own user namespace limits a bot without a cgroup")
     folder = tmp_path / "ladder"
     make_ladder(folder).close()
     monkeypatch.setattr(cgroups, "_places", lambda: ({}, {"pids": "none here", "memory": "none here"}))
