@@ -165,14 +165,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--tls-cert and --tls-key go together: give both, or neither")
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
     ladder = _open(args.folder)
-    exposed = open_to_others(ladder.folder)
-    if exposed:
-        say(f"warning: {exposed}")
     try:
-        _check_limits(ladder)
+        warnings = _check_limits(ladder)
     except UsageError:
         ladder.close()
         raise
+    exposed = open_to_others(ladder.folder)
+    warnings += [exposed] if exposed else []
     upgrade(ladder.engine)
     stopped_by: list[str] = []
 
@@ -194,8 +193,10 @@ def _cmd_serve(args: argparse.Namespace) -> int:
               f"{service.remote_address}{secure}", flush=True)
         if ladder.settings.remote.tls_cert is None and ladder.settings.remote.host not in ("127.0.0.1", "::1",
                                                                                             "localhost"):
-            say(f"warning: remote bots connect to {service.remote_address} in plaintext, their bot tokens readable on "
-                "the network: give [remote] tls_cert and tls_key in ladder.toml")
+            warnings.append(f"remote bots connect to {service.remote_address} in plaintext, their bot tokens "
+                            "readable on the network: give [remote] tls_cert and tls_key in ladder.toml")
+        for warning in warnings:
+            say(f"warning: {warning}")
         try:
             await service.run(stop)
         finally:
@@ -211,8 +212,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _check_limits(ladder: Ladder) -> None:
-    """Says which limits of ``[sandbox]`` this machine cannot give the uploads; refuses, under ``limits =
+def _check_limits(ladder: Ladder) -> list[str]:
+    """What limits of ``[sandbox]`` this machine cannot give the uploads, a sentence each; refuses, under ``limits =
     "require"`` (the ladder's default), to serve a ladder whose uploads would run without a cap on their processes
     or their ``/tmp``."""
     sandbox = ladder.settings.sandbox
@@ -222,8 +223,7 @@ def _check_limits(ladder: Ladder) -> None:
         raise UsageError(f"this machine cannot limit {required[0].text}, and [sandbox] limits = \"require\" in "
                          f"{SETTINGS_FILE} runs no upload without it: serve the ladder where it can "
                          "(docs/security.md), or set limits = \"warn\" to run uploads anyway")
-    for shortfall in short:
-        say(f"warning: uploads run without a limit on {shortfall.text}")
+    return [f"uploads run without a limit on {shortfall.text}" for shortfall in short]
 
 
 def _cmd_add(args: argparse.Namespace) -> int:

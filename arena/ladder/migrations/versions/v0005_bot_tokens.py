@@ -17,14 +17,13 @@ depends_on: tuple[str, ...] | None = None
 
 
 def upgrade() -> None:
-    """Adds ``bot_token_sha256`` to ``entrants``."""
-    with op.batch_alter_table("entrants") as entrants:
-        entrants.add_column(sa.Column("bot_token_sha256", sa.String(64), nullable=True))
-        entrants.create_unique_constraint("uq_entrants_bot_token_sha256", ["bot_token_sha256"])
+    """Adds ``bot_token_sha256`` to ``entrants``, with a unique index (added in place: ``entrants`` is not copied, which
+    SQLite would refuse while versions name its rows)."""
+    op.add_column("entrants", sa.Column("bot_token_sha256", sa.String(64), nullable=True))
+    op.create_index("ix_entrants_bot_token_sha256", "entrants", ["bot_token_sha256"], unique=True)
 
 
 def downgrade() -> None:
-    """Drops what :func:`upgrade` added."""
-    with op.batch_alter_table("entrants") as entrants:
-        entrants.drop_constraint("uq_entrants_bot_token_sha256", type_="unique")
-        entrants.drop_column("bot_token_sha256")
+    """Drops what :func:`upgrade` added, in place too (SQLite drops a column itself from 3.35)."""
+    op.drop_index("ix_entrants_bot_token_sha256", "entrants")
+    op.execute("ALTER TABLE entrants DROP COLUMN bot_token_sha256")
