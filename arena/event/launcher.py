@@ -13,7 +13,8 @@ for the one game of a process launched per game, and forgotten when that game en
 
 Where bubblewrap runs, each process starts in the sandbox of :mod:`arena.event.sandbox` and reaches the
 arena through a Unix socket; every launched process, sandboxed or not, runs under the limits of the
-``[sandbox]`` table (address space, CPUs).
+``[sandbox]`` table (address space, CPUs), and in a control group of its own where the machine gives the arena
+one (:mod:`arena.event.cgroups`: its processes and memory), removed when the process ends.
 
 A process that ends before its bot ever connected *failed to start*: the bot is broken at once (its
 games wait under the tournament's absence policy). A process that ends after its bot connected is
@@ -52,6 +53,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
+from arena.event import cgroups
 from arena.event.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, LaunchedBot, StdioBot
 from arena.event.botlog import BotLogs, size_text
 from arena.event.sandbox import (
@@ -60,6 +62,7 @@ from arena.event.sandbox import (
     UNCONFINED,
     SandboxSettings,
     bot_environment,
+    memory_cap,
     own_folder,
     sandboxed,
     unseen,
@@ -125,6 +128,8 @@ class _Process:
         """A ``stdio`` process's seat, which says whether the bot ever answered."""
         self.label = ""
         """The seat and game of a process started for one seat of one game, as its log names them."""
+        self.group: cgroups.Group | None = None
+        """Its control group, removed when it has ended."""
 
 
 class Launcher:
@@ -166,6 +171,7 @@ class Launcher:
         """The processes running (or not yet stopped)."""
         self._closing = False
         remove_leftovers(INSTANCES)
+        cgroups.remove_leftovers()
 
     def _argv(self, bot: BotConfig) -> list[str]:
         setup = _launched(bot)
@@ -290,6 +296,7 @@ class Launcher:
         with log.open("ab") as out:
             out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
         opened: list[int] = []
+        group = cgroups.Group.make(self.sandbox.processes, memory_cap(self.sandbox))
         try:
             for target, data in files.items():
                 opened.append(memory_file(data))
@@ -298,18 +305,22 @@ class Launcher:
             opened.append(write_end)
             try:
                 process = await asyncio.create_subprocess_exec(
-                    *limited(program, argv, plan, *self._limits()), stdin=asyncio.subprocess.PIPE,
+                    *limited(program, argv, plan, *self._limits(), group=group.procs if group else ()),
+                    stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE if isinstance(setup, StdioBot) else asyncio.subprocess.DEVNULL,
                     stderr=write_end, env=env, start_new_session=True, cwd=cwd,
                     pass_fds=[source for source in plan.values() if source > 2],
                 )
             except BaseException:
                 os.close(read_end)
+                if group is not None:
+                    group.remove()
                 raise
         finally:
             for fd in opened:  # the process has its own copies
                 os.close(fd)
         entry = _Process(process, log, token if one_game else "", bot)
+        entry.group = group
         entry.label = label
         entry.copier = asyncio.get_running_loop().create_task(self._logs.copy(read_end, log))
         self._all.append(entry)
@@ -335,6 +346,7 @@ class Launcher:
         status = await entry.process.wait()
         if entry in self._all:
             self._all.remove(entry)
+        await self._ungroup(entry)
         self._note_exit(entry, status, await self._log_ended(entry))
         if self._closing:
             return
@@ -518,6 +530,14 @@ class Launcher:
             await self._drained(process)
         if entry.private is not None:
             shutil.rmtree(entry.private, ignore_errors=True)
+        await self._ungroup(entry)
+
+    @staticmethod
+    async def _ungroup(entry: _Process) -> None:
+        """Removes an ended process's control group, with whatever it left in it."""
+        group, entry.group = entry.group, None
+        if group is not None:
+            await asyncio.to_thread(group.remove)
 
     @staticmethod
     async def _drained(process: asyncio.subprocess.Process) -> None:
