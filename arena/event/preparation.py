@@ -89,6 +89,16 @@ def identity(config: TournamentConfig) -> dict[str, Any]:
     return found
 
 
+def _process_changed(folder: Path, was: bool) -> str:
+    """Why a folder begun under the other ``fresh_process`` is refused, and the line that resumes it."""
+    how = ("its launched bots had a new process for every game" if was else
+           "its launched bots kept their processes from game to game (the default of earlier versions)")
+    line = "fresh_process = true" if was else "fresh_process = false"
+    return (f"{folder} was begun with {line}: {how}. To finish it as it was begun, put the line {line} in the "
+            "configuration's [tournament] table; or use a new results folder, or --fresh to discard these results "
+            "and start again")
+
+
 def open_folder(store: ResultsStore, fresh: bool) -> tuple[list[GameRecords], Manifest | None]:
     """Opens the results folder (emptied first when ``fresh``): the complete games it holds, and its manifest."""
     folder = store.folder
@@ -127,6 +137,9 @@ def prepare(
     if previous is not None:
         old_identity = {k: previous.config.get(k) for k in ties}
         if digest(old_identity) != digest(ties):
+            was = old_identity.get("fresh_process")
+            if isinstance(was, bool) and digest({**old_identity, "fresh_process": not was}) == digest(ties):
+                raise RecordsError(_process_changed(folder, was))  # nothing else changed
             raise RecordsError(
                 f"{folder} holds another tournament's results: {describe_difference(old_identity, ties)}. "
                 "Use a new results folder, or --fresh to discard these results and start again"
