@@ -38,6 +38,7 @@ from arena.event.tournament import Tournament, woken
 from arena.ladder.blocks import (
     BlockOutcome,
     RatingModel,
+    as_begun,
     block_config,
     block_seed,
     bot_table,
@@ -395,8 +396,8 @@ class LadderService:
         folder = self.ladder.folder / f"blocks/{block_id:06d}"
         try:
             bots = [bot_table(versions[v], self.ladder.folder, tokens.get(versions[v].entrant_id)) for v in seats]
-            config = block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
-                                  host=self.settings.remote.host)
+            config = as_begun(block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
+                                           host=self.settings.remote.host), folder)
         except ArenaError as err:
             self._void(block_id, f"the block could not be set up: {err}")
             return
@@ -455,8 +456,8 @@ class LadderService:
         config = parse_config(event_text(f"{self.settings.name} final", seed, deal_sets, bots, self.settings,
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,
                                          concurrency=self.settings.capacity.tables))
-        config = dataclasses.replace(config, workers=self.settings.capacity.workers)
         folder = self.ladder.folder / FINAL
+        config = as_begun(dataclasses.replace(config, workers=self.settings.capacity.workers), folder)
         self.log(f"the final: {len(versions)} versions, {deal_sets} deal sets, a duplicate round robin in {folder}")
         tournament = Tournament(config, folder, judge=LiveJudge(folder, config), log=self.log)
         await tournament.run()
