@@ -6,6 +6,10 @@ The bot that tries is :mod:`tests.helpers.memory_bot`, a real kit bot in real pr
 bubblewrap runs): it keeps the cards every seat played in each round it saw, and says at each call which
 process it is and whether it has held any of those cards before. Kept from one rotation to the next, it
 recognises the deal in every round after the first rotation, and then knows the other hands.
+
+A results folder an earlier version began (its manifest saying ``fresh_process = false``, that version's default)
+is refused by a configuration of the user's, in a sentence that gives the line to add; the events whose
+configuration the arena writes itself (a ladder's block and final, ``rate``'s blocks) resume it as it began.
 """
 
 from __future__ import annotations
@@ -24,13 +28,14 @@ from sqlalchemy.orm import Session
 
 from arena.event.check import BotUnderTest, check_bot
 from arena.event.config import parse_config
+from arena.event.manifest import digest
 from arena.event.tournament import Tournament
 from arena.ladder.blocks import block_config, block_seed, bot_table, event_text
 from arena.ladder.db import Block, BlockState, Version, utc_now
 from arena.ladder.settings import LadderSettings
 from arena.rating.zoo import CANDIDATE, Zoo, load_zoo, rate
 from tests.helpers.ladder import done_blocks, make_ladder, serve_until
-from tests.helpers.runs import RANDOM, cli, keep_games, kinds_text, records, write
+from tests.helpers.runs import RANDOM, cli, keep_games, kinds_text, records, tournament_text, write
 
 MEMORY_BOT = Path(__file__).resolve().parent / "helpers" / "memory_bot.py"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"
@@ -202,6 +207,28 @@ def test_rate_gives_the_candidate_a_new_process_for_every_game(tmp_path: Path) -
     assert rating.blocks == 1
     said = _said((tmp_path / "rated" / "0000" / "logs" / f"{CANDIDATE}.log").read_text().splitlines())
     assert len({line["process"] for line in said}) == 4 and not any(line["recognised"] for line in said)
+
+
+def _as_an_earlier_version_began_it(folder: Path) -> None:
+    """Rewrites ``folder``'s manifest as an earlier version wrote it: fresh_process = false, its default then."""
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    manifest["config"]["fresh_process"] = False
+    keys = parse_config(tournament_text()).identity()
+    manifest["identity"] = digest({key: manifest["config"][key] for key in keys})
+    path.write_text(json.dumps(manifest, indent=1))
+
+
+def test_rate_reads_a_block_an_earlier_version_recorded_as_it_was_played(tmp_path: Path) -> None:
+    zoo = load_zoo()
+    fast = [m for m in zoo.members if not m.name.startswith("montecarlo")]
+    trio = Zoo((*fast, *(dataclasses.replace(m, name=f"{m.name}-2") for m in fast))[:3], zoo.pool_seed, zoo.profile,
+               zoo.blocks)
+    first = asyncio.run(rate({"python": RANDOM}, trio, tmp_path / "rated", max_blocks=1))
+    _as_an_earlier_version_began_it(tmp_path / "rated" / "0000")
+    lines = (tmp_path / "rated" / "0000" / "records.jsonl").read_bytes()
+    again = asyncio.run(rate({"python": RANDOM}, trio, tmp_path / "rated", max_blocks=1))
+    assert again.scores == first.scores and (tmp_path / "rated" / "0000" / "records.jsonl").read_bytes() == lines
 
 
 def test_check_bot_gives_the_bot_a_new_process_for_every_game(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ from arena.event.store import ResultsStore
 from arena.event.tally import Tally
 from arena.players.records import GameRecords
 
-__all__ = ["Preparation", "Recorded", "add_house", "identity", "open_folder", "prepare"]
+__all__ = ["Preparation", "Recorded", "add_house", "as_begun", "identity", "open_folder", "prepare"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +87,16 @@ def identity(config: TournamentConfig) -> dict[str, Any]:
     if config.deal_file is not None:
         found["deal_file_sha256"] = hashlib.sha256(config.deal_file.read_bytes()).hexdigest()
     return found
+
+
+def as_begun(config: TournamentConfig, folder: Path) -> TournamentConfig:
+    """``config`` with the ``fresh_process`` that ``folder``, if it holds results, was begun with: for the events
+    whose configuration the arena writes itself (a ladder's block or final, a block of ``rate``), which resume as
+    they began, even when an earlier version began them (whose launched bots kept their processes from game to
+    game by default; their reports then say so). A configuration of the user's is refused instead, in words
+    that give the line to add (:func:`prepare`)."""
+    begun = ((ResultsStore(folder).manifest() or {}).get("config") or {}).get("fresh_process")
+    return dataclasses.replace(config, fresh_process=begun) if isinstance(begun, bool) else config
 
 
 def _process_changed(folder: Path, was: bool) -> str:

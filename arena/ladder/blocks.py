@@ -33,7 +33,7 @@ from arena.ladder.db import Version
 from arena.ladder.settings import LadderSettings
 from arena.players.records import GameRecords
 
-__all__ = ["BLOCK_SEED_BITS", "BlockOutcome", "RatingModel", "as_begun", "block_config", "block_name", "block_seed",
+__all__ = ["BLOCK_SEED_BITS", "BlockOutcome", "RatingModel", "block_config", "block_name", "block_seed",
            "bot_table", "bot_under_test", "event_text", "outcome", "rate_games"]
 
 BLOCK_SEED_BITS = 62
@@ -103,14 +103,6 @@ def block_config(
     config = parse_config(event_text(block_name(block_id), seed, 1, bots, settings, port=port, host=host))
     assert [b.name for b in config.bots] == [bot["name"] for bot in bots]
     return config
-
-
-def as_begun(config: TournamentConfig, folder: Path) -> TournamentConfig:
-    """``config`` with the ``fresh_process`` its results folder was begun with: a block or a final in play when
-    the ladder stopped resumes as it began, even when an earlier version began it (whose launched versions kept
-    their processes from game to game by default; its report then says so)."""
-    begun = ((ResultsStore(folder).manifest() or {}).get("config") or {}).get("fresh_process")
-    return dataclasses.replace(config, fresh_process=begun) if isinstance(begun, bool) else config
 
 
 @dataclasses.dataclass(frozen=True)

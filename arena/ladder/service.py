@@ -34,11 +34,11 @@ from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError
 from arena.event.config import parse_config
+from arena.event.preparation import as_begun
 from arena.event.tournament import Tournament, woken
 from arena.ladder.blocks import (
     BlockOutcome,
     RatingModel,
-    as_begun,
     block_config,
     block_seed,
     bot_table,
