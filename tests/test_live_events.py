@@ -183,8 +183,9 @@ def test_a_launched_bot_that_fails_to_start_is_absent_at_once(tmp_path: Path, fr
 def test_a_frozen_launched_bot_is_faulted_at_its_deadline_and_the_event_goes_on(tmp_path: Path) -> None:
     pidfile = tmp_path / "frozen.pid"
     frozen = f"{{python}} {EVENT_BOTS} PidRandom --arena {{address}} --option pidfile={pidfile}"
+    # One process of the bot for the whole run, frozen once: 160 starts of a process per game would add nothing.
     text = tournament_text(FIVE, kind="command", spec=COMMAND, deal_sets=2, concurrency=2,
-                           tournament='forfeit = "fallback"\n', a=frozen, extra=UNSANDBOXED)
+                           tournament='forfeit = "fallback"\n' + KEPT, a=frozen, extra=UNSANDBOXED)
     # Patience enough for the launched bots to start (python and grpc take a moment on a busy machine).
     text = text.replace("deadline_ms = 10000", "deadline_ms = 1000").replace("absent_after_s = 30",
                                                                             "absent_after_s = 10")
