@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +23,8 @@ import pytest
 from arena.errors import ConfigError
 from arena.event import cgroups
 from arena.event.config import load_config, parse_config
-from arena.event.sandbox import bwrap_problem, own_folder
+from arena.event.sandbox import LIFELINE_FD, SandboxSettings, bot_environment, bwrap_problem, own_folder, sandboxed
+from arena.event.startstep import limited, memory_file
 from tests.helpers.runs import ROOT, cli, run, tournament_text, write
 
 PROBLEM = bwrap_problem()
@@ -215,3 +217,27 @@ def test_sandbox_settings_are_checked(tmp_path: Path) -> None:
     loaded = load_config(write(tmp_path / "t.toml", base.replace("[time]", '[sandbox]\nread_only = ["opt"]\n\n[time]')))
     assert loaded.sandbox.read_only == (tmp_path / "opt",)
     assert loaded.sandbox.cpus == 1 and loaded.sandbox.memory_mb == 2048 and loaded.sandbox.mode == "auto"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("arena_alive", [True, False])
+def test_a_sandbox_whose_arena_died_as_it_was_made_starts_no_bot(tmp_path: Path, arena_alive: bool) -> None:
+    # bubblewrap binds the sandbox's first process to the arena's life only after the arena's side of it runs:
+    # an arena killed in between leaves it running. The bot's start reads the life line the arena alone holds
+    # open; here the test is the arena, and lets go of its end before the sandbox starts, or keeps it.
+    bot = write(tmp_path / "bot.py", 'import sys\nprint("the bot started", file=sys.stderr, flush=True)\n')
+    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
+                            hidden=[], env=bot_environment({}, confined=True))
+    reading, writing = os.pipe()
+    files = {target: memory_file(data) for target, data in confinement.files.items()}
+    plan = {**files, LIFELINE_FD: reading}
+    if not arena_alive:
+        os.close(writing)
+    try:
+        done = subprocess.run(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
+                              pass_fds=list(plan.values()), capture_output=True, text=True, timeout=60)
+    finally:
+        for fd in (*files.values(), reading, *([writing] if arena_alive else [])):
+            os.close(fd)
+    assert done.returncode == 0, done.stderr
+    assert ("the bot started" in done.stderr) is arena_alive

@@ -46,6 +46,8 @@ class TournamentConfig:
     rotation: Rotation
     concurrency: int
     fresh_process: bool
+    """Every game of a launched ``command`` bot is a new process (the default): every format replays each deal
+    set in several rotations, and a bot kept from one rotation to the next could remember the hands."""
     rules: Rules
     table: TableSettings
     bots: tuple[BotConfig, ...]
@@ -188,7 +190,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         format=fmt,
         rotation=rotation,
         concurrency=t.integer("concurrency", 4, 1, 1024),
-        fresh_process=t.boolean("fresh_process", False),
+        fresh_process=t.boolean("fresh_process", True),
         rules=rules,
         table=table,
         bots=bots,

@@ -58,6 +58,7 @@ from arena.event.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, 
 from arena.event.botlog import BotLogs, size_text
 from arena.event.sandbox import (
     INSIDE_SOCKET,
+    LIFELINE_FD,
     PASSED_FD,
     UNCONFINED,
     SandboxSettings,
@@ -130,6 +131,15 @@ class _Process:
         """The seat and game of a process started for one seat of one game, as its log names them."""
         self.group: cgroups.Group | None = None
         """Its control group, removed when it has ended."""
+        self.lifeline: int | None = None
+        """The arena's end of a sandboxed process's life line (:data:`~arena.event.sandbox.LIFELINE_FD`), held open
+        until the process has ended."""
+
+    def ended(self) -> None:
+        """Lets go of the life line, once the process has ended."""
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
 
 
 class Launcher:
@@ -297,10 +307,15 @@ class Launcher:
             out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
         opened: list[int] = []
         group = cgroups.Group.make(self.sandbox.processes, memory_cap(self.sandbox))
+        lifeline: int | None = None
         try:
             for target, data in files.items():
                 opened.append(memory_file(data))
                 plan[target] = opened[-1]
+            if self.confined:  # the arena's end is not inheritable: only this process holds it
+                reading, lifeline = os.pipe()
+                opened.append(reading)
+                plan[LIFELINE_FD] = reading
             read_end, write_end = os.pipe()
             opened.append(write_end)
             try:
@@ -313,14 +328,19 @@ class Launcher:
                 )
             except BaseException:
                 os.close(read_end)
-                if group is not None:
-                    group.remove()
                 raise
+        except BaseException:
+            if lifeline is not None:
+                os.close(lifeline)
+            if group is not None:
+                group.remove()
+            raise
         finally:
             for fd in opened:  # the process has its own copies
                 os.close(fd)
         entry = _Process(process, log, token if one_game else "", bot)
         entry.group = group
+        entry.lifeline = lifeline
         entry.label = label
         entry.copier = asyncio.get_running_loop().create_task(self._logs.copy(read_end, log))
         self._all.append(entry)
@@ -344,6 +364,7 @@ class Launcher:
 
     async def _watch(self, bot: BotConfig, entry: _Process) -> None:
         status = await entry.process.wait()
+        entry.ended()
         if entry in self._all:
             self._all.remove(entry)
         await self._ungroup(entry)
@@ -530,6 +551,7 @@ class Launcher:
             await self._drained(process)
         if entry.private is not None:
             shutil.rmtree(entry.private, ignore_errors=True)
+        entry.ended()
         await self._ungroup(entry)
 
     @staticmethod

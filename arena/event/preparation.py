@@ -29,7 +29,7 @@ from arena.event.store import ResultsStore
 from arena.event.tally import Tally
 from arena.players.records import GameRecords
 
-__all__ = ["Preparation", "Recorded", "add_house", "identity", "open_folder", "prepare", "schedule_of"]
+__all__ = ["Preparation", "Recorded", "add_house", "as_begun", "identity", "open_folder", "prepare", "schedule_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +89,26 @@ def identity(config: TournamentConfig) -> dict[str, Any]:
     return found
 
 
+def as_begun(config: TournamentConfig, folder: Path) -> TournamentConfig:
+    """``config`` with the ``fresh_process`` that ``folder``, if it holds results, was begun with: for the events
+    whose configuration the arena writes itself (a ladder's block or final, a block of ``rate``), which resume as
+    they began, even when an earlier version began them (whose launched bots kept their processes from game to
+    game by default; their reports then say so). A configuration of the user's is refused instead, in words
+    that give the line to add (:func:`prepare`)."""
+    begun = ((ResultsStore(folder).manifest() or {}).get("config") or {}).get("fresh_process")
+    return dataclasses.replace(config, fresh_process=begun) if isinstance(begun, bool) else config
+
+
+def _process_changed(folder: Path, was: bool) -> str:
+    """Why a folder begun under the other ``fresh_process`` is refused, and the line that resumes it."""
+    how = ("its launched bots had a new process for every game" if was else
+           "its launched bots kept their processes from game to game (the default of earlier versions)")
+    line = "fresh_process = true" if was else "fresh_process = false"
+    return (f"{folder} was begun with {line}: {how}. To finish it as it was begun, put the line {line} in the "
+            "configuration's [tournament] table; or use a new results folder, or --fresh to discard these results "
+            "and start again")
+
+
 def open_folder(store: ResultsStore, fresh: bool) -> tuple[list[GameRecords], Manifest | None]:
     """Opens the results folder (emptied first when ``fresh``): the complete games it holds, and its manifest."""
     folder = store.folder
@@ -137,6 +157,9 @@ def prepare(
     if previous is not None:
         old_identity = {k: previous.config.get(k) for k in ties}
         if digest(old_identity) != digest(ties):
+            was = old_identity.get("fresh_process")
+            if isinstance(was, bool) and digest({**old_identity, "fresh_process": not was}) == digest(ties):
+                raise RecordsError(_process_changed(folder, was))  # nothing else changed
             raise RecordsError(
                 f"{folder} holds another tournament's results: {describe_difference(old_identity, ties)}. "
                 "Use a new results folder, or --fresh to discard these results and start again"

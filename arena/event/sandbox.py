@@ -8,7 +8,11 @@ bot's folder. It has no network at all (a network namespace of its own, with onl
 nobody listens on) and reaches the arena through one Unix domain socket bound into the sandbox at
 :data:`INSIDE_SOCKET`, which the ``{address}`` placeholder of its command names. It has its own
 process and IPC namespaces, keeps no capabilities, starts in a new session (it cannot type into the
-organiser's terminal), and dies with the arena.
+organiser's terminal), and dies with the arena: bubblewrap's ``--die-with-parent`` binds its processes to
+the arena's life, and because bubblewrap binds the sandbox's first process only after the arena's side of
+it is running, the step that starts the bot first looks at a pipe only the arena writes to
+(:data:`LIFELINE_FD`): when it reads its end, the arena died while the sandbox was being made, and no bot
+starts. A new process for every game makes such starts frequent.
 
 The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
 at all (it talks over its standard streams only); a ``bhoos`` instance gets the listening socket the
@@ -61,8 +65,8 @@ from pathlib import Path
 
 from arena.event import cgroups
 
-__all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "LIMITS", "MODES", "PASSED_FD", "START_FD",
-           "UNCONFINED", "Confinement", "SandboxSettings", "Shortfall", "bot_environment", "bwrap_problem",
+__all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "LIFELINE_FD", "LIMITS", "MODES",
+           "PASSED_FD", "START_FD", "UNCONFINED", "Confinement", "SandboxSettings", "Shortfall", "bot_environment", "bwrap_problem",
            "memory_cap", "nproc_inside", "own_folder", "sandbox_table", "sandboxed", "shortfalls", "unseen"]
 
 MODES = ("auto", "bwrap", "off")
@@ -91,8 +95,16 @@ start step makes them its standard ones; a ``bhoos`` bridge's listening socket (
 _ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 """Environment variables of the arena's a launched bot gets; no other one of the arena's (its own
 ``CALLBREAK_*`` least of all: an organiser may have exported a token of theirs)."""
+LIFELINE_FD = 7
+"""A pipe from the arena that the bot's start reads: at its end, the arena has died, and the bot does not start."""
 _INNER = """\
 import os, resource, sys
+os.set_blocking(7, False)
+try:
+    os.read(7, 1)  # b"": the arena's end is closed, so the arena died as the sandbox was being made
+    os._exit(0)
+except BlockingIOError:  # the arena holds its end open: it lives, and its death now ends the sandbox
+    os.close(7)
 if sys.argv[1] == "stdio":
     os.dup2(5, 0); os.dup2(6, 1); os.close(5); os.close(6)
 if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
@@ -105,8 +117,8 @@ except OSError as err:
     print(f"cannot start {sys.argv[3]}: {err.strerror}", file=sys.stderr)
     os._exit(127)
 """
-"""The step in the sandbox between bubblewrap and the bot: pipes into place, its process limit where no cgroup
-holds it, then the bot's command."""
+"""The step in the sandbox between bubblewrap and the bot: no bot if the arena died as the sandbox was made, pipes
+into place, its process limit where no cgroup holds it, then the bot's command."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -338,7 +350,8 @@ def sandboxed(
     process's descriptors 5 and 6 become the bot's standard input and output.
 
     A bot given no ``socket`` (a ``stdio`` or ``bhoos`` bot) reaches nothing outside the sandbox but its
-    own standard streams and the descriptors it is passed."""
+    own standard streams and the descriptors it is passed. The started process must be passed, at
+    :data:`LIFELINE_FD`, the reading end of a pipe whose other end the arena alone holds open."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     cwd = cwd or Path.cwd()

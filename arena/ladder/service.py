@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import parse_config
+from arena.event.preparation import as_begun
 from arena.event.tournament import Tournament, woken
 from arena.ladder.attendance import Attendance, attendance
 from arena.ladder.blocks import (
@@ -432,9 +433,9 @@ class LadderService:
         folder = self.ladder.folder / f"blocks/{block_id:06d}"
         try:
             bots = [bot_table(versions[v], self.ladder.folder, tokens.get(versions[v].entrant_id)) for v in seats]
-            config = block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
-                                  host=self.settings.remote.host,
-                                  seat_key=block_seat_key(self.settings.seed, block_id))
+            config = as_begun(block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
+                                           host=self.settings.remote.host,
+                                           seat_key=block_seat_key(self.settings.seed, block_id)), folder)
         except ArenaError as err:
             self._void(block_id, f"the block could not be set up: {err}")
             return
@@ -566,8 +567,8 @@ class LadderService:
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,
                                          concurrency=self.settings.capacity.tables,
                                          seat_key=block_seat_key(self.settings.seed, 0)))
-        config = dataclasses.replace(config, workers=self.settings.capacity.workers)
         folder = self.ladder.folder / FINAL
+        config = as_begun(dataclasses.replace(config, workers=self.settings.capacity.workers), folder)
         self.log(f"the final: {len(versions)} versions, {deal_sets} deal sets, a duplicate round robin in {folder}")
         tournament = Tournament(config, folder, judge=LiveJudge(folder, config), log=self.log)
         await tournament.run()

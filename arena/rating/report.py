@@ -139,10 +139,13 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
     if manifest is not None:
         trio = "house trio: every bot's opponents" if once else ""
-        fillers = {**{bot: trio for bot in manifest.house}, **_copies(config, tally.bots)}
+        copies = _copies(config, tally.bots)
+        fillers = {**{bot: trio for bot in manifest.house}, **copies}
         rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done))
+        kept = _kept_processes(config)
         for row in rows:
             row.reason = fillers.get(row.bot, row.reason) or row.reason
+            row.kept_process = (row.bot.rpartition("#")[0] if row.bot in copies else row.bot) in kept
     else:
         rows = tally.standings()
     comparison = tally.comparison(str(options["a"]), str(options["b"])) if compared else None
@@ -162,6 +165,14 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         )
     bots = [row.bot for row in rows]
     return FolderReport(rules, rows, comparison, tally.matrix(bots), tally.seats(), tally.clusters)
+
+
+def _kept_processes(config: Mapping[str, Any]) -> set[str]:
+    """The launched gRPC bots of a manifest's configuration that kept one process from game to game
+    (``fresh_process = false``; none when every game had a new process)."""
+    if config.get("fresh_process", True):
+        return set()
+    return {str(bot.get("name")) for bot in config.get("bots", []) if isinstance(bot, dict) and bot.get("command")}
 
 
 def _copies(config: Mapping[str, Any], bots: Sequence[str]) -> dict[str, str]:

@@ -94,6 +94,9 @@ class Standing:
     fallback_pct: float = 0.0
     faults: int = 0
     faults_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)
+    kept_process: bool = False
+    """A launched bot kept one process from game to game (``fresh_process = false``): it could remember a deal
+    from one rotation and know the other hands when the deal came round again."""
 
     SCORES = ("dup_per_game", "dup_low", "dup_high", "mean_round", "mean_total")
     """The fields in score units (the rest are counts, shares, places and ratings)."""

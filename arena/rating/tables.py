@@ -217,8 +217,8 @@ def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str, wide: boo
 
 
 def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -> list[str]:
-    """The lines under the standings: the unit, how the intervals were made, and under ``master`` the
-    winner and runner-up."""
+    """The lines under the standings: the unit, how the intervals were made, the launched bots that kept their
+    processes across rotations, and under ``master`` the winner and runner-up."""
     unit = unit_name(rules)
     lines = [f"Scores in {unit}. Points per game is the duplicate score: what a bot scored beyond the other bots "
              "that played the same cards in the same seat (0 is the field's average), with its 95% interval; "
@@ -231,6 +231,11 @@ def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -
                      f"the same deal set, so a bot's games of one round are one cluster): {some}{clusters} deal "
                      f"set{'s' if clusters != 1 else ''}, {some}{clusters - 1} df"
                      + (" (a bot's own count is its `clusters` in JSON and CSV)." if uneven else "."))
+    kept = [row.bot for row in rows if row.kept_process]
+    if kept:
+        lines.append(f"Launched bots kept their processes from game to game (fresh_process = false): "
+                     f"{', '.join(kept)}. A bot could remember a deal from one rotation and know the other three "
+                     "hands when the deal came round again.")
     result = _result(rows, rules)
     if result is not None:
         if result["winner"] is None:
