@@ -66,8 +66,9 @@ from pathlib import Path
 from arena.event import cgroups
 
 __all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "LIFELINE_FD", "LIMITS", "MODES",
-           "PASSED_FD", "START_FD", "UNCONFINED", "Confinement", "SandboxSettings", "Shortfall", "bot_environment", "bwrap_problem",
-           "memory_cap", "nproc_inside", "own_folder", "sandbox_table", "sandboxed", "shortfalls", "unseen"]
+           "PASSED_FD", "START_FD", "UNCONFINED", "Confinement", "SandboxSettings", "Shortfall", "bot_environment",
+           "bwrap_problem", "memory_cap", "nproc_inside", "own_folder", "sandbox_table", "sandboxed", "shortfalls",
+           "unseen"]
 
 MODES = ("auto", "bwrap", "off")
 """``auto``: sandbox where bwrap runs, else warn; ``bwrap``: sandbox or refuse to run; ``off``: never."""
