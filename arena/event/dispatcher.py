@@ -8,6 +8,12 @@ function given by the caller, which either hands out a seat (and with it, say, a
 bot's session) or says the bot cannot sit now; a game that cannot have all four seats gives back
 the ones it took.
 
+The games of a deal set are played for each bot in the order of play drawn from the seed
+(:func:`~arena.event.schedule.play_order`): a game waits while an earlier game of one of its bots on
+the same deal set is not recorded (house bots, the arena's own, keep nothing and are not held). So a
+bot's first game on a deal set is one in which it had not been dealt the deal set before, and each
+later game follows a game of it recorded whole: what the memory test of the standings relies on.
+
 A bot whose seats in a block were played by the fallback player keeps that fallback for the rest
 of the block: a block is never split between a bot and another bot, and its games go on without
 the bot once they began without it. This module does no I/O and reads no clock.
@@ -15,11 +21,12 @@ the bot once they began without it. This module does no I/O and reads no clock.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 from collections.abc import Callable, Container, Iterator
 from typing import Generic, TypeVar
 
-from arena.event.schedule import Assignment, Block
+from arena.event.schedule import Assignment, Block, PlayOrder, play_order
 
 __all__ = ["BlockState", "Dispatcher"]
 
@@ -32,7 +39,8 @@ class BlockState:
 
     block: Block
     left: list[Assignment]
-    """Games not started yet, in rotation order."""
+    """Games not started yet, in the order of play."""
+    order: PlayOrder
     running: int = 0
     done: int = 0
     fallback: set[str] = dataclasses.field(default_factory=set)
@@ -50,8 +58,14 @@ class BlockState:
 class Dispatcher(Generic[SeatT]):
     """The released blocks, and the choice of the games to start."""
 
-    def __init__(self, rotation: str) -> None:
+    def __init__(self, rotation: str, seed: int = 0, holds: Callable[[str], bool] = lambda bot: True) -> None:
         self.rotation = rotation
+        self.seed = seed
+        """The seed the order of play is drawn from."""
+        self._holds = holds
+        """Whether a bot's games on a deal set are played one after another (not for house bots)."""
+        self._turns: dict[tuple[str, int], list[tuple[tuple[int, int, int, int], str]]] = {}
+        """(bot, deal set) -> its games not recorded yet, in the order of play, with their places in it."""
         self.blocks: dict[str, BlockState] = {}
         """The blocks with games left or running, in plan order (finished blocks leave it)."""
         self.games_done = 0
@@ -66,13 +80,34 @@ class Dispatcher(Generic[SeatT]):
     def add(self, block: Block, done: Container[str] = ()) -> BlockState:
         """Releases a block; ``done`` holds the ids of its games already recorded."""
         games = block.games(self.rotation)
-        state = BlockState(block, [g for g in games if g.id not in done], done=sum(g.id in done for g in games))
+        order = play_order(self.seed, block.round, block.deal_set, block.order, len(games))
+        left = sorted((g for g in games if g.id not in done), key=lambda g: order.turn(g.rotation))
+        state = BlockState(block, left, order, done=sum(g.id in done for g in games))
         if state.finished:
             self.games_done += state.done
         else:
             self.blocks[block.id] = state
             self.waiting += len(state.left)
+            for game in left:
+                place = (block.round, order.draw, block.group, order.turn(game.rotation))
+                for bot in self._held(game):
+                    bisect.insort(self._turns.setdefault((bot, game.deal_set), []), (place, game.id))
         return state
+
+    def _held(self, game: Assignment) -> set[str]:
+        return {bot for bot in game.seats if self._holds(bot)}
+
+    def _due(self, game: Assignment) -> bool:
+        """True when no earlier game of one of its bots on its deal set waits to be recorded."""
+        return all(self._turns[bot, game.deal_set][0][1] == game.id for bot in self._held(game))
+
+    def _forget(self, game: Assignment) -> None:
+        for bot in self._held(game):
+            key = (bot, game.deal_set)
+            turns = self._turns[key]
+            turns[:] = [turn for turn in turns if turn[1] != game.id]
+            if not turns:
+                del self._turns[key]
 
     def left(self) -> Iterator[Assignment]:
         """Every game not started yet, in plan order."""
@@ -115,6 +150,9 @@ class Dispatcher(Generic[SeatT]):
             index = 0
             while index < len(state.left) and free[kind] > 0:
                 game = state.left[index]
+                if not self._due(game):  # an earlier game of one of its bots on this deal set is not recorded
+                    index += 1
+                    continue
                 seats: list[SeatT] = []
                 for bot in game.seats:
                     key = (bot, bot in state.fallback)
@@ -142,6 +180,7 @@ class Dispatcher(Generic[SeatT]):
         state = self.blocks[game.block]
         state.running -= 1
         state.done += 1
+        self._forget(game)
         if state.finished:
             del self.blocks[game.block]
             self.games_done += state.done
@@ -152,7 +191,7 @@ class Dispatcher(Generic[SeatT]):
         state = self.blocks[game.block]
         state.running -= 1
         state.left.insert(0, game)
-        state.left.sort(key=lambda g: g.rotation)
+        state.left.sort(key=lambda g: state.order.turn(g.rotation))
         self.waiting += 1
 
     def waiting_on(self, can_sit: Callable[[str, BlockState], bool]) -> dict[str, int]:
@@ -185,6 +224,8 @@ class Dispatcher(Generic[SeatT]):
             else:
                 dropped.append(state.block)
                 self.waiting -= len(state.left)
+                for game in state.left:
+                    self._forget(game)
                 del self.blocks[block_id]
         return dropped
 

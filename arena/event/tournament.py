@@ -94,7 +94,9 @@ class Tournament:
         self.tally = Tally()
         self.recorder = Recorder(self.store, config)
         self._wake = asyncio.Event()
-        self._dispatcher: Dispatcher[Seat] = Dispatcher(config.rotation)
+        # House bots keep nothing between games: only the others' games on a deal set are held to the order of play.
+        self._dispatcher: Dispatcher[Seat] = Dispatcher(
+            config.rotation, config.seed, holds=lambda bot: bot not in self.bots or not self.bots[bot].house)
         self.attendance = Attendance(self.statuses, self.seating, self._dispatcher, self.summary, self.store,
                                      house=self._house, log=self.log, changed=self._wake.set, bots=self.bots,
                                      patience=config.absent_after, forfeit=config.forfeit, serve=serve)
