@@ -45,8 +45,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from openskill.models import PlackettLuce
 
@@ -77,12 +77,12 @@ from arena.rating.stats import (
     PairTally,
     field_datum_diffs,
     field_matchpoints,
-    los,
-    t_quantile,
+    one_sided_difference,
 )
 
 __all__ = [
     "PAIRED_BOTS",
+    "PairReport",
     "Results",
     "Tally",
     "compare",
@@ -198,6 +198,94 @@ class _Effect:
         self.games_without += without[2]
 
 
+class Played(Protocol):
+    """A finished game as the pair report reads it."""
+
+    @property
+    def seats(self) -> tuple[str, ...]: ...
+
+    @property
+    def totals(self) -> tuple[int, ...]: ...
+
+
+class PairReport:
+    """The pair report's sums, deal set by deal set: for each ordered pair of bots (A, B), A's margin over its other
+    tablemates in its blocks with B at the table and in its blocks without (:class:`_Effect`)."""
+
+    def __init__(self) -> None:
+        self.effects: dict[tuple[str, str], _Effect] = {}
+
+    def add_round(self, blocks: Iterable[Sequence[Played]], bots: Iterable[str]) -> None:
+        """One deal set: its blocks' games; ``bots``, every bot of the event so far. For each bot A of the round and
+        each other bot B, A's margin over its tablemates other than B (game totals, summed over a block's games:
+        over a block each holds every hand) in its blocks with B at the table, and over all its tablemates in its
+        blocks without B."""
+        margins: dict[str, list[int]] = {}
+        """A -> its margin over all its tablemates this round, the tablemate-games and the games."""
+        together: dict[tuple[str, str], list[int]] = {}
+        """(A, B) -> over A's blocks with B: its margin over the others, their tablemate-games, the games, and the
+        blocks' whole margin and tablemate-games."""
+        for block_games in blocks:
+            for a in sorted({bot for game in block_games for bot in game.seats}):
+                margin = count = games = 0
+                against: dict[str, list[int]] = {}
+                for game in block_games:
+                    if a not in game.seats:
+                        continue
+                    mine = game.totals[game.seats.index(a)]
+                    games += 1
+                    for seat, other in enumerate(game.seats):
+                        if other != a:
+                            margin += mine - game.totals[seat]
+                            count += 1
+                            pair = against.setdefault(other, [0, 0])
+                            pair[0] += mine - game.totals[seat]
+                            pair[1] += 1
+                acc = margins.setdefault(a, [0, 0, 0])
+                acc[0] += margin
+                acc[1] += count
+                acc[2] += games
+                for b, (own, met) in against.items():
+                    # With B: A's margin over the others of the block (B's own share taken out), then the block's
+                    # whole margin and count, which the margin without B leaves out.
+                    shared = together.setdefault((a, b), [0, 0, 0, 0, 0])
+                    for at, value in enumerate((margin - own, count - met, games, margin, count)):
+                        shared[at] += value
+        every = sorted(bots)
+        for a in sorted(margins):
+            margin, count, games = margins[a]
+            for b in every:
+                if b == a:
+                    continue
+                sat = together.get((a, b))
+                if sat is None:
+                    with_other, without = (0, 0, 0), (margin, count, games)
+                else:
+                    with_other = (sat[0], sat[1], sat[2])
+                    without = (margin - sat[3], count - sat[4], games - sat[2])
+                effect = self.effects.get((a, b))
+                if effect is None:
+                    effect = self.effects[a, b] = _Effect()
+                effect.add(with_other, without)
+
+    def report(self, bots: Collection[str]) -> list[PairEffect]:
+        """Every ordered pair of ``bots`` that sat together, flagged by Holm's step-down over the report's p-values
+        at :data:`PAIR_LEVEL` in all."""
+        out = []
+        for (a, b), sums in sorted(self.effects.items()):
+            if a not in bots or b not in bots or not sums.games_with:
+                continue
+            diff, low, high, p, clusters = one_sided_difference(sums.both, sums.with_other, sums.without)
+            out.append(PairEffect(a, b, sums.with_other.mean, sums.without.mean, diff, low, high, p, clusters,
+                                  sums.games_with, sums.games_without))
+        tested = sorted((effect.p, index) for index, effect in enumerate(out) if not math.isnan(effect.p))
+        for rank, (p, index) in enumerate(tested):
+            if p > PAIR_LEVEL / (len(tested) - rank):
+                break  # Holm: the first p-value above its threshold stops the flags
+            out[index] = dataclasses.replace(out[index], flagged=True)
+        return out
+
+
 class _Pair:
     """Bot A against bot B: running sums over the rounds where both played."""
 
@@ -257,8 +345,8 @@ class Tally:
         self._seats: dict[str, ClusteredMean] = {}
         self._shared: dict[tuple[str, str], ClusteredPair] | None = {}
         """What each pair of bots shares, for the rank ranges; ``None`` past :data:`PAIRED_BOTS` bots."""
-        self._effects: dict[tuple[str, str], _Effect] | None = {}
-        """The pair report's sums, per ordered pair of bots; ``None`` past :data:`PAIRED_BOTS` bots."""
+        self._pair_report: PairReport | None = PairReport()
+        """The pair report's sums; ``None`` past :data:`PAIRED_BOTS` bots."""
         self._ordered = ordered
         """The records hold each bot's games on a deal set in the order it played them (the memory test)."""
         self._read = 0
@@ -455,62 +543,14 @@ class Tally:
             row.memory.add(later, later_weight, first, first_weight)
 
     def _add_effects(self, blocks: Mapping[str, Sequence[_Game]]) -> None:
-        """Adds a round's cluster to the pair report: for each bot A of the round and each bot B of the event, A's
-        margin over its tablemates other than B (game totals, summed over a block's games: over a block each holds
-        every hand) in its blocks with B at the table, and over all its tablemates in its blocks without B.
-        Past :data:`PAIRED_BOTS` bots, the report is given up for good (memory stays bounded)."""
-        if self._effects is None:
+        """Adds a round to the pair report; past :data:`PAIRED_BOTS` bots, the report is given up for good (memory
+        stays bounded)."""
+        if self._pair_report is None:
             return
         if len(self._rows) > PAIRED_BOTS:
-            self._effects = None
+            self._pair_report = None
             return
-        margins: dict[str, list[int]] = {}
-        """A -> its margin over all its tablemates this round, the tablemate-games and the games."""
-        together: dict[tuple[str, str], list[int]] = {}
-        """(A, B) -> over A's blocks with B: its margin over the others, their tablemate-games, the games, and the
-        blocks' whole margin and tablemate-games."""
-        for block_games in blocks.values():
-            for a in sorted({bot for game in block_games for bot in game.seats}):
-                margin = count = games = 0
-                against: dict[str, list[int]] = {}
-                for game in block_games:
-                    if a not in game.seats:
-                        continue
-                    mine = game.totals[game.seats.index(a)]
-                    games += 1
-                    for seat, other in enumerate(game.seats):
-                        if other != a:
-                            margin += mine - game.totals[seat]
-                            count += 1
-                            pair = against.setdefault(other, [0, 0])
-                            pair[0] += mine - game.totals[seat]
-                            pair[1] += 1
-                acc = margins.setdefault(a, [0, 0, 0])
-                acc[0] += margin
-                acc[1] += count
-                acc[2] += games
-                for b, (own, met) in against.items():
-                    # With B: A's margin over the others of the block (B's own share taken out), then the block's
-                    # whole margin and count, which the margin without B leaves out.
-                    shared = together.setdefault((a, b), [0, 0, 0, 0, 0])
-                    for at, value in enumerate((margin - own, count - met, games, margin, count)):
-                        shared[at] += value
-        bots = sorted(self._rows)
-        for a in sorted(margins):
-            margin, count, games = margins[a]
-            for b in bots:
-                if b == a:
-                    continue
-                sat = together.get((a, b))
-                if sat is None:
-                    with_other, without = (0, 0, 0), (margin, count, games)
-                else:
-                    with_other = (sat[0], sat[1], sat[2])
-                    without = (margin - sat[3], count - sat[4], games - sat[2])
-                effect = self._effects.get((a, b))
-                if effect is None:
-                    effect = self._effects[a, b] = _Effect()
-                effect.add(with_other, without)
+        self._pair_report.add_round(blocks.values(), self._rows)
 
     def _add_shared(self, sums: Mapping[str, list[float]]) -> None:
         """Adds a round's clusters to what each pair of its bots shares (:class:`ClusteredPair`), while the
@@ -623,31 +663,16 @@ class Tally:
         """The bot's memory test (:class:`~arena.rating.standing.MemoryTest`)."""
         if not self._ordered:
             return MemoryTest(ordered=False)
-        diff, low, high, p, clusters = _one_sided(row.memory, row.later, row.first)
+        diff, low, high, p, clusters = one_sided_difference(row.memory, row.later, row.first)
         return MemoryTest(row.first.mean, row.later.mean, diff, low, high, p, clusters, round(row.first.weight, 9),
                           round(row.later.weight, 9))
 
     def pairs(self, bots: Iterable[str] | None = None) -> list[PairEffect]:
-        """The pair report: for every ordered pair of ``bots`` (every bot by default) that sat at a table together,
-        how the first does against its other tablemates with the second at its table and without; flagged by
-        Holm's step-down over every effect of the report with a p-value, at :data:`PAIR_LEVEL` in all. Empty past
+        """The pair report (:meth:`PairReport.report`) of ``bots`` (every bot by default); empty past
         :data:`PAIRED_BOTS` bots."""
-        if self._effects is None:
+        if self._pair_report is None:
             return []
-        wanted = set(self._rows if bots is None else bots)
-        out = []
-        for (a, b), sums in sorted(self._effects.items()):
-            if a not in wanted or b not in wanted or not sums.games_with:
-                continue
-            diff, low, high, p, clusters = _one_sided(sums.both, sums.with_other, sums.without)
-            out.append(PairEffect(a, b, sums.with_other.mean, sums.without.mean, diff, low, high, p, clusters,
-                                  sums.games_with, sums.games_without))
-        tested = sorted((effect.p, index) for index, effect in enumerate(out) if not math.isnan(effect.p))
-        for rank, (p, index) in enumerate(tested):
-            if p > PAIR_LEVEL / (len(tested) - rank):
-                break  # Holm: the first p-value above its threshold stops the flags
-            out[index] = dataclasses.replace(out[index], flagged=True)
-        return out
+        return self._pair_report.report(set(self._rows if bots is None else bots))
 
     @property
     def bots(self) -> list[str]:
@@ -672,16 +697,6 @@ class Tally:
             sums = self._seats.get(position) or ClusteredMean()
             out.append(SeatRow(position, round(sums.weight), sums.interval()))
         return out
-
-
-def _one_sided(pair: ClusteredPair, a: ClusteredMean, b: ClusteredMean) -> tuple[float, float, float, float, int]:
-    """A − B (two clustered means and what they share): the difference, its 95 % interval, the p-value of the
-    one-sided t test of "A − B is 0 or less" (on the deal sets less one), and the deal sets."""
-    diff, se, clusters = pair.difference(a, b)
-    if math.isnan(se) or math.isnan(diff):
-        return diff, math.nan, math.nan, math.nan, clusters
-    half = t_quantile(0.975, clusters - 1) * se
-    return diff, diff - half, diff + half, 1.0 - los(diff, se, clusters - 1), clusters
 
 
 def _without_games(bot: str, house: bool) -> Standing:
