@@ -6,9 +6,9 @@ tests).
   stores, for each seat's 13 cards, the tricks that seat took, and when it is dealt a hand it has seen before it
   calls what the earlier holder of that hand took. It is what an entrant whose bot is kept across rotations would
   write; an in-process bot is a fresh instance every game, and the class attribute is its memory.
-- :class:`FeedingBot` plays like the heuristic sample bot, but never overtakes its friend (the bot named by its
-  ``friend`` option): when the friend is winning the trick it plays a card that lets the friend keep it. A pair
-  that soft-plays for each other.
+- :class:`FeedingBot` plays like the heuristic sample bot, but soft-plays for its friend (the bot named by its
+  ``friend`` option): when the friend is winning the trick it plays a card that lets the friend keep it, and when
+  the friend is still to play to the trick it plays its lowest card, leaving the trick to the friend.
 
 Neither offers the fast path, which sends no events: they play at tables, which tell them every card.
 """
@@ -62,7 +62,7 @@ class RememberingBot(HeuristicBot):
 
 
 class FeedingBot(HeuristicBot):
-    """The heuristic bot that lets its friend keep every trick the friend is winning."""
+    """The heuristic bot that throws tricks to its friend: it never overtakes it, and ducks before it."""
 
     fast_call = None
     fast_card = None
@@ -81,10 +81,15 @@ class FeedingBot(HeuristicBot):
         trick = [card.index for card in view.trick]
         seats = [(view.leader + i) % 4 for i in range(len(trick))]
         friend = [seat for seat, name in enumerate(self._names) if name == self.friend]
-        if friend and friend[0] in seats and seats[trick_winner(trick, view.trump.value)] == friend[0]:
-            trump = view.trump.value
-            keeps = [card for card in (c.index for c in view.legal)
+        if not friend or not trick:
+            return super().play(view)
+        legal = sorted((c.index for c in view.legal), key=lambda index: (index % 13, index))
+        if friend[0] not in seats:
+            return CARDS[legal[0]]  # the friend plays after it: leave the trick to the friend
+        trump = view.trump.value
+        if seats[trick_winner(trick, trump)] == friend[0]:
+            keeps = [card for card in legal
                      if (won := trick_winner([*trick, card], trump)) < len(trick) and seats[won] == friend[0]]
             if keeps:
-                return CARDS[min(keeps, key=lambda index: (index % 13, index))]
+                return CARDS[keeps[0]]  # never overtake the friend
         return super().play(view)
