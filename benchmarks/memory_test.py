@@ -15,9 +15,10 @@ margin over its other tablemates with a given bot at its table and without, Holm
 3. how many deal sets the cheat plays before it is flagged: several real runs of the same four, the test taken
    after every deal set (median and range; a run not flagged by the end counts as its length, marked ``>``); and
    its gain.
-4. the pair report's false-alarm rate (any pair flagged) over honest 5-bot fields resampled from real games, and
-   its power against a planted pair: :class:`~benchmarks.planted_bots.FeedingBot` lets its friend keep every
-   trick the friend is winning.
+4. the pair report's false-alarm rate (any pair flagged) over honest 5-bot fields resampled from a large corpus of
+   real games (large, so that the corpus's own chance differences between pairs, which every resampled field
+   inherits, are small against a field's), and its power against a planted pair: two
+   :class:`~benchmarks.planted_bots.FeedingBot` that throw tricks to each other, with three heuristic bots.
 
 ``python benchmarks/memory_test.py`` (about 15 minutes on 2 cores); ``--quick`` for a short run. The statistics are
 the standings' own (:func:`~arena.rating.stats.one_sided_difference`, :class:`~arena.rating.ratings.PairReport`);
@@ -59,7 +60,7 @@ HONEST_FOUR = [("heur", HEURISTIC, ""), ("bold", HEURISTIC, "options = { aggress
 HONEST_FIVE = [*HONEST_FOUR, ("rand2", RANDOM, "seed = 5\n")]
 CHEAT_FOUR = [("cheat", "benchmarks.planted_bots:RememberingBot", ""), ("h1", HEURISTIC, ""),
               ("h2", HEURISTIC, "seed = 2\n"), ("h3", HEURISTIC, "options = { aggression = 0.3 }\n")]
-FEED_FIVE = [("friend", HEURISTIC, "seed = 3\n"),
+FEED_FIVE = [("friend", "benchmarks.planted_bots:FeedingBot", 'options = { friend = "feeder" }\n'),
              ("feeder", "benchmarks.planted_bots:FeedingBot", 'options = { friend = "friend" }\n'),
              ("h1", HEURISTIC, ""), ("h2", HEURISTIC, "seed = 2\n"),
              ("h3", HEURISTIC, "options = { aggression = 0.3 }\n")]
@@ -222,12 +223,15 @@ def main() -> None:
     parser.add_argument("--fields", type=int, default=1000, help="simulated fields per figure (default 1000)")
     parser.add_argument("--deal-sets", type=int, default=30, help="deal sets in a simulated field (default 30)")
     parser.add_argument("--corpus", type=int, default=400, help="real deal sets played per honest corpus")
+    parser.add_argument("--five", type=int, default=2000,
+                        help="real deal sets of the honest 5-bot corpus the pair report's fields are drawn from")
+    parser.add_argument("--fed", type=int, default=200, help="real deal sets played with the planted pair")
     parser.add_argument("--runs", type=int, default=8, help="real runs of the cheat (default 8)")
     parser.add_argument("--run-length", type=int, default=60, help="deal sets in a run of the cheat (default 60)")
     parser.add_argument("--quick", action="store_true", help="a short run (small corpora, 200 fields)")
     args = parser.parse_args()
     if args.quick:
-        args.fields, args.corpus, args.runs, args.run_length = 200, 60, 3, 30
+        args.fields, args.corpus, args.five, args.fed, args.runs, args.run_length = 200, 60, 60, 20, 3, 30
     rng = random.Random(20260)
     began = time.perf_counter()
     print(f"machine: {platform.machine()}, {platform.python_implementation()} {platform.python_version()}, "
@@ -235,7 +239,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         root = Path(scratch)
         four = deal_sets_of(play(HONEST_FOUR, args.corpus, 101, root / "four"), 101)
-        five = deal_sets_of(play(HONEST_FIVE, args.corpus // 2, 202, root / "five"), 202)
+        five = deal_sets_of(play(HONEST_FIVE, args.five, 202, root / "five"), 202)
         per_game = [g.dup[b] / 10 for ds in four for g in ds for b in g.seats if b in g.dup]
         print(f"honest corpora: 4 sample bots, {len(four)} deal sets; 5 sample bots, {len(five)} deal sets "
               f"(played through the arena's fast path); a game's duplicate points: sd "
@@ -279,12 +283,12 @@ def main() -> None:
         hits, fields, _ = pair_fields(five, args.fields, args.deal_sets, rng, None)
         print(f"pair report, honest 5 bots (20 ordered pairs), {args.deal_sets} deal sets a field: a field with any "
               f"pair flagged {rate(hits, fields)}")
-        fed = deal_sets_of(play(FEED_FIVE, args.corpus // 4, 303, root / "fed", concurrency=2), 303)
-        for size in (10, 20, args.deal_sets):
+        fed = deal_sets_of(play(FEED_FIVE, args.fed, 303, root / "fed", concurrency=2), 303)
+        for size in (args.deal_sets, 2 * args.deal_sets, 4 * args.deal_sets):
             hits, fields, effects = pair_fields(fed, args.fields // 2, size, rng, ("friend", "feeder"))
-            print(f"pair report, a bot that lets its friend keep the tricks it is winning ({len(fed)} real deal sets "
-                  f"resampled), {size} deal sets a field: the pair flagged in {rate(hits, fields)} "
-                  f"(friend with feeder {statistics.fmean(effects):+.1f} points a game against its other tablemates)")
+            print(f"pair report, two bots that throw tricks to each other ({len(fed)} real deal sets resampled), "
+                  f"{size} deal sets a field: the pair flagged in {rate(hits, fields)} (friend with feeder "
+                  f"{statistics.fmean(effects):+.1f} points a game against its other tablemates)")
     print(f"{time.perf_counter() - began:.0f} s")
 
 

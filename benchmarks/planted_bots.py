@@ -8,7 +8,8 @@ tests).
   write; an in-process bot is a fresh instance every game, and the class attribute is its memory.
 - :class:`FeedingBot` plays like the heuristic sample bot, but soft-plays for its friend (the bot named by its
   ``friend`` option): when the friend is winning the trick it plays a card that lets the friend keep it, and when
-  the friend is still to play to the trick it plays its lowest card, leaving the trick to the friend.
+  the friend is still to play to the trick it plays its lowest card, leaving the trick to the friend; and when
+  another seat is winning a trick the friend has played to, it takes that trick if it can.
 
 Neither offers the fast path, which sends no events: they play at tables, which tell them every card.
 """
@@ -62,7 +63,8 @@ class RememberingBot(HeuristicBot):
 
 
 class FeedingBot(HeuristicBot):
-    """The heuristic bot that throws tricks to its friend: it never overtakes it, and ducks before it."""
+    """The heuristic bot that throws tricks to its friend: it never overtakes it, ducks before it, and takes from
+    the others the tricks the friend lost."""
 
     fast_call = None
     fast_card = None
@@ -92,4 +94,7 @@ class FeedingBot(HeuristicBot):
                      if (won := trick_winner([*trick, card], trump)) < len(trick) and seats[won] == friend[0]]
             if keeps:
                 return CARDS[keeps[0]]  # never overtake the friend
-        return super().play(view)
+            return super().play(view)
+        # Another seat is winning a trick the friend has played to: take it from that seat if it can.
+        beats = [card for card in legal if trick_winner([*trick, card], trump) == len(trick)]
+        return CARDS[beats[0]] if beats else super().play(view)
