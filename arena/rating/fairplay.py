@@ -18,7 +18,10 @@ from arena.rating.standing import MEMORY_LEVEL, PAIR_LEVEL, MemoryTest, PairEffe
 
 __all__ = [
     "MEMORY_CSV",
+    "MEMORY_HEADERS",
     "PAIR_HEADERS",
+    "fairplay_section",
+    "memory_cells",
     "memory_csv",
     "memory_lines",
     "memory_text",
@@ -32,6 +35,7 @@ __all__ = [
 MEMORY_CSV = ("memory_first", "memory_later", "memory_difference", "memory_low", "memory_high", "memory_p",
               "memory_flagged", "memory_test")
 """The standings CSV's columns of the memory test (``memory_test`` holds it in words)."""
+MEMORY_HEADERS = ["bot", "first games", "later games", "later - first", "95% interval", "p", "memory test"]
 PAIR_HEADERS = ["bot", "other at its table", "with", "without", "effect", "95% interval", "p", "deal sets",
                 "flagged"]
 
@@ -139,3 +143,24 @@ def pairs_dict(effects: Sequence[PairEffect], rules: Rules) -> list[dict[str, An
     """The JSON's ``pairs``: every ordered pair that sat together, in points."""
     per_point = tenths_per_point(rules)
     return [effect.to_dict(per_point) for effect in effects]
+
+
+def memory_cells(row: Standing, rules: Rules) -> list[str | int]:
+    """A bot's row of the memory test's table, a value per column of :data:`MEMORY_HEADERS`."""
+    test, per_point = row.memory_test, tenths_per_point(rules)
+    return [row.bot, _points(test.first, per_point), _points(test.later, per_point),
+            _points(test.difference, per_point),
+            "-" if math.isnan(test.low) else f"[{_points(test.low, per_point)}, {_points(test.high, per_point)}]",
+            "-" if math.isnan(test.p) else f"{test.p:.4f}",
+            "flagged" if test.flagged else memory_text(row.bot, test, rules).partition(":")[0]]
+
+
+def fairplay_section(rows: Sequence[Standing], effects: Sequence[PairEffect], rules: Rules) -> dict[str, Any]:
+    """What report.html's fair-play section shows: the memory test of every bot with games, its flags in words,
+    and the pair report."""
+    with_games = [row for row in rows if row.games]
+    return {"unit": "DY points" if tenths_per_point(rules) == 1 else "points",
+            "memory_level": f"{MEMORY_LEVEL:.0%}", "pair_level": f"{PAIR_LEVEL:.0%}",
+            "memory_headers": MEMORY_HEADERS, "memory": [memory_cells(row, rules) for row in with_games],
+            "memory_flags": memory_lines(with_games, rules), "pair_headers": PAIR_HEADERS,
+            "pairs": [pair_cells(effect, rules) for effect in effects], "pair_lines": pair_lines(effects, rules)}
