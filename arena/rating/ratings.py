@@ -189,13 +189,13 @@ class _Effect:
         self.games_with = 0
         self.games_without = 0
 
-    def add(self, with_other: tuple[int, int, int], without: tuple[int, int, int]) -> None:
+    def add(self, with_other: tuple[float, float, float], without: tuple[float, float, float]) -> None:
         """One deal set: (margin, tablemate-games, games) with B at A's table and without."""
         self.with_other.add(with_other[0], with_other[1])
         self.without.add(without[0], without[1])
         self.both.add(with_other[0], with_other[1], without[0], without[1])
-        self.games_with += with_other[2]
-        self.games_without += without[2]
+        self.games_with += round(with_other[2])
+        self.games_without += round(without[2])
 
 
 class Played(Protocol):
@@ -205,7 +205,7 @@ class Played(Protocol):
     def seats(self) -> tuple[str, ...]: ...
 
     @property
-    def totals(self) -> tuple[int, ...]: ...
+    def totals(self) -> Sequence[float]: ...
 
 
 class PairReport:
@@ -220,15 +220,16 @@ class PairReport:
         each other bot B, A's margin over its tablemates other than B (game totals, summed over a block's games:
         over a block each holds every hand) in its blocks with B at the table, and over all its tablemates in its
         blocks without B."""
-        margins: dict[str, list[int]] = {}
+        margins: dict[str, list[float]] = {}
         """A -> its margin over all its tablemates this round, the tablemate-games and the games."""
-        together: dict[tuple[str, str], list[int]] = {}
+        together: dict[tuple[str, str], list[float]] = {}
         """(A, B) -> over A's blocks with B: its margin over the others, their tablemate-games, the games, and the
         blocks' whole margin and tablemate-games."""
         for block_games in blocks:
             for a in sorted({bot for game in block_games for bot in game.seats}):
-                margin = count = games = 0
-                against: dict[str, list[int]] = {}
+                margin = 0.0
+                count = games = 0
+                against: dict[str, list[float]] = {}
                 for game in block_games:
                     if a not in game.seats:
                         continue
@@ -238,31 +239,31 @@ class PairReport:
                         if other != a:
                             margin += mine - game.totals[seat]
                             count += 1
-                            pair = against.setdefault(other, [0, 0])
+                            pair = against.setdefault(other, [0.0, 0])
                             pair[0] += mine - game.totals[seat]
                             pair[1] += 1
-                acc = margins.setdefault(a, [0, 0, 0])
+                acc = margins.setdefault(a, [0.0, 0, 0])
                 acc[0] += margin
                 acc[1] += count
                 acc[2] += games
                 for b, (own, met) in against.items():
                     # With B: A's margin over the others of the block (B's own share taken out), then the block's
                     # whole margin and count, which the margin without B leaves out.
-                    shared = together.setdefault((a, b), [0, 0, 0, 0, 0])
+                    shared = together.setdefault((a, b), [0.0, 0, 0, 0.0, 0])
                     for at, value in enumerate((margin - own, count - met, games, margin, count)):
                         shared[at] += value
         every = sorted(bots)
         for a in sorted(margins):
-            margin, count, games = margins[a]
+            whole = margins[a]
             for b in every:
                 if b == a:
                     continue
                 sat = together.get((a, b))
-                if sat is None:
-                    with_other, without = (0, 0, 0), (margin, count, games)
-                else:
+                with_other: tuple[float, float, float] = (0.0, 0.0, 0.0)
+                without = (whole[0], whole[1], whole[2])
+                if sat is not None:
                     with_other = (sat[0], sat[1], sat[2])
-                    without = (margin - sat[3], count - sat[4], games - sat[2])
+                    without = (whole[0] - sat[3], whole[1] - sat[4], whole[2] - sat[2])
                 effect = self.effects.get((a, b))
                 if effect is None:
                     effect = self.effects[a, b] = _Effect()
@@ -666,6 +667,12 @@ class Tally:
         diff, low, high, p, clusters = one_sided_difference(row.memory, row.later, row.first)
         return MemoryTest(row.first.mean, row.later.mean, diff, low, high, p, clusters, round(row.first.weight, 9),
                           round(row.later.weight, 9))
+
+    def memory_sums(self) -> dict[str, tuple[float, float, float, float]]:
+        """Each bot's duplicate points and games on its first games and on its later ones, summed over the deal
+        sets (of a ladder's block, its one deal set: what a version's memory test pools over its blocks)."""
+        return {bot: (row.first.total, row.first.weight, row.later.total, row.later.weight)
+                for bot, row in self._rows.items()}
 
     def pairs(self, bots: Iterable[str] | None = None) -> list[PairEffect]:
         """The pair report (:meth:`PairReport.report`) of ``bots`` (every bot by default); empty past
