@@ -987,12 +987,13 @@ def ladder_pairs(session: Session) -> tuple[list[PairEffect], str]:
     :data:`MEMORY_BLOCKS` done blocks, each block's deal set a cluster, from the points each version scored in the
     block (a version's margin over a tablemate in a block is the difference of their points, every version holding
     every hand once); at most :data:`~arena.rating.ratings.PAIRED_BOTS` versions."""
-    labels = dict(session.execute(select(Version.id, Version.label)).tuples().all())
+    labels: dict[int, str] = {version_id: label for version_id, label in session.execute(
+        select(Version.id, Version.label))}
     by_block: dict[int, dict[str, float]] = {}
     newest = select(Block.id).where(Block.state == BlockState.DONE).order_by(Block.id.desc()).limit(MEMORY_BLOCKS)
     for block_id, version_id, games, points in session.execute(
             select(BlockResult.block_id, BlockResult.version_id, BlockResult.games, BlockResult.points)
-            .where(BlockResult.block_id.in_(newest))).tuples():
+            .where(BlockResult.block_id.in_(newest))):
         by_block.setdefault(block_id, {})[labels[version_id]] = points / max(games, 1)
     versions = {label for points in by_block.values() for label in points}
     if not by_block:
