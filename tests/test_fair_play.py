@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import math
+import random
 import shutil
 from pathlib import Path
 
@@ -152,3 +153,13 @@ def test_the_pair_report_flags_two_bots_that_throw_tricks_to_each_other(tmp_path
     assert flagged and flagged <= {("friend", "feeder"), ("feeder", "friend")}
     said = render_report(report, "table")
     assert "did better against its other tablemates when" in said
+
+
+def test_a_short_version_of_the_benchmark_flags_honest_bots_about_as_often_as_it_says(tmp_path: Path) -> None:
+    # benchmarks/memory_test.py in small: real games of the sample bots, their deal sets resampled, each with an
+    # order of play drawn afresh; the benchmark runs 1,000 fields of 30 deal sets on 400 real deal sets.
+    from benchmarks.memory_test import HONEST_FOUR, deal_sets_of, honest_fields, play
+
+    corpus = deal_sets_of(play(HONEST_FOUR, 30, 101, tmp_path / "four"), 101)
+    hits, tests = honest_fields(corpus, 100, 20, random.Random(7), redraw=True)
+    assert tests == 400 and hits / tests < 0.03  # 1 % expected; a test that ignored the order would flag far more
