@@ -20,7 +20,7 @@ margin over its other tablemates with a given bot at its table and without, Holm
    inherits, are small against a field's), and its power against a planted pair: two
    :class:`~benchmarks.planted_bots.FeedingBot` that throw tricks to each other, with three heuristic bots.
 
-``python benchmarks/memory_test.py`` (about 15 minutes on 2 cores); ``--quick`` for a short run. The statistics are
+``python benchmarks/memory_test.py`` (about 50 minutes on 2 cores); ``--quick`` for a short run. The statistics are
 the standings' own (:func:`~arena.rating.stats.one_sided_difference`, :class:`~arena.rating.ratings.PairReport`);
 each real run is also read back by the standings' pass, whose verdict is printed beside the benchmark's.
 """
@@ -226,8 +226,8 @@ def main() -> None:
     parser.add_argument("--five", type=int, default=2000,
                         help="real deal sets of the honest 5-bot corpus the pair report's fields are drawn from")
     parser.add_argument("--fed", type=int, default=200, help="real deal sets played with the planted pair")
-    parser.add_argument("--runs", type=int, default=8, help="real runs of the cheat (default 8)")
-    parser.add_argument("--run-length", type=int, default=60, help="deal sets in a run of the cheat (default 60)")
+    parser.add_argument("--runs", type=int, default=10, help="real runs of the cheat (default 10)")
+    parser.add_argument("--run-length", type=int, default=150, help="deal sets in a run of the cheat (default 150)")
     parser.add_argument("--quick", action="store_true", help="a short run (small corpora, 200 fields)")
     args = parser.parse_args()
     if args.quick:
@@ -271,10 +271,11 @@ def main() -> None:
         counts = sorted(n for n, _ in needed)
         shown = ", ".join(f"{n}" if hit else f">{n}" for n, hit in sorted(needed))
         print(f"memory test, the cheat (heuristic play, calls what the earlier holder of its hand took) with 3 "
-              f"heuristic bots: flagged after a median of {statistics.median(counts):g} deal sets over {len(needed)} "
-              f"runs ({shown}); later − first {statistics.fmean(gains):+.1f} points a game over a whole run "
-              f"({min(gains):+.1f} to {max(gains):+.1f}); the standings' pass flags it at the end of "
-              f"{sum(standings_said)} of {len(standings_said)} runs")
+              f"heuristic bots, {len(needed)} runs of {args.run_length} deal sets, the test taken after each: first "
+              f"flagged after a median of {statistics.median(counts):g} deal sets ({shown}); later − first "
+              f"{statistics.fmean(gains):+.1f} points a game over a whole run ({min(gains):+.1f} to "
+              f"{max(gains):+.1f}); flagged at the end of {sum(standings_said)} of {len(standings_said)} runs "
+              "(the standings' own pass over each run's folder)")
         beside = [ds for _, run_sets in cheat_runs for ds in run_sets]
         hits, tests = honest_fields(beside, args.fields, args.deal_sets, rng, redraw=False, skip=("cheat",))
         print(f"memory test, honest heuristic bots beside the cheat ({len(beside)} real deal sets resampled), "
