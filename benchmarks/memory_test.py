@@ -20,7 +20,7 @@ margin over its other tablemates with a given bot at its table and without, Holm
    inherits, are small against a field's), and its power against a planted pair: two
    :class:`~benchmarks.planted_bots.FeedingBot` that throw tricks to each other, with three heuristic bots.
 
-``python benchmarks/memory_test.py`` (about 50 minutes on 2 cores); ``--quick`` for a short run. The statistics are
+``python benchmarks/memory_test.py`` (about 40 minutes on 2 cores); ``--quick`` for a short run. The statistics are
 the standings' own (:func:`~arena.rating.stats.one_sided_difference`, :class:`~arena.rating.ratings.PairReport`);
 each real run is also read back by the standings' pass, whose verdict is printed beside the benchmark's.
 """
