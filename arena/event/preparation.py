@@ -19,7 +19,15 @@ from arena.errors import ConfigError, RecordsError
 from arena.event.botconfig import BotConfig, PythonBot
 from arena.event.bots import HOUSE_BOT
 from arena.event.config import TournamentConfig
-from arena.event.manifest import BotStatus, Manifest, change_summary, describe_difference, digest, refuse_drift
+from arena.event.manifest import (
+    PLAY_ORDER,
+    BotStatus,
+    Manifest,
+    change_summary,
+    describe_difference,
+    digest,
+    refuse_drift,
+)
 from arena.event.plan import Design, PlanBuilder, PlanRound
 from arena.event.planner import Planner, write_plan
 from arena.event.policy import FaultPolicy
@@ -140,6 +148,14 @@ def schedule_of(config: TournamentConfig, field: Sequence[str], deal_sets: Seque
     )
 
 
+def _play_order(previous: Manifest | None, games: Sequence[GameRecords]) -> str | None:
+    """The manifest's ``play_order``: kept from the folder's manifest, and drawn for a folder begun now; a folder
+    whose games were played before the order was drawn stays without one."""
+    if previous is None or (previous.play_order is None and not games):
+        return PLAY_ORDER
+    return previous.play_order
+
+
 def prepare(
     config: TournamentConfig, games: list[GameRecords], previous: Manifest | None, ties: Mapping[str, Any], *,
     folder: Path, where: str, deal_sets: Sequence[int], standings: Callable[[], dict[str, float]],
@@ -214,7 +230,7 @@ def prepare(
     plan = builder.plan() if schedule.adaptive else write_plan(planner, builder)
     manifest = Manifest(
         tournament=config.name, config={**config.to_dict(), **ties}, identity=digest(ties), plan=plan, house=house,
-        statuses=statuses,
+        statuses=statuses, play_order=_play_order(previous, games),
     )
     changes = [] if previous is None else change_summary(previous, config, planner, sorted(removed),
                                                          schedule.rounds, statuses)

@@ -19,6 +19,7 @@ from tabulate import tabulate
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
+from arena.rating.fairplay import MEMORY_CSV, memory_csv, memory_lines
 from arena.rating.sequential import describe, fishtest_line
 from arena.rating.standing import (
     CLUSTERED_BY,
@@ -274,15 +275,18 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table",
         out = io.StringIO()
         # A spreadsheet reads "2-4" as a date: the range is two columns of whole numbers.
         fields = [name for f in Standing.__dataclass_fields__ if f != "faults_by_kind"
-                  for name in (CSV_RANK_RANGE if f == "rank_range" else (f,))] + ["unit"]
+                  for name in (CSV_RANK_RANGE if f == "rank_range" else MEMORY_CSV if f == "memory_test" else (f,))
+                  ] + ["unit"]
         writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         per_point, unit = tenths_per_point(rules), unit_name(rules)
         for row in rows:
             data = row.to_dict(per_point)
             data.pop("faults_by_kind")
+            data.pop("memory_test")
             span = data.pop("rank_range") or (None, None)
-            writer.writerow({**data, **dict(zip(CSV_RANK_RANGE, span, strict=True)), "unit": unit})
+            writer.writerow({**data, **dict(zip(CSV_RANK_RANGE, span, strict=True)),
+                             **memory_csv(row.memory_test, rules, row.bot), "unit": unit})
         return out.getvalue()
     gap = "\n" if fmt == "markdown" else ""
     top = podium(rows, rules)
@@ -296,7 +300,7 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table",
     if reasons and not wide:  # the wide table has them in its status column
         text += "\n" + gap.join(line + "\n" for line in reasons)
     if rows:
-        notes = standings_notes(rows, rules, wide)
+        notes = standings_notes(rows, rules, wide) + memory_lines(rows, rules)
         if fmt == "table" and not wide:  # for a terminal: no line beyond 100 characters
             notes = [textwrap.fill(line, 100, break_long_words=False, break_on_hyphens=False) for line in notes]
         text += "\n" + (gap or "").join(line + "\n" for line in notes)

@@ -1046,7 +1046,8 @@ class _Site:
                 view = queries.organiser(session)
                 return _json({"state": queries.ladder_view(session, self.ladder.folder), "entrants": view.entrants,
                               "running": view.running, "blocks": view.blocks,
-                              "active_versions": view.active_versions})
+                              "active_versions": view.active_versions, "pairs": view.pairs,
+                              "pair_lines": view.pair_lines})
 
         return await self._off_loop(make)
 
