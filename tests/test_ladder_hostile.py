@@ -35,9 +35,8 @@ from arena.ladder.intake import VERSIONS, SubmissionError, TooOften
 from arena.transports.grpc.tokens import new_token, token_sha256
 from arena.web.ladder import SiteLimits
 from tests.helpers.hostile_uploads import hostile_archives, tar_bomb, tar_of, zip_of
-from tests.helpers.ladder import GOOD_BOT, SANDBOX, Served, make_ladder
+from tests.helpers.ladder import GOOD_BOT, SANDBOX, Served, make_ladder, serving
 from tests.helpers.runs import ROOT
-from tests.test_ladder_site import serving
 
 HOUSE = ("sample_bots.heuristic_bot:HeuristicBot", "sample_bots.random_bot:RandomBot",
          "sample_bots.random_bot:RandomBot")
