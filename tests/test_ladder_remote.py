@@ -101,7 +101,7 @@ def _play_one(ladder: Ladder, token: str, **env: str) -> Block:
 def _remy_faults(ladder: Ladder, block: Block) -> dict[int, set[str]]:
     """remy's faults in each game of ``block`` (numbered from 1, as played), by kind."""
     faults: dict[int, set[str]] = {}
-    for number, game in enumerate(outcome(ladder.folder / block.folder).games, start=1):
+    for number, game in enumerate(outcome(ladder.folder / block.folder).played, start=1):
         seat = game.seats.index(REMY)
         faults[number] = {f.kind.value for r in game.rounds for f in r.faults if f.seat == seat}
     return faults

@@ -166,6 +166,9 @@ class BlockOutcome:
     one, the four versions placed by their totals)."""
     once: bool = False
     """Played under ``[blocks] rotation = "once"``: a game per version, against the house trio."""
+    played: tuple[GameRecords, ...] = ()
+    """The same games in the order they were played (the records' order; it is drawn from the seed, so it is not
+    the plan's): what a remote version's attendance is read from."""
 
     def games_of(self, version: str) -> int:
         """The games ``version`` sat in: all four, or under ``once`` its one."""
@@ -175,10 +178,11 @@ class BlockOutcome:
 def outcome(folder: Path) -> BlockOutcome:
     """Reads a block's results folder (its games in plan order: by rotation, then, under ``once``, by version)."""
     store = ResultsStore(folder)
-    games = tuple(sorted(store.games(), key=lambda game: (game.first.rotation, game.first.group)))
+    played = tuple(store.games())
+    games = tuple(sorted(played, key=lambda game: (game.first.rotation, game.first.group)))
     config = (store.manifest() or {}).get("config", {})
     if isinstance(config, dict) and config.get("rotation") == Rotation.ONCE:
-        return _once_outcome(games)
+        return dataclasses.replace(_once_outcome(games), played=played)
     points: dict[str, int] = {}
     score: dict[str, float] = {}
     faults: dict[str, int] = {}
@@ -192,7 +196,8 @@ def outcome(folder: Path) -> BlockOutcome:
         for record in game.rounds:
             for fault in record.faults:
                 faults[record.seats[fault.seat]] += 1
-    return BlockOutcome(games, points, score, faults, tuple((g.final.seats, g.final.places) for g in games))
+    return BlockOutcome(games, points, score, faults, tuple((g.final.seats, g.final.places) for g in games),
+                        played=played)
 
 
 def _once_outcome(games: tuple[GameRecords, ...]) -> BlockOutcome:

@@ -116,7 +116,7 @@ def check_ladder(ladder: Ladder, progress: Callable[[int, int], None] = lambda d
         if unreadable:
             continue
         for version_id in remote.intersection(block.seats):
-            if not attendance(result.games, labels[version_id]).came:
+            if not attendance(result.played, labels[version_id]).came:
                 problems.append(f"block {block.id} is counted, but the fallback played all of {labels[version_id]}'s "
                                 "games: its records make it void")
         stored = results.get(block.id, {})

@@ -449,7 +449,7 @@ class LadderService:
             self._void(block_id, f"the block could not be played: {err}")
             return
         result = outcome(folder)
-        came = [attendance(result.games, versions[v].label) for v in seats if versions[v].kind == REMOTE]
+        came = [attendance(result.played, versions[v].label) for v in seats if versions[v].kind == REMOTE]
         with self.ladder.session() as session:
             block = session.get(Block, block_id)
             assert block is not None

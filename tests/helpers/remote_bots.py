@@ -5,8 +5,8 @@ ladder's gRPC port with their entrant's token (``CALLBREAK_TOKEN``) and then lea
 whose behaviour the environment says:
 
 - ``CALLBREAK_LEAVE=after:N``: the process ends when game N+1 asks it its first call, without answering: it
-  played N games and left (a block plays its games one at a time, in rotation order: game N is the one whose id
-  ends ``-p{N-1}``);
+  played N games and left (a block plays its games one at a time, in an order drawn from its seed: game N is the
+  N-th game it is asked to play);
 - ``CALLBREAK_LEAVE=during:N``: the process ends when game N asks it its call of round 2, without answering;
 - ``CALLBREAK_GATE=PATH``: it connects only once the file ``PATH`` exists (a bot that comes late);
 - ``CALLBREAK_MUTE=1``: no kit at all: a client that says hello and answers nothing, reconnecting while it is
@@ -32,9 +32,8 @@ from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot
 
 
-def _game(view: View) -> int:
-    """The block game a request belongs to (1-4), from its game id ``r1-g1-d1-pR``."""
-    return int(str(getattr(view, "game_id", "p0")).rpartition("-p")[2]) + 1
+ASKED: list[str] = []
+"""The ids of the games this process was asked to play, in the order asked (the kit makes a bot for each game)."""
 
 
 class Leaver(RandomBot):
@@ -46,8 +45,12 @@ class Leaver(RandomBot):
         self.how, self.game = how, int(game or 0)
 
     def call(self, view: View) -> int:
-        leaves = (self.how == "after" and _game(view) == self.game + 1 and view.round_number == 1) or (
-            self.how == "during" and _game(view) == self.game and view.round_number == 2)
+        game_id = str(getattr(view, "game_id", ""))
+        if game_id not in ASKED:
+            ASKED.append(game_id)
+        number = len(ASKED)  # the block game this request belongs to, numbered as played
+        leaves = (self.how == "after" and number == self.game + 1 and view.round_number == 1) or (
+            self.how == "during" and number == self.game and view.round_number == 2)
         if leaves:
             os._exit(0)
         return super().call(view)
