@@ -101,8 +101,8 @@ def _scenario(tmp_path: Path, database: str | None) -> None:
             remote = session.scalars(select(Version.id).where(Version.kind == "remote")).one()  # type: ignore
             return any(remote in b.seats for b in _blocks(session, BlockState.DONE))
 
-        _wait(ladder, lambda s: len(_blocks(s, BlockState.DONE)) >= 6 and remote_done(s)
-              and _blocks(s, BlockState.PLAYING), 240, "six blocks done, one with the remote entrant, one in play")
+        _wait(ladder, lambda s: len(_blocks(s, BlockState.DONE)) >= 4 and remote_done(s)
+              and _blocks(s, BlockState.PLAYING), 240, "four blocks done, one with the remote entrant, one in play")
         served.kill()
         with ladder.session() as session:
             in_play = [b.id for b in _blocks(session, BlockState.PLAYING)]
@@ -114,7 +114,7 @@ def _scenario(tmp_path: Path, database: str | None) -> None:
         _end(remote_bot)
         remote_bot = _remote(served.remote, tokens["remote-0"])
         _wait(ladder, lambda s: all(s.get(Block, b).state != BlockState.PLAYING for b in in_play)
-              and len(_blocks(s, BlockState.DONE)) >= done_before + 3, 240, "the resumed blocks and three more")
+              and len(_blocks(s, BlockState.DONE)) >= done_before + 1, 240, "the resumed blocks and one more")
         assert served.stop() == 128 + signal.SIGTERM
         with ladder.session() as session:
             done = _blocks(session, BlockState.DONE)

@@ -31,7 +31,6 @@ from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from sample_bots.random_bot import RandomBot
 
-
 ASKED: list[str] = []
 """The ids of the games this process was asked to play, in the order asked (the kit makes a bot for each game)."""
 
