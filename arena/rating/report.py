@@ -273,6 +273,9 @@ def render_report(report: FolderReport, fmt: str = "table", whole: bool = True, 
         parts.append("Seats (mean round score across all bots, in points)\n"
                      + render_seat_report(report.seats, rules, fmt))
         said_pairs = pair_lines(report.pairs, rules)
+        if said_pairs and fmt == "table" and not wide:  # as the measures: no line beyond 100 characters
+            said_pairs = [textwrap.fill(line, 100, break_long_words=False, break_on_hyphens=False)
+                          for line in said_pairs]
         if said_pairs:
             parts.append("\n".join(said_pairs) + "\n")
     return "\n".join(parts)
