@@ -8,8 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
-
-from tabulate import tabulate
+from typing import TYPE_CHECKING
 
 from arena.cli.usage import (
     EXIT_FAILURE,
@@ -21,11 +20,9 @@ from arena.cli.usage import (
 )
 from arena.core.scoring import format_score
 from arena.core.turns import call_order, seat_after
-from arena.event.audit import audit
-from arena.event.status import Status, read_status
-from arena.event.store import ResultsStore
-from arena.rating.html import REPORT_FILE
-from arena.rating.report import folder_report
+
+if TYPE_CHECKING:
+    from arena.event.status import Status
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -90,12 +87,16 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
+    from arena.rating.report import folder_report
+
     results_store(args.folder)
     sys.stdout.write(folder_report(args.folder, args.format, args.wide))
     return EXIT_OK
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from tabulate import tabulate
+
     store = results_store(args.folder)
     rounds = [r for r in store.records() if r.game == args.game]
     if not rounds:
@@ -130,7 +131,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from arena.rating.html import write_html_report
+    from arena.rating.html import REPORT_FILE, write_html_report
 
     results_store(args.folder)
     out = args.out if args.out is not None else args.folder / REPORT_FILE
@@ -142,10 +143,12 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
+    from arena.event.audit import audit
+
     results_store(args.folder)
     violation = audit(args.folder)
     if violation is None:
-        games = {r.game for r in ResultsStore(args.folder).records()}
+        games = {r.game for r in results_store(args.folder).records()}
         print(f"ok: {len(games)} games in {args.folder} follow from their rules and seeds")
         return EXIT_OK
     print(f"violation: {violation}")
@@ -153,6 +156,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
+    from arena.event.status import read_status
+
     results_store(args.folder)
     status = read_status(args.folder)
     if args.json:
@@ -171,6 +176,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def render_status(status: Status) -> str:
     """A status as text for people."""
+    from tabulate import tabulate
+
     state = status.state if status.live or status.state not in ("starting", "running", "waiting") else (
         "not running (the arena that wrote this status has ended without finishing: run it again to resume)")
     age = time.time() - status.updated
