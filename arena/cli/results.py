@@ -66,12 +66,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     page.set_defaults(func=_cmd_report)
 
     verify = sub.add_parser(
-        "verify", help="audit a results folder independently",
+        "verify", help="audit results folders independently",
         description="Check that every record follows from its rules and seed: legal plays, trick winners, "
         "tricks won, scores and totals, deals matching the seed, every planned game present once. "
-        "Exit 0 when all holds; otherwise print the first violation with its location and exit 1.",
+        "Exit 0 when all holds; otherwise print the first violation with its location and exit 1. Several "
+        "folders are checked one after the other in this one process, each with its line (ok, or its first "
+        "violation), and a last line of how many hold; the exit status is 1 if any does not.",
     )
-    verify.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    verify.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="a results folder")
     verify.set_defaults(func=_cmd_verify)
 
     status = sub.add_parser(
@@ -145,14 +147,20 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def _cmd_verify(args: argparse.Namespace) -> int:
     from arena.event.audit import audit
 
-    results_store(args.folder)
-    violation = audit(args.folder)
-    if violation is None:
-        games = {r.game for r in results_store(args.folder).records()}
-        print(f"ok: {len(games)} games in {args.folder} follow from their rules and seeds")
-        return EXIT_OK
-    print(f"violation: {violation}")
-    return EXIT_FAILURE
+    folders: list[Path] = args.folders
+    stores = [results_store(folder) for folder in folders]  # a folder that is not one is refused before any audit
+    held = 0
+    for folder, store in zip(folders, stores, strict=True):
+        violation = audit(folder)
+        if violation is None:
+            games = {r.game for r in store.records()}
+            print(f"ok: {len(games)} games in {folder} follow from their rules and seeds", flush=True)
+            held += 1
+        else:
+            print(f"violation{f' in {folder}' if len(folders) > 1 else ''}: {violation}", flush=True)
+    if len(folders) > 1:
+        print(f"{held} of {len(folders)} folders follow from their rules and seeds")
+    return EXIT_OK if held == len(folders) else EXIT_FAILURE
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
