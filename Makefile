@@ -28,6 +28,7 @@ lint: $(STAMP)  ## ruff and mypy (strict) on the package
 bench: export PYTHONDONTWRITEBYTECODE = 1
 bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the repository
 	$(BIN)/python benchmarks/engine.py
+	$(BIN)/python benchmarks/cli_startup.py
 	$(BIN)/python benchmarks/tournament.py
 	$(BIN)/python benchmarks/plan_scale.py
 	$(BIN)/python benchmarks/grpc_table.py

@@ -212,3 +212,29 @@ def test_a_torn_records_file_is_a_violation(folder: Path, capsys: pytest.Capture
 def test_a_folder_without_manifest_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["verify", str(tmp_path)]) == 2
     assert "is not a results folder" in capsys.readouterr().err
+
+
+def test_several_folders_are_verified_in_one_run_each_with_its_verdict(
+        finished: Path, folder: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(finished), str(folder)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"ok: 8 games in {finished} follow from their rules and seeds",
+                   f"ok: 8 games in {folder} follow from their rules and seeds",
+                   "2 of 2 folders follow from their rules and seeds"]
+
+    records = load(folder)
+    index = change_a_trick_winner(records)
+    save(folder, records)
+    assert main(["verify", str(folder), str(finished)]) == 1  # a violation fails the whole, whichever comes first
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith(f"violation in {folder}: records.jsonl line {index + 1} "), out
+    assert out[1:] == [f"ok: 8 games in {finished} follow from their rules and seeds",
+                       "1 of 2 folders follow from their rules and seeds"]
+
+
+def test_a_folder_that_is_not_one_among_several_is_refused_before_any_audit(
+        finished: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["verify", str(finished), str(tmp_path / "nothing")]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert f"{tmp_path / 'nothing'} is not a results folder" in captured.err

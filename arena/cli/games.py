@@ -4,14 +4,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import sys
-import tempfile
 from collections.abc import Sequence
 from pathlib import Path
-
-from tabulate import tabulate
+from typing import TYPE_CHECKING
 
 from arena import __version__
 from arena.cli.usage import (
@@ -29,25 +26,10 @@ from arena.core.game import Game, RoundResult
 from arena.core.rules import PROFILES, Rules
 from arena.core.scoring import format_score
 from arena.errors import ConfigError
-from arena.event.bots import load_bot_class, make_bot
-from arena.event.check import (
-    CHECK_DEADLINE_MS,
-    LOGS,
-    NAME,
-    OPPONENTS,
-    BotUnderTest,
-    check_bot,
-    play_one_deal_set,
-    report,
-)
-from arena.players.base import Player
-from arena.players.house import HouseBot
-from arena.players.human import HumanPlayer, LeftTheGame
-from arena.players.local import LocalPlayer, play_out
-from arena.players.table import TableSettings, play_game
-from arena.transports.grpc.tokens import new_token
-from arena.web.seat import SeatSite
-from arena.web.sitting import Sitting
+from arena.event.defaults import CHECK_DEADLINE_MS, LOGS, OPPONENTS
+
+if TYPE_CHECKING:
+    from arena.event.check import BotUnderTest
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -159,6 +141,9 @@ def _bot_under_test(args: argparse.Namespace, required: bool) -> BotUnderTest | 
             raise UsageError("give the bot to check: one of --bot FILE.py:CLASS, --command CMD, --stdio CMD, "
                              "--bhoos CMD, --bhoos-url URL or --remote")
         return None
+    from arena.event.check import BotUnderTest
+    from arena.transports.grpc.tokens import new_token
+
     kind, value = given[0]
     if kind == "python" and ":" not in str(value):
         raise UsageError(f"--bot must look like path/to/bot.py:Class or module:Class, not {value!r}")
@@ -172,6 +157,8 @@ def _bot_under_test(args: argparse.Namespace, required: bool) -> BotUnderTest | 
 
 
 def _round_table(rules: Rules, result: RoundResult, names: Sequence[str]) -> str:
+    from tabulate import tabulate
+
     rows = [
         [
             names[seat] + (" (dealer)" if seat == result.dealer else ""),
@@ -192,6 +179,11 @@ def _cmd_game(args: argparse.Namespace) -> int:
     bot = _bot_under_test(args, required=False)
     if bot is not None:
         return _game_with(bot, args)
+    from tabulate import tabulate
+
+    from arena.players.house import HouseBot
+    from arena.players.local import play_out
+
     bots = [HouseBot(seed=seat) for seat in range(4)]  # the random bot
     names = [f"random-{seat + 1}" for seat in range(4)]
     game = Game(rules, seeded_deals(args.seed, 1))
@@ -214,6 +206,12 @@ def _cmd_game(args: argparse.Namespace) -> int:
 
 def _game_with(bot: BotUnderTest, args: argparse.Namespace) -> int:
     """``game`` with a bot of the user's against three sample bots."""
+    import tempfile
+
+    from tabulate import tabulate
+
+    from arena.event.check import NAME, play_one_deal_set
+
     with tempfile.TemporaryDirectory(prefix="callbreak-game-") as folder:
         summary, games = play_one_deal_set(bot, args.opponents, rules_of(args), args.seed, Path(folder), say)
         if not games:
@@ -266,6 +264,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
     opponents = _opponents(args)
     if args.web:
         return _play_web(args, rules, opponents)
+    import asyncio
+
+    from arena.event.bots import load_bot_class, make_bot
+    from arena.players.base import Player
+    from arena.players.human import HumanPlayer, LeftTheGame
+    from arena.players.local import LocalPlayer
+    from arena.players.table import TableSettings, play_game
+
     players: list[Player] = []
     for n, name in enumerate(opponents, start=1):
         spec = name if args.bot else OPPONENTS[name]
@@ -289,6 +295,11 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 def _play_web(args: argparse.Namespace, rules: Rules, opponents: Sequence[str]) -> int:
     """``play --web``: the deal set served as a page until it is played and Ctrl-C is pressed."""
+    import asyncio
+
+    from arena.web.seat import SeatSite
+    from arena.web.sitting import Sitting
+
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port must be from 0 to 65535, not {args.port}")
     folder = args.results
@@ -324,6 +335,8 @@ def _play_web(args: argparse.Namespace, rules: Rules, opponents: Sequence[str]) 
 
 
 def _cmd_check_bot(args: argparse.Namespace) -> int:
+    from arena.event.check import check_bot, report
+
     bot = _bot_under_test(args, required=True)
     assert bot is not None
     if args.games < 1:

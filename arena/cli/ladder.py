@@ -5,31 +5,20 @@ proves the database and the records agree."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import io
 import json
 import os
 import signal
 import stat
 import sys
-import tarfile
-import urllib.error
-import urllib.parse
-import urllib.request
-import uuid
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.cli.usage import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, Parser, UsageError, say
-from arena.event.sandbox import bwrap_problem, shortfalls
-from arena.event.submissions import walk
-from arena.ladder.accounts import import_roster
-from arena.ladder.consistency import check_ladder
-from arena.ladder.control import Ladder
-from arena.ladder.founding import ORGANISER, found_ladder, open_to_others
-from arena.ladder.schema import upgrade
-from arena.ladder.service import LadderService
-from arena.ladder.settings import DATABASE_FILE, SETTINGS_FILE
-from arena.web.ladder import LadderSite
+from arena.ladder import DATABASE_FILE, SETTINGS_FILE
+
+if TYPE_CHECKING:
+    from arena.ladder.control import Ladder
 
 TOKEN_VARIABLE = "CALLBREAK_TOKEN"
 """Where ``ladder submit`` finds the token when ``--token`` is not given (a command line is visible to others)."""
@@ -139,6 +128,8 @@ def _cmd_init(args: argparse.Namespace) -> int:
     if settings_file.exists():
         raise UsageError(f"{args.folder} already holds a ladder ({settings_file} exists): nothing was changed; "
                          "choose a new folder")
+    from arena.ladder.founding import ORGANISER, found_ladder
+
     try:
         founded = found_ladder(args.folder, args.database)
     except FileExistsError:  # made between the check above and the write
@@ -155,6 +146,8 @@ def _open(folder: Path) -> Ladder:
     if not (folder / SETTINGS_FILE).is_file():
         raise UsageError(f"{folder} holds no ladder (no {SETTINGS_FILE}): `callbreak-arena ladder init {folder}` makes "
                          "one")
+    from arena.ladder.control import Ladder
+
     return Ladder.open(folder)
 
 
@@ -164,7 +157,14 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     if (args.tls_cert is None) != (args.tls_key is None):
         raise UsageError("--tls-cert and --tls-key go together: give both, or neither")
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
-    ladder = _open(args.folder)
+    ladder = _open(args.folder)  # refuses a folder without a ladder before the ladder's modules are imported
+    import asyncio
+
+    from arena.ladder.founding import open_to_others
+    from arena.ladder.schema import upgrade
+    from arena.ladder.service import LadderService
+    from arena.web.ladder import LadderSite
+
     try:
         warnings = _check_limits(ladder)
     except UsageError:
@@ -216,6 +216,8 @@ def _check_limits(ladder: Ladder) -> list[str]:
     """What limits of ``[sandbox]`` this machine cannot give the uploads, a sentence each; refuses, under ``limits =
     "require"`` (the ladder's default), to serve a ladder whose uploads would run without a cap on their processes
     or their ``/tmp``."""
+    from arena.event.sandbox import bwrap_problem, shortfalls
+
     sandbox = ladder.settings.sandbox
     short = shortfalls(sandbox, sandbox.mode != "off" and bwrap_problem() is None)
     required = [s for s in short if s.required]
@@ -245,6 +247,8 @@ def _cmd_add(args: argparse.Namespace) -> int:
 
 def _cmd_import(args: argparse.Namespace) -> int:
     ladder = _open(args.folder)
+    from arena.ladder.accounts import import_roster
+
     try:
         ladder.require_schema()
         with ladder.session() as session:
@@ -260,6 +264,10 @@ def _cmd_import(args: argparse.Namespace) -> int:
 
 def _packed(path: Path) -> tuple[str, bytes]:
     """The upload of ``path``: a .py file as it is, a folder as a gzipped tar of its files."""
+    import tarfile
+
+    from arena.event.submissions import walk
+
     if not path.exists():
         raise UsageError(f"{path} does not exist: give your bot.py, or your bot's folder")
     if path.is_file():
@@ -279,6 +287,11 @@ def _packed(path: Path) -> tuple[str, bytes]:
 
 
 def _cmd_submit(args: argparse.Namespace) -> int:
+    import urllib.error
+    import urllib.parse
+    import urllib.request
+    import uuid
+
     token = (args.token if args.token is not None else os.environ.get(TOKEN_VARIABLE, "")).strip()
     if not token:
         raise UsageError(f"give your token in {TOKEN_VARIABLE} (or --token)")
@@ -311,6 +324,8 @@ def _cmd_submit(args: argparse.Namespace) -> int:
 
 def _cmd_check(args: argparse.Namespace) -> int:
     ladder = _open(args.folder)
+    from arena.ladder.consistency import check_ladder
+
     try:
         ladder.require_schema()
         found = check_ladder(ladder)

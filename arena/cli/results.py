@@ -8,8 +8,7 @@ import json
 import sys
 import time
 from pathlib import Path
-
-from tabulate import tabulate
+from typing import TYPE_CHECKING
 
 from arena.cli.usage import (
     EXIT_FAILURE,
@@ -21,11 +20,9 @@ from arena.cli.usage import (
 )
 from arena.core.scoring import format_score
 from arena.core.turns import call_order, seat_after
-from arena.event.audit import audit
-from arena.event.status import Status, read_status
-from arena.event.store import ResultsStore
-from arena.rating.html import REPORT_FILE
-from arena.rating.report import folder_report
+
+if TYPE_CHECKING:
+    from arena.event.status import Status
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -69,12 +66,14 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     page.set_defaults(func=_cmd_report)
 
     verify = sub.add_parser(
-        "verify", help="audit a results folder independently",
+        "verify", help="audit results folders independently",
         description="Check that every record follows from its rules and seed: legal plays, trick winners, "
         "tricks won, scores and totals, deals matching the seed, every planned game present once. "
-        "Exit 0 when all holds; otherwise print the first violation with its location and exit 1.",
+        "Exit 0 when all holds; otherwise print the first violation with its location and exit 1. Several "
+        "folders are checked one after the other in this one process, each with its line (ok, or its first "
+        "violation), and a last line of how many hold; the exit status is 1 if any does not.",
     )
-    verify.add_argument("folder", type=Path, metavar="DIR", help="a results folder")
+    verify.add_argument("folders", type=Path, nargs="+", metavar="DIR", help="a results folder")
     verify.set_defaults(func=_cmd_verify)
 
     status = sub.add_parser(
@@ -90,12 +89,16 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
 
 
 def _cmd_standings(args: argparse.Namespace) -> int:
+    from arena.rating.report import folder_report
+
     results_store(args.folder)
     sys.stdout.write(folder_report(args.folder, args.format, args.wide))
     return EXIT_OK
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    from tabulate import tabulate
+
     store = results_store(args.folder)
     rounds = [r for r in store.records() if r.game == args.game]
     if not rounds:
@@ -130,7 +133,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 def _cmd_report(args: argparse.Namespace) -> int:
-    from arena.rating.html import write_html_report
+    from arena.rating.html import REPORT_FILE, write_html_report
 
     results_store(args.folder)
     out = args.out if args.out is not None else args.folder / REPORT_FILE
@@ -142,17 +145,27 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
-    results_store(args.folder)
-    violation = audit(args.folder)
-    if violation is None:
-        games = {r.game for r in ResultsStore(args.folder).records()}
-        print(f"ok: {len(games)} games in {args.folder} follow from their rules and seeds")
-        return EXIT_OK
-    print(f"violation: {violation}")
-    return EXIT_FAILURE
+    from arena.event.audit import audit
+
+    folders: list[Path] = args.folders
+    stores = [results_store(folder) for folder in folders]  # a folder that is not one is refused before any audit
+    held = 0
+    for folder, store in zip(folders, stores, strict=True):
+        violation = audit(folder)
+        if violation is None:
+            games = {r.game for r in store.records()}
+            print(f"ok: {len(games)} games in {folder} follow from their rules and seeds", flush=True)
+            held += 1
+        else:
+            print(f"violation{f' in {folder}' if len(folders) > 1 else ''}: {violation}", flush=True)
+    if len(folders) > 1:
+        print(f"{held} of {len(folders)} folders follow from their rules and seeds")
+    return EXIT_OK if held == len(folders) else EXIT_FAILURE
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
+    from arena.event.status import read_status
+
     results_store(args.folder)
     status = read_status(args.folder)
     if args.json:
@@ -171,6 +184,8 @@ def _cmd_status(args: argparse.Namespace) -> int:
 
 def render_status(status: Status) -> str:
     """A status as text for people."""
+    from tabulate import tabulate
+
     state = status.state if status.live or status.state not in ("starting", "running", "waiting") else (
         "not running (the arena that wrote this status has ended without finishing: run it again to resume)")
     age = time.time() - status.updated

@@ -7,8 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
-
-from tabulate import tabulate
+from typing import TYPE_CHECKING
 
 from arena.cli.usage import (
     EXIT_OK,
@@ -17,16 +16,11 @@ from arena.cli.usage import (
     say,
 )
 from arena.errors import ArenaError
-from arena.event.roster import (
-    ROSTER_FILE,
-    Roster,
-    read_names,
-    read_roster,
-    submitted_text,
-    tokens_csv,
-    write_tokens,
-)
+from arena.event.defaults import ROSTER_FILE
 from arena.transports.grpc.tokens import new_token, token_sha256
+
+if TYPE_CHECKING:
+    from arena.event.roster import Roster
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -114,6 +108,8 @@ def _add_roster_commands(sub: argparse._SubParsersAction[Parser]) -> None:
 
 def _roster(args: argparse.Namespace, *, new: bool = False) -> Roster:
     """The roster of ``--roster``; an empty one when ``new`` and the file is not there yet."""
+    from arena.event.roster import Roster, read_roster
+
     if new and not args.roster.exists():
         return Roster(args.roster)
     return read_roster(args.roster)
@@ -135,7 +131,11 @@ def _cmd_roster_add(args: argparse.Namespace) -> int:
 
 
 def _cmd_roster_list(args: argparse.Namespace) -> int:
-    roster = read_roster(args.roster)
+    from tabulate import tabulate
+
+    from arena.event.roster import submitted_text
+
+    roster = _roster(args)
     rows = []
     for student in roster.students:
         try:
@@ -152,7 +152,7 @@ def _cmd_roster_list(args: argparse.Namespace) -> int:
 
 
 def _cmd_roster_revoke(args: argparse.Namespace) -> int:
-    roster = read_roster(args.roster)
+    roster = _roster(args)
     roster.revoke(args.name)
     roster.save()
     still = (f"; the bot {args.name} submitted still plays" if roster.submission(args.name) is not None else "")
@@ -162,7 +162,7 @@ def _cmd_roster_revoke(args: argparse.Namespace) -> int:
 
 
 def _cmd_roster_token(args: argparse.Namespace) -> int:
-    roster = read_roster(args.roster)
+    roster = _roster(args)
     token = roster.reissue(args.name)
     roster.save()
     _print_token(args.name, token)
@@ -171,6 +171,8 @@ def _cmd_roster_token(args: argparse.Namespace) -> int:
 
 
 def _cmd_roster_import(args: argparse.Namespace) -> int:
+    from arena.event.roster import read_names, tokens_csv, write_tokens
+
     roster = _roster(args, new=True)
     rows = read_names(args.csv)
     for name, _ in rows:
@@ -194,7 +196,7 @@ def _cmd_roster_import(args: argparse.Namespace) -> int:
 
 
 def _cmd_roster_submit(args: argparse.Namespace) -> int:
-    roster = read_roster(args.roster)
+    roster = _roster(args)
     submission = roster.submit(args.name, args.bot)
     print(f"{args.name}: {submission.describe()}, in {submission.folder}; it plays from the next start of an event "
           "that takes its bots from this roster")

@@ -8,8 +8,6 @@ import json
 import sys
 from pathlib import Path
 
-from tabulate import tabulate
-
 from arena.cli.usage import (
     EXIT_OK,
     Parser,
@@ -117,6 +115,8 @@ def _cmd_rules_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_rules_show(args: argparse.Namespace) -> int:
+    from tabulate import tabulate
+
     rules = rules_of(args)
     data = rules.to_dict()
     if args.json:

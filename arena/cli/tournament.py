@@ -4,13 +4,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import dataclasses
 import secrets
 import signal
 import sys
-from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena import __version__
 from arena.cli.usage import (
@@ -23,16 +22,11 @@ from arena.cli.usage import (
     UsageError,
     say,
 )
-from arena.event.config import GUESSABLE_SEED, PAGE_PORT, TournamentConfig, load_config, parse_config
-from arena.event.summary import RunSummary
-from arena.event.tournament import Tournament
-from arena.rating.html import REPORT_FILE
-from arena.rating.leaderboard import POLL_S
-from arena.rating.live import LiveJudge
-from arena.rating.report import folder_report
-from arena.rating.sequential import describe
-from arena.web.live import SPECTATORS, LivePage
-from arena.web.watch import WatchOptions
+from arena.event.defaults import PAGE_PORT, WATCH_DELAY_S
+
+if TYPE_CHECKING:
+    from arena.event.config import TournamentConfig
+    from arena.web.live import LivePage
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -89,7 +83,7 @@ def _add_page_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--page-host", default=None, metavar="HOST",
                         help="the address the live page listens on (default: 127.0.0.1, this machine only; "
                         "0.0.0.0 opens it to the network, e.g. for the students' laptops)")
-    parser.add_argument("--watch-delay", type=float, default=SPECTATORS.delay_s, metavar="S",
+    parser.add_argument("--watch-delay", type=float, default=WATCH_DELAY_S, metavar="S",
                         help="the live page's spectators (/watch) see each game replayed a card every S seconds, a "
                         "deal set once all its games are over (default: %(default)s)")
     parser.add_argument("--watch-hands", action="store_true",
@@ -111,6 +105,9 @@ def _live_page(args: argparse.Namespace, config: TournamentConfig, folder: Path)
         raise UsageError(f"--page must be a port from 0 to 65535, not {port}")
     if not args.watch_delay > 0:
         raise UsageError(f"--watch-delay must be more than 0 seconds, not {args.watch_delay:g}")
+    from arena.web.live import LivePage
+    from arena.web.watch import WatchOptions
+
     page = LivePage(folder, roster=config.roster, title=config.name, host=args.page_host or config.page_host,
                     port=port, watch=WatchOptions(args.watch_delay, args.watch_hands))
     url = page.start()
@@ -120,12 +117,27 @@ def _live_page(args: argparse.Namespace, config: TournamentConfig, folder: Path)
 
 
 def _load(config_path: Path | None) -> TournamentConfig:
+    from importlib import resources
+
+    from arena.event.config import load_config, parse_config
+
     if config_path is None:
         text = resources.files("arena").joinpath("demo.toml").read_text(encoding="utf-8")
         return parse_config(text)
     return load_config(config_path)
 
 def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) -> int:
+    import asyncio
+
+    from arena.event.config import GUESSABLE_SEED
+    from arena.event.summary import RunSummary
+    from arena.event.tournament import Tournament
+    from arena.rating.html import REPORT_FILE
+    from arena.rating.leaderboard import POLL_S
+    from arena.rating.live import LiveJudge
+    from arena.rating.report import folder_report
+    from arena.rating.sequential import describe
+
     config = _load(args.config)
     if args.workers is not None:
         if args.workers < 1:

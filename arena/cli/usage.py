@@ -1,14 +1,24 @@
-"""What every command shares: the exit statuses, the usage error, a parser that exits 2, one line to stderr."""
+"""What every command shares: the exit statuses, the usage error, a parser that exits 2, one line to stderr.
+
+The command modules import at their top only what building the parser needs (the standard library, this
+module, the rules core, the exception tree and the light modules that hold a default their help shows); the
+modules a command works with are imported by the function that runs it. So ``callbreak-arena --help`` or
+``rules legal`` never import the ladder's database, the web servers or gRPC (``tests/test_cli_imports.py``;
+``benchmarks/cli_startup.py`` measures what a command costs).
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.core.rules import PROFILES, SWITCHES, Rules
 from arena.errors import ArenaError
-from arena.event.store import ResultsStore
+
+if TYPE_CHECKING:
+    from arena.event.store import ResultsStore
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -59,6 +69,8 @@ def rules_of(args: argparse.Namespace) -> Rules:
 
 def results_store(folder: Path) -> ResultsStore:
     """The store of a results folder; :class:`UsageError` when ``folder`` is not one."""
+    from arena.event.store import ResultsStore
+
     store = ResultsStore(folder)
     if store.manifest() is None:
         raise UsageError(f"{folder} is not a results folder (it has no manifest.json)")

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import math
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.cli.usage import EXIT_OK, Parser, UsageError
 from arena.event.bots import load_bot_class
 from arena.event.submissions import read_submission
-from arena.rating.zoo import Zoo, load_zoo, rate
+
+if TYPE_CHECKING:
+    from arena.rating.zoo import Zoo
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -66,6 +67,10 @@ def _candidate(spec: str, zoo: Zoo) -> tuple[str, dict[str, Any]]:
 
 
 def _cmd_rate(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from arena.rating.zoo import load_zoo, rate
+
     zoo = load_zoo()
     name, table = _candidate(args.bot, zoo)
     folder = args.results or Path("results") / f"rate-{name}"

@@ -12,7 +12,6 @@ the group :data:`BOT_ENTRY_POINTS`, which the package that holds them declares (
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
 import importlib.util
 from collections.abc import Callable, Mapping
 from pathlib import Path
@@ -31,6 +30,8 @@ BOT_ENTRY_POINTS = "callbreak_arena.bots"
 def registered_bot(name: str) -> str:
     """The ``module:Class`` of the bot registered as ``name`` in :data:`BOT_ENTRY_POINTS`; a
     :class:`ConfigError` that says how to install it when no installed package registers one."""
+    import importlib.metadata  # slow to import, and only a sample bot's name needs it
+
     for entry in importlib.metadata.entry_points(group=BOT_ENTRY_POINTS, name=name):
         return f"{entry.module}:{entry.attr}"
     raise ConfigError(f"no bot called {name!r} is installed: the sample bots register theirs as entry points "

@@ -26,15 +26,15 @@ import contextlib
 import dataclasses
 import json
 import shutil
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
 from arena.core.turns import play_order
 from arena.errors import ArenaError, ConfigError
-from arena.event.bots import HOUSE_BOT, registered_bot
 from arena.event.config import parse_config
+from arena.event.defaults import CHECK_DEADLINE_MS, LOGS, OPPONENTS
 from arena.event.kinds import BotKind
 from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.scratch import remove_leftovers, scratch_folder
@@ -48,37 +48,10 @@ __all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "FaultPlace", 
 
 KINDS = (BotKind.PYTHON, BotKind.COMMAND, BotKind.STDIO, BotKind.BHOOS, BotKind.BHOOS_URL, BotKind.REMOTE)
 """How a bot under test is given: the key of its ``[[bots]]`` table."""
-
-
-class _Opponents(Mapping[str, str]):
-    """Opponent -> ``module:Class``, each found when asked for: the random one is the house bot, the others
-    the sample bots registered under their names (:func:`~arena.event.bots.registered_bot`)."""
-
-    _NAMES = ("random", "heuristic", "montecarlo")
-
-    def __getitem__(self, name: str) -> str:
-        if name not in self._NAMES:
-            raise KeyError(name)
-        return HOUSE_BOT if name == "random" else registered_bot(name)
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._NAMES)
-
-    def __len__(self) -> int:
-        return len(self._NAMES)
-
-
-OPPONENTS: Mapping[str, str] = _Opponents()
-"""The sample bots a bot under test plays against, by strength: name -> ``module:Class``."""
 NAME = "yours"
 """The name of the bot under test in its games."""
-CHECK_DEADLINE_MS = 2000
-"""The deadline of the checks: the default of a tournament."""
 TABLES = 4
 """Tables the bot under test plays at once during the checks."""
-LOGS = Path("callbreak-check-logs")
-"""Where a check that did not pass keeps its records and the bot's log (``--logs``), relative to the
-current folder: ``LOGS/PROFILE/logs/yours.log``."""
 BHOOS_KINDS = ("bhoos", "bhoos_url")
 """Kinds of bot checked under the ``bhoos`` profile alone unless told otherwise: a contest bot
 plays by the contest's rules (calls 1 to 8), which the other profiles do not share."""

@@ -18,6 +18,7 @@ from arena.core.dealing import SEAT_KEY_BYTES, DealFile
 from arena.core.rules import Rules
 from arena.errors import ConfigError, DealFileError, RulesError
 from arena.event.botconfig import BotConfig, read_bots, roster_bots
+from arena.event.defaults import PAGE_PORT
 from arena.event.entries import is_name
 from arena.event.formats import SPRT_DEAL_SETS, FormatOptions, read_format_options
 from arena.event.kinds import Backend, BotKind, Forfeit, Format, Rotation
@@ -25,10 +26,9 @@ from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, MODES, SandboxSettings
 from arena.event.tables import FAULTS, PAGE, REQUIRED, SANDBOX, SERVER, TIME, TOP, TOURNAMENT, Reader, read_text
 from arena.players.table import TableSettings
 
-__all__ = ["GUESSABLE_SEED", "PAGE_PORT", "TournamentConfig", "load_config", "parse_config", "read_deal_file"]
+__all__ = ["GUESSABLE_SEED", "PAGE_PORT", "TournamentConfig", "load_config", "parse_config",
+           "read_deal_file"]
 
-PAGE_PORT = 8080
-"""``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
 GUESSABLE_SEED = 2**32
 """Seeds below this, where the numbers people type fall, an entrant could find by trying them (the deal
 algorithm is public and a bot knows its own hand), and then know every hand."""

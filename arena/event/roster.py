@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
+from arena.event.defaults import ROSTER_FILE
 from arena.event.entries import is_name
 from arena.event.store import write_atomic
 from arena.event.submissions import (
@@ -73,8 +74,6 @@ __all__ = [
     "write_tokens",
 ]
 
-ROSTER_FILE = "roster.toml"
-"""The roster's default file name."""
 SUBMISSIONS = "submissions"
 """The folder beside the roster that holds a folder per student who submitted a bot."""
 DISPLAY_LIMIT = 80

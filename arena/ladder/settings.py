@@ -20,15 +20,11 @@ from arena.event.entries import is_name
 from arena.event.kinds import Rotation
 from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, SandboxSettings
 from arena.event.tables import Reader, read_text
+from arena.ladder import DATABASE_FILE, SETTINGS_FILE
 
 __all__ = ["DATABASE_FILE", "LADDER_SANDBOX", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking",
            "RatingSettings", "Remote", "SubmissionLimits", "TestSettings", "load_settings", "parse_settings",
            "sqlite_url"]
-
-SETTINGS_FILE = "ladder.toml"
-"""The settings' file name in a ladder's folder."""
-DATABASE_FILE = "ladder.db"
-"""The SQLite database in a ladder's folder, when ``[database] url`` is not given."""
 
 BLOCK_ROTATIONS = (Rotation.CYCLIC, Rotation.ONCE)
 """The rotations a ladder's blocks may play (``full``'s 24 games a block would buy nothing ``cyclic`` does not)."""

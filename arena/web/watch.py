@@ -36,6 +36,7 @@ from arena.core.cards import Card, Suit
 from arena.core.scoring import format_score
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
+from arena.event.defaults import WATCH_DELAY_S
 from arena.event.manifest import Manifest
 from arena.event.store import ResultsStore
 from arena.players.records import GameRecords, TornLine, group_games, iter_records
@@ -59,7 +60,7 @@ _SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "n
 class WatchOptions:
     """The organiser's choices for spectators."""
 
-    delay_s: float = 2.0
+    delay_s: float = WATCH_DELAY_S
     """Seconds between two cards of a replay (a round's calls take one step too)."""
     hands: bool = False
     """Show the four hands as they are held (else only what every seat sees: the calls and the cards played)."""
