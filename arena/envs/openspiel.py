@@ -488,26 +488,30 @@ class _Table:
             lines.append(f"tricks {' '.join(played) or '-'}; this trick {' '.join(map(str, view.trick)) or '-'}")
         return "\n".join(lines)
 
-    def resampled(self, seat: int, rng: random.Random) -> dict[tuple[int, int], list[int]]:
-        """New cards for the deal in play, in dealing order, in which every card ``seat`` has not seen is
-        dealt afresh; empty when none could be found (then the real deal is the one sample)."""
+    def resampled(self, seat: int, rng: random.Random) -> tuple[_Table, list[int]] | None:
+        """A copy of this table in which every card of the deal in play that ``seat`` has not seen is dealt
+        afresh, with that deal's cards in dealing order (as many as chance has dealt); None at the end, or when
+        no deal fitting the play was found (then the real deal is the one sample)."""
         game = self.game
+        if game.over:
+            return None
+        copy = self.__deepcopy__({})
         if self.wanted is not None:  # mid-deal: the other seats' cards so far, from the cards seat has not got
             dealer = game.round.dealer
             order = call_order(dealer)
             mine = set(self.dealt_to(seat, self.dealing, dealer))
             pool = [card for card in range(52) if card not in mine]
             rng.shuffle(pool)
-            cards = [card if order[k & 3] == seat else pool.pop() for k, card in enumerate(self.dealing)]
-            return {self.wanted: cards}
-        if game.over:
-            return {}
+            copy.dealing = [card if order[k & 3] == seat else pool.pop() for k, card in enumerate(self.dealing)]
+            return copy, copy.dealing
         rnd = game.round
         world = deal_unseen(rnd, seat, rng)
         if world is None:
-            return {}
-        key = (rnd.round_number, rnd.attempt)
-        return {key: deck_of(world.initial, rnd.dealer, rnd.trump, self.setup.rules, rng)}
+            return None
+        deck = deck_of(world.initial, rnd.dealer, rnd.trump, self.setup.rules, rng)
+        copy.deals.decks[(rnd.round_number, rnd.attempt)] = Deal(tuple(deck))
+        copy.game.round = world
+        return copy, deck
 
 
 def deck_of(hands: Sequence[int], dealer: int, trump: int, rules: Rules, rng: random.Random) -> list[int]:
@@ -529,6 +533,10 @@ def deck_of(hands: Sequence[int], dealer: int, trump: int, rules: Rules, rng: ra
 class CallbreakState(pyspiel.State):
     """A state of :class:`CallbreakGame`: a deal being made, a seat to act, or the game's end."""
 
+    _script: list[tuple[int, int]] | None = None
+    """While :meth:`_load` records a history: the players and actions it records (see there)."""
+    _cursor = 0
+
     def __init__(self, game: CallbreakGame) -> None:
         super().__init__(game)
         self._table = _Table(game.setup)
@@ -545,6 +553,8 @@ class CallbreakState(pyspiel.State):
         return self._table.wanted
 
     def current_player(self) -> int:
+        if self._script is not None:
+            return self._script[self._cursor][0]
         table = self._table
         if table.game.over:
             return int(pyspiel.PlayerId.TERMINAL)
@@ -561,6 +571,8 @@ class CallbreakState(pyspiel.State):
         return [(card, 1.0 / len(left)) for card in left]
 
     def _apply_action(self, action: int) -> None:
+        if self._script is not None:
+            return  # the table is already what the recorded history makes it
         if self._table.wanted is not None:
             self._table.deal(int(action))
         else:
@@ -587,16 +599,42 @@ class CallbreakState(pyspiel.State):
 
     def resample_from_infostate(self, player: int, sampler: Any) -> CallbreakState:
         """A state ``player`` cannot tell from this one: the cards it has not seen in the deal in play dealt
-        afresh, every action replayed (``sampler`` is called once, for the generator's seed)."""
+        afresh (``sampler`` is called once, for the generator's seed). Its history is this one's with the deal
+        in play's chance actions replaced; the game is copied by value, not replayed."""
         rng = random.Random(int(sampler() * 2**53))
-        replacement = self._table.resampled(player, rng)
-        state = self.get_game().new_initial_state()
-        for action in self.history():
-            wanted = state.deal_wanted()
-            if wanted is not None and wanted in replacement:
-                action = replacement[wanted][len(state._table.dealing)]
-            state.apply_action(action)
-        return state  # type: ignore[no-any-return]
+        table = self._table
+        made = table.resampled(player, rng)
+        state: CallbreakState = self.get_game().new_initial_state()
+        history = self.full_history()
+        if made is None:
+            state._table = table.__deepcopy__({})
+            new_cards: list[int] = []
+            first = len(history)
+        else:
+            state._table, new_cards = made
+            # The deal in play's chance actions are the last ones: the cards dealt so far, or its 52.
+            first = 52 * (len(table.dealt_after) - (0 if table.wanted is not None else 1))
+        script: list[tuple[int, int]] = []
+        chance = 0
+        for item in history:
+            action = item.action
+            if item.player == pyspiel.PlayerId.CHANCE:
+                if chance >= first:
+                    action = new_cards[chance - first]
+                chance += 1
+            script.append((item.player, action))
+        state._load(script)
+        return state
+
+    def _load(self, script: list[tuple[int, int]]) -> None:
+        """Records ``script``'s (player, action) pairs as this state's history, its table already in place."""
+        self._script = script
+        try:
+            for position, (_player, action) in enumerate(script):
+                self._cursor = position
+                self.apply_action(action)
+        finally:
+            self._script = None
 
     def __str__(self) -> str:
         table = self._table
