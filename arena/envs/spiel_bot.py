@@ -41,6 +41,7 @@ network. A decision with one legal action is answered without a search.
 from __future__ import annotations
 
 import functools
+import inspect
 import random
 from collections.abc import Callable
 from typing import Any
@@ -120,6 +121,10 @@ class SpielBot(Bot):
     rewards = "terminal"
 
     def __init__(self, seed: int = 0, **options: Any) -> None:
+        try:
+            inspect.signature(type(self).make).bind(None, 0, 0, **options)
+        except TypeError as err:
+            raise ArenaError(f"{self.name}'s options are the keyword arguments of its make function: {err}") from None
         self.seed = seed
         self.options = options
 
