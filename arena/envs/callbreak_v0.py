@@ -96,7 +96,8 @@ class _Ordered(wrappers.OrderEnforcingWrapper):
 class raw_env(AECEnv):
     """The unwrapped environment (PettingZoo's name for it); see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "callbreak_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"name": "callbreak_v0", "render_modes": ["ansi", "human"],
+                                          "is_parallelizable": False}
 
     def __init__(self, profile: str = "nepali", *, reward: str = "round", seed: int | None = None,
                  render_mode: str | None = None, **switches: object) -> None:
@@ -104,7 +105,7 @@ class raw_env(AECEnv):
         if reward not in REWARDS:
             raise ArenaError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ArenaError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+            raise ArenaError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.rules = Rules.profile(profile, **switches)
         self.reward = reward
         self.render_mode = render_mode
@@ -158,6 +159,8 @@ class raw_env(AECEnv):
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self._rewarded = False
         self.agent_selection = AGENTS[self.game.current_seat]
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> Observation:
         """What ``agent``'s seat may know now: its vector and action mask (new arrays)."""
@@ -212,6 +215,8 @@ class raw_env(AECEnv):
         if rnd.phase is _OVER:
             self._round_over(rnd.scores or (0, 0, 0, 0))
         self.agent_selection = AGENTS[game.round.current_seat]
+        if self.render_mode == "human":
+            self.render()
 
     def _round_over(self, scores: tuple[int, int, int, int]) -> None:
         """Rewards, the end of the game, or the next round's deal."""
@@ -239,9 +244,15 @@ class raw_env(AECEnv):
         return self._tracker.table.copy()
 
     def render(self) -> str | None:
-        """The table as text (``render_mode="ansi"``): every hand, the calls, the trick and the totals."""
-        if self.render_mode != "ansi":
+        """The table as text: every hand, the calls, the trick and the totals; returned under
+        ``render_mode="ansi"``, printed under ``"human"`` (which also prints it after every reset and step)."""
+        if self.render_mode == "human":
+            print(self.table_text(), flush=True)
             return None
+        return self.table_text() if self.render_mode == "ansi" else None
+
+    def table_text(self) -> str:
+        """The table as text, whatever the render mode."""
         game = self.game
         rnd = game.round
         lines = [f"deal set {self.deal_set}, round {rnd.round_number}, dealer {rnd.dealer}, "

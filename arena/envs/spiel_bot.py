@@ -188,11 +188,17 @@ def openspiel_bot(make: Maker, name: str = "openspiel", version: str = "0", *, h
 def ismcts(game: Any, seat: int, seed: int, simulations: int = 20, uct_c: float = 2.0, rollouts: int = 1) -> Any:
     """OpenSpiel's Python ISMCTS (``open_spiel.python.algorithms.ismcts.ISMCTSBot``) with random rollouts: at
     each decision, ``simulations`` worlds resampled from the seat's information state, each searched once
-    down the tree and played out ``rollouts`` times at random."""
+    down the tree and played out ``rollouts`` times at random. Every draw, the worlds' included, comes from
+    ``seed``, so the same seed in the same position makes the same decision."""
     rng = np.random.RandomState(seed)
     evaluator = mcts.RandomRolloutEvaluator(rollouts, np.random.RandomState(rng.randint(2**31)))
-    return _ismcts.ISMCTSBot(game=game, evaluator=evaluator, uct_c=uct_c, max_simulations=simulations,
+    bot = _ismcts.ISMCTSBot(game=game, evaluator=evaluator, uct_c=uct_c, max_simulations=simulations,
                             random_state=rng)
+    # Left to itself the bot resamples with a pyspiel.UniformProbabilitySampler made afresh each time, seeded
+    # from the system's entropy: its worlds, so its decisions, would differ from run to run.
+    worlds = np.random.RandomState(rng.randint(2**31))
+    bot.set_resampler(lambda state, player: state.resample_from_infostate(player, worlds.random_sample))
+    return bot
 
 
 ISMCTS = openspiel_bot(ismcts, name="ismcts", version="1")
