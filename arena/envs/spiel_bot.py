@@ -149,7 +149,7 @@ class SpielBot(Bot):
         state = spiel_state(view, game, rng)
         if state is None:
             return legal[0]  # no world fits the play (never seen): the lowest legal action, as a policy would
-        bot = type(self).make(game, view.seat, rng.getrandbits(32), **self.options)
+        bot = type(self).make(game, view.seat, rng.getrandbits(31), **self.options)
         return int(bot.step(state))
 
     def _key(self, view: View) -> int:
