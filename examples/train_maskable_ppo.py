@@ -49,6 +49,7 @@ BOT_FILE = '''"""The greedy MaskablePPO policy of model.zip beside this file, as
 examples/train_maskable_ppo.py): ``callbreak-arena rate {path}:MaskablePPO``, or
 ``python {path} --arena HOST:PORT`` over gRPC."""
 
+import threading
 from pathlib import Path
 
 from sb3_contrib import MaskablePPO as _PPO
@@ -57,11 +58,13 @@ from arena.botkit import run
 from arena.envs import policy_bot
 
 _MODEL = _PPO.load(Path(__file__).with_name("model.zip"), device="cpu")
+_ONE_AT_A_TIME = threading.Lock()  # predict() keeps the mask on the model: tables played at once must take turns
 
 
 def greedy(observation):
-    action, _state = _MODEL.predict(observation["observation"], action_masks=observation["action_mask"] == 1,
-                                    deterministic=True)
+    with _ONE_AT_A_TIME:
+        action, _state = _MODEL.predict(observation["observation"], action_masks=observation["action_mask"] == 1,
+                                        deterministic=True)
     return int(action)
 
 
