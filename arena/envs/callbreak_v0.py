@@ -125,6 +125,9 @@ class raw_env(AECEnv):
         self._tracker = Tracker(self.rules)
         self._calls = call_mask(self.rules.call_range)
         self._rewarded = False
+        self._over = False
+        if render_mode == "human":  # the table after every step too, as Gymnasium's human mode does
+            self.step = self._step_and_render  # type: ignore[method-assign]
         self.game = Game(self.rules, seeded_deals(0, 1))
         """The game being played, on the rules core (hidden cards and all: for tools, never for an agent)."""
 
@@ -158,6 +161,8 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self._rewarded = False
+        self._over = False
+        """True once the game is over (every agent terminated)."""
         self.agent_selection = AGENTS[self.game.current_seat]
         if self.render_mode == "human":
             self.render()
@@ -177,13 +182,19 @@ class raw_env(AECEnv):
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        if self._over or not observe:
+            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                    self.terminations[agent], self.truncations[agent], self.infos[agent])
+        # The selected agent is the seat to act (observe()'s work, without its questions): the hot path.
+        rnd = self.game.round
+        mask = card_mask(rnd.legal_mask()) if rnd.phase is _PLAYING else self._calls.copy()
+        return ({"observation": self._tracker.observation(rnd.current_seat), "action_mask": mask},
+                self._cumulative_rewards[agent], False, False, self.infos[agent])
 
     def step(self, action: int | None) -> None:
         """The selected agent acts: a card (0-51) or a call (52 + v); ``None`` once it is terminated."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over:  # every agent is terminated at once, at the end of the game
             self._was_dead_step(action)
             return
         if action is None:
@@ -215,8 +226,10 @@ class raw_env(AECEnv):
         if rnd.phase is _OVER:
             self._round_over(rnd.scores or (0, 0, 0, 0))
         self.agent_selection = AGENTS[game.round.current_seat]
-        if self.render_mode == "human":
-            self.render()
+
+    def _step_and_render(self, action: int | None) -> None:
+        raw_env.step(self, action)
+        self.render()
 
     def _round_over(self, scores: tuple[int, int, int, int]) -> None:
         """Rewards, the end of the game, or the next round's deal."""
@@ -228,6 +241,7 @@ class raw_env(AECEnv):
                 given = tuple(game.totals)
             for agent in AGENTS:
                 self.terminations[agent] = True
+            self._over = True
             self._tracker.finished(game)
         else:
             self._tracker.dealt(game)
