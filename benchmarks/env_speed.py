@@ -8,7 +8,7 @@ for every deal, random legal calls and cards through ``Round.playout``), and a d
 (4 calls, 52 cards). The modes take turns in short slices and count CPU time, as ``engine.py``'s do,
 so that a machine shared with other work slows them alike. Prints the median of the repetitions of
 ``raw_env`` and of ``env()`` (the order-enforcing wrapper), and their ratio to the core's rate (target
->= 0.2).
+>= 0.3).
 
 With ``--clones``, it measures the OpenSpiel game's states instead (the ``openspiel`` extra): for each
 round of a seeded game played at random, the clones per CPU second of a state 20 cards into the round
