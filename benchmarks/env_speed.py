@@ -13,8 +13,9 @@ so that a machine shared with other work slows them alike. Prints the median of 
 With ``--clones``, it measures the OpenSpiel game's states instead (the ``openspiel`` extra): for each
 round of a seeded game played at random, the clones per CPU second of a state 20 cards into the round
 (``state.clone()``, what ISMCTS and MCTS do at every simulation) and the actions applied per CPU second
-from there (a clone played to the end of the round, each action a random legal one), the median of the repetitions, and round 5's clone
-rate as a share of round 1's (target >= 0.5: a state late in a game clones about as fast as an early one).
+from there (a clone played to the end of the round, each action a random legal one), the median of the
+repetitions, and round 5's clone rate as a share of round 1's (target >= 0.5: a state late in a game
+clones about as fast as an early one).
 
     python benchmarks/env_speed.py [--seconds 2] [--repeats 5] [--profile nepali] [--clones]
 """

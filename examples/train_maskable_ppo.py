@@ -34,7 +34,6 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium
-import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback

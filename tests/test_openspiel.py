@@ -23,9 +23,9 @@ from open_spiel.python.observation import make_observation  # noqa: E402
 
 import arena.envs.openspiel  # noqa: E402,F401  (registers python_callbreak)
 from arena.core.cards import card_text  # noqa: E402
+from arena.core.dealing import seeded_deals  # noqa: E402
 from arena.core.game import Game  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
-from arena.core.dealing import seeded_deals  # noqa: E402
 from arena.envs.layout import HAND, OBSERVATION_SIZE, ROUND, TOTALS, observation_of  # noqa: E402
 from arena.envs.spiel_bot import ISMCTS, openspiel_bot, spiel_game, spiel_state  # noqa: E402
 from tests.helpers.runs import records, run, stripped, tournament_text, write  # noqa: E402
@@ -191,7 +191,8 @@ def test_every_observation_type_has_an_observer_and_the_default_ones_are_the_sta
             checked += 1
         if state.is_terminal():
             break
-        play_at_random(state, rng, until=lambda s, n=len(state.history()) + 7: len(s.history()) >= n)
+        stop = len(state.history()) + 7
+        play_at_random(state, rng, until=lambda s, stop=stop: len(s.history()) >= stop)
     assert checked > 30 * len(OBSERVATION_TYPES)
 
 

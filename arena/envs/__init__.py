@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 __all__ = ["ActionMasks", "PolicyBot", "SingleSeat", "openspiel_bot", "policy_bot"]
 
 _HOMES = {"ActionMasks": "arena.envs.single_seat", "PolicyBot": "arena.envs.policy",
-          "SingleSeat": "arena.envs.single_seat", "openspiel_bot": "arena.envs.spiel_bot", "policy_bot": "arena.envs.policy"}
+          "SingleSeat": "arena.envs.single_seat", "openspiel_bot": "arena.envs.spiel_bot",
+          "policy_bot": "arena.envs.policy"}
 """Where each public name lives (its module needs an optional extra)."""
 
 

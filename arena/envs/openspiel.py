@@ -179,7 +179,8 @@ class _Setup:
         end = int(params.get("end_round", 0)) or rules.rounds
         if not 1 <= start <= end <= rules.rounds:
             raise ValueError(f"python_callbreak plays rounds 1 to {rules.rounds} under these rules: start_round "
-                             f"{start} and end_round {end} must satisfy 1 <= start_round <= end_round <= {rules.rounds}")
+                             f"{start} and end_round {end} must satisfy 1 <= start_round <= end_round <= "
+                             f"{rules.rounds}")
         dealer = int(params.get("start_dealer", -1))
         if not -1 <= dealer <= 3:
             raise ValueError(f"start_dealer is a seat 0-3, or -1 for the tournament's dealer, not {dealer}")
@@ -293,7 +294,7 @@ class _Table:
     round is dealt again from the real deal (no player has acted in it yet). A copy copies the game by value.
     """
 
-    __slots__ = ("actors", "dealing", "dealt_after", "deals", "game", "moves", "rewards", "setup")
+    __slots__ = ("actors", "dealing", "deals", "dealt_after", "game", "moves", "rewards", "setup")
 
     def __init__(self, setup: _Setup) -> None:
         self.setup = setup
@@ -460,10 +461,10 @@ class _Table:
             if public:
                 lines.append(f"dealing: {len(self.dealing)} cards dealt")
             for seat in seats:
-                mine = self.dealt_to(seat, self.dealing, self.game.round.dealer)
-                if mine:
+                so_far = self.dealt_to(seat, self.dealing, self.game.round.dealer)
+                if so_far:
                     lines.append(f"{'being dealt' if seat == viewer else f'seat {seat} being dealt'}: "
-                                 f"{' '.join(card_text(card) for card in mine)}")
+                                 f"{' '.join(card_text(card) for card in so_far)}")
         return "\n".join(lines)
 
     def picture(self, seats: Sequence[int], public: bool, viewer: int | None) -> str:

@@ -150,7 +150,7 @@ class ActionMasks(gymnasium.ObservationWrapper[npt.NDArray[np.float32], int, Obs
         space = env.observation_space
         assert isinstance(space, gymnasium.spaces.Dict), "ActionMasks wraps an environment of SingleSeat's observations"
         self.observation_space = space["observation"]
-        self._mask = np.zeros(ACTIONS, bool)
+        self._mask: npt.NDArray[np.bool_] = np.zeros(ACTIONS, bool)
 
     def observation(self, observation: Observation) -> npt.NDArray[np.float32]:
         self._mask = observation["action_mask"].astype(bool)

@@ -12,8 +12,8 @@
 
 ``DeterminisedMCTS`` is a :class:`~arena.botkit.Bot`: ``python = "my_bots.py:DeterminisedMCTS"`` seats it
 in a tournament (``options`` are the keyword arguments of ``make`` after the first three), and
-``arena.botkit.run(DeterminisedMCTS)`` connects it to an arena over gRPC (``sample_bots/ismcts_bot.py`` is
-such a file).
+``arena.botkit.run(DeterminisedMCTS)`` connects it to an arena over gRPC (the ISMCTS sample bot is such a
+file).
 
 At each decision the bot turns its view into a state of the OpenSpiel game ``python_callbreak``
 (:mod:`arena.envs.openspiel`) that its seat cannot tell from the table: a game that starts at the deal

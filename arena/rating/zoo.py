@@ -35,8 +35,8 @@ from arena.event.tables import toml_value
 from arena.event.tournament import Tournament
 from arena.rating.stats import mean_ci
 
-__all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seat_key", "block_seed", "check_members", "load_zoo", "opponents",
-           "rate"]
+__all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seat_key", "block_seed", "check_members", "load_zoo",
+           "opponents", "rate"]
 
 CANDIDATE = "candidate"
 """The candidate's name in the blocks' records."""
