@@ -29,6 +29,8 @@
     refused a bot's connection; it carries the protocol's reason and its words.
   * ``SubmissionError`` (:mod:`arena.ladder.intake`) -- an upload to the ladder was refused (too large, too
     many files, a link, too many this hour, the same content again); the message says which limit.
+    * ``TooOften`` -- refused before any of it was read: the entrant's uploads of the hour are spent, or
+      another of theirs is still being unpacked (HTTP 429).
 
 The exceptions after ``RecordsError`` carry data of their own layer (a fault kind, a protocol
 reason), so they are defined in the module named beside them and only rooted here.

@@ -103,7 +103,8 @@ def kind_config(kind: str, deal_sets: int, tables: int) -> str:
     """A tournament of four bots of ``kind`` (``python``: the in-process random bot, on the fast path)."""
     if kind == "python":
         return CONFIG.format(deal_sets=deal_sets)
-    head = CONFIG.split("[[bots]]")[0].replace("concurrency = 1", f"concurrency = {tables}")
+    # A gRPC bot keeps its process for the whole run (benchmarks/fresh_process.py measures one per game).
+    head = CONFIG.split("[[bots]]")[0].replace("concurrency = 1", f"concurrency = {tables}\nfresh_process = false")
     bots = "".join(f'[[bots]]\nname = "r{i}"\n{LAUNCHED[kind].format()}\nseed = {i}\n' for i in range(1, 5))
     return head.format(deal_sets=deal_sets) + bots
 

@@ -175,8 +175,10 @@ def config_text(setup: str, tables: int, folder: Path, seconds: float) -> str:
     deal_sets = max(1, round(pace * seconds / 20))  # a deal set is 4 games (its rotations) of 5 deals
     bots = "".join(f'[[bots]]\nname = "b{i}"\n{SETUPS[setup].replace("{folder}", str(folder))}\nseed = {i}\n\n'
                    for i in range(1, 5))
-    return (f'[tournament]\nname = "transports"\nseed = 7\ndeal_sets = {deal_sets}\nconcurrency = {tables}\n\n'
-            + bots)
+    # gRPC bots keep their processes for the whole run: the transport is measured, not the start of a process
+    # per game (benchmarks/fresh_process.py measures that).
+    return (f'[tournament]\nname = "transports"\nseed = 7\ndeal_sets = {deal_sets}\nconcurrency = {tables}\n'
+            "fresh_process = false\n\n" + bots)
 
 
 Measured = tuple[float, float, float, float, int, int]

@@ -69,7 +69,9 @@ def test_a_class_of_thirty_plays_a_league_from_its_roster(tmp_path: Path, capsys
     sandbox = "bwrap" if bwrap_problem() is None else "off"
     config = tmp_path / "league.toml"
     config.write_text(
-        '[tournament]\nname = "class-league"\nseed = 2026\ndeal_sets = 1\nconcurrency = 8\nroster = "roster.toml"\n\n'
+        # The league, not the bots' processes, is what is tested: they keep theirs for the whole run.
+        '[tournament]\nname = "class-league"\nseed = 2026\ndeal_sets = 1\nconcurrency = 8\nroster = "roster.toml"\n'
+        'fresh_process = false\n\n'
         f'[time]\ndeadline_ms = 10000\n\n[sandbox]\nmode = "{sandbox}"\n\n'
         '[[bots]]\nname = "teacher"\npython = "sample_bots.heuristic_bot:HeuristicBot"\n', encoding="utf-8")
     folder = tmp_path / "results"

@@ -9,6 +9,8 @@ import pytest
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.event.config import load_config, parse_config
+from arena.event.kinds import Format
+from arena.event.schedule import Schedule
 from arena.transports.grpc.tokens import token_sha256
 
 RANDOM = "sample_bots.random_bot:RandomBot"
@@ -178,11 +180,31 @@ def test_format_options_are_read() -> None:
     assert parse_config(GOOD["swiss"]).format_options.to_dict() == {"opening_rounds": 3}
 
 
+EVERY_FORMAT = {
+    **{fmt: GOOD[fmt] for fmt in ("round-robin", "gauntlet", "swiss")},
+    "head-to-head": GOOD["head-to-head with a pool"],
+    "sprt": '[tournament]\nformat = "sprt"\n[sprt]\na = "a"\nb = "b"\ndelta1 = 1.0\n' + bots("a", "b"),
+}
+
+
+@pytest.mark.parametrize("rotation", ["cyclic", "full"])
+def test_every_format_replays_its_deal_sets_so_launched_bots_get_a_new_process_for_every_game(rotation: str) -> None:
+    assert set(EVERY_FORMAT) == set(Format)  # a new format is looked at here
+    for fmt, text in EVERY_FORMAT.items():
+        config = parse_config(text.replace("[tournament]\n", f'[tournament]\nrotation = "{rotation}"\n'))
+        assert config.fresh_process, fmt
+        schedule = Schedule(bots=[b.name for b in config.bots], format=fmt, rotation=rotation, deal_sets=range(1, 3),
+                            seed=1, options=config.format_options)
+        games = schedule.round_assignments(1)
+        tables = {(game.group, game.deal_set) for game in games}
+        assert tables and all(sum((g.group, g.deal_set) == table for g in games) >= 4 for table in tables), fmt
+
+
 def test_defaults() -> None:
     config = parse_config(FOUR)
     assert (config.name, config.seed, config.deal_sets, config.format, config.rotation) == (
         "tournament", 1, 8, "round-robin", "cyclic")
-    assert config.concurrency == 4 and not config.fresh_process
+    assert config.concurrency == 4 and config.fresh_process  # every format replays its deal sets
     assert config.rules.profile_name == "nepali"
     assert config.table.deadline_ms == 2000 and config.table.max_retries == 3
     assert config.deal_file is None and config.tls_cert is None

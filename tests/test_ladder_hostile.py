@@ -35,9 +35,8 @@ from arena.ladder.intake import VERSIONS, SubmissionError, TooOften
 from arena.transports.grpc.tokens import new_token, token_sha256
 from arena.web.ladder import SiteLimits
 from tests.helpers.hostile_uploads import hostile_archives, tar_bomb, tar_of, zip_of
-from tests.helpers.ladder import GOOD_BOT, SANDBOX, Served, make_ladder
+from tests.helpers.ladder import GOOD_BOT, SANDBOX, Served, make_ladder, serving
 from tests.helpers.runs import ROOT
-from tests.test_ladder_site import serving
 
 HOUSE = ("sample_bots.heuristic_bot:HeuristicBot", "sample_bots.random_bot:RandomBot",
          "sample_bots.random_bot:RandomBot")
@@ -60,6 +59,40 @@ class Crashing(Bot):
 
 if __name__ == "__main__":
     raise SystemExit(run(Crashing))
+'''
+
+
+BOMB = '''\
+"""A fork bomb and a /tmp filler: as many processes and as much of /tmp as it can get (bounded here at 400 and at
+200 MiB, so that a machine without the limits survives the test); says what it got, and ends before it connects."""
+import os, sys, time
+
+PROCESSES, TMP_MIB = 400, 200
+started = 0
+for _ in range(PROCESSES):
+    try:
+        pid = os.fork()
+    except OSError:
+        break
+    if pid == 0:  # each child forks on too, until the machine (or the bot's cap) says no
+        try:
+            os.fork()
+        except OSError:
+            pass
+        time.sleep(60)
+        os._exit(0)
+    started += 1
+written = 0
+try:
+    with open("/tmp/filler", "wb") as out:
+        while written < TMP_MIB << 20:
+            out.write(bytes(1 << 20))
+            out.flush()
+            written += 1 << 20
+except OSError:
+    pass
+print(f"BOMB started={started} tmp_mib={written >> 20}", file=sys.stderr, flush=True)
+raise SystemExit(1)
 '''
 
 
@@ -177,8 +210,9 @@ def test_a_compiled_bot_keeps_its_execute_bits_and_nothing_else_and_dot_names_ar
     assert version.kind == "stdio"
     stored = tmp_path / "ladder" / version.path
     modes = {p.name: p.stat().st_mode & 0o7777 for p in stored.iterdir()}
-    assert modes == {"bot": 0o555, "run.sh": 0o555, "bot.json": 0o444, "notes.txt": 0o444}
-    assert stored.stat().st_mode & 0o7777 == 0o555
+    assert modes == {"bot": 0o500, "run.sh": 0o500, "bot.json": 0o400, "notes.txt": 0o400}  # the ladder's user's alone
+    assert stored.stat().st_mode & 0o7777 == 0o500
+    assert stored.parent.stat().st_mode & 0o7777 == 0o700
     # The same bytes without their execute bits are another bot; a zip keeps the bits too.
     plain = tar_of({"bot": (source / "bot").read_bytes(), "bot.json": STDIO, "run.sh": b"#!/bin/sh\nexec ./bot\n",
                     "notes.txt": b"notes\n"})
@@ -186,7 +220,7 @@ def test_a_compiled_bot_keeps_its_execute_bits_and_nothing_else_and_dot_names_ar
     zipped = ladder.submit("sita", "bot.zip", zip_of({"bot": (source / "bot").read_bytes(), "bot.json": STDIO},
                                                      modes={"bot": 0o4755}))
     zip_modes = {p.name: p.stat().st_mode & 0o7777 for p in (tmp_path / "ladder" / zipped.path).iterdir()}
-    assert zip_modes == {"bot": 0o555, "bot.json": 0o444}
+    assert zip_modes == {"bot": 0o500, "bot.json": 0o400}
     ladder.close()
 
 
@@ -243,7 +277,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     folder = tmp_path_factory.mktemp("hostile") / "ladder"
     ladder = make_ladder(folder, placement_blocks="1", check_games="4")
     tokens = {f"house-{n}": ladder.add_entrant(f"house-{n}", python=house) for n, house in enumerate(HOUSE)}
-    for name in ("sita", "tom", "mallory", "ivan"):
+    for name in ("sita", "tom", "mallory", "ivan", "eve"):
         tokens[name] = ladder.add_entrant(name)
     ladder.close()
     organiser = _organiser_token(folder)
@@ -428,6 +462,29 @@ def test_a_failed_check_is_its_entrants_and_no_page_names_a_path_of_the_server(s
     assert "my model file" not in pages["sita", "/entrants/tom"]
     assert "my model file is missing" in pages["tom", "/entrants/tom"]
     assert "my model file is missing" in pages["organiser", "/entrants/tom"]
+
+
+def test_a_fork_bomb_and_a_tmp_filler_fail_their_check_within_the_limits_and_the_ladder_serves_on(
+        site: Site) -> None:
+    if SANDBOX != "bwrap":
+        pytest.skip("bubblewrap is not installed: the ladder would refuse to check the bot")
+    assert site.upload("eve", "bomb.py", BOMB.encode()).status_code == 200
+    site.until("eve's bomb fails its check", lambda ladder: _states(ladder, "eve#") == ["failed"])
+    ladder = site.ladder()
+    with ladder.session() as session:
+        tail = " ".join(c.stderr_tail for c in session.scalars(select(Check).join(Version).where(
+            Version.label == "eve#1")))
+    ladder.close()
+    found = re.search(r"BOMB started=(\d+) tmp_mib=(\d+)", tail)
+    assert found, tail
+    # The ladder's defaults: 64 processes and threads a bot (itself and its sandbox's first process among them), and
+    # 64 MiB of /tmp. Without them it got all 400 processes (and their children) and all 200 MiB.
+    assert int(found.group(1)) < 64 and int(found.group(2)) <= 64, found.group(0)
+    with site.client() as browser:
+        assert browser.get("/").status_code == 200
+    assert site.upload("eve", "lowest.py", GOOD_BOT.encode()).status_code == 200  # the next upload is checked
+    site.until("eve's next version passes its check", _active("eve#2"))
+    assert "launched bots run without a limit on the number of processes" not in site.log()
 
 
 def _states(ladder: Ladder, prefix: str) -> list[str]:

@@ -50,7 +50,8 @@ def _ladder(folder: Path, house: tuple[tuple[str, str], ...] = HOUSE, **changes:
         ladder.add_entrant(name, python=bot)
     with ladder.session() as session:
         session.execute(update(Version).values(state=VersionState.ACTIVE, activated=utc_now()))
-    return ladder, ladder.add_entrant("remy", remote=True)
+    ladder.add_entrant("remy", remote=True)
+    return ladder, ladder.bot_token("remy")
 
 
 def _bot(address: str, token: str, **env: str) -> subprocess.Popen[bytes]:
@@ -269,7 +270,8 @@ def test_a_second_session_of_a_remote_entrant_takes_over_and_nothing_is_missed(t
 
 def test_two_remote_entrants_stay_connected_while_the_other_plays(tmp_path: Path) -> None:
     ladder, token = _ladder(tmp_path / "ladder")
-    rita = ladder.add_entrant("rita", remote=True)
+    ladder.add_entrant("rita", remote=True)
+    rita = ladder.bot_token("rita")
     service = LadderService(ladder)
     bots = [_bot(service.remote_address, token), _bot(service.remote_address, rita)]
 

@@ -73,7 +73,9 @@ def _scenario(tmp_path: Path, database: str | None) -> None:
     for name in names:
         added = cli("ladder", "add", folder, name, *(["--remote"] if name.startswith("remote") else []))
         assert added.returncode == 0, added.stderr
-        tokens[name] = added.stdout.splitlines()[1]
+        lines = added.stdout.splitlines()
+        tokens[name] = lines[3] if name.startswith("remote") else lines[1]  # a remote bot's own token, not its site's
+        assert len(lines) == (4 if name.startswith("remote") else 2) and "bot token" not in lines[0]
     served = Served(folder)
     ladder = Ladder.open(folder)
     remote_bot = None

@@ -620,6 +620,12 @@ def test_the_entrant_page_escapes_the_display_name_and_shows_checks_games_and_fa
     hidden = public_data["versions"][0]["checks"][0]
     assert (hidden["detail"], hidden["hand"], hidden["stderr_tail"]) == (None, None, None)
     assert "shown to carol and the organiser" in public
+    # Its version's memory test over its done block (one deal set: its first game and three later ones, no test yet).
+    memory = data["versions"][0]["memory_test"]
+    assert set(memory) == {"first", "later", "difference", "interval", "p", "flagged"}
+    assert memory["first"] is not None and memory["later"] is not None and memory["p"] is None
+    assert memory["flagged"] is False and "one deal set: no test yet" in data["versions"][0]["memory"]
+    assert "Memory test: first games" in alice.text
     # Its version's rank range on the leaderboard, as the leaderboard gives it.
     assert data["versions"][0]["rank_range"] == [1, 2] and data["versions"][0]["ranked"] == 4
     assert "Rank <b>1-2</b> of 4 on the leaderboard" in alice.text
@@ -699,6 +705,8 @@ def test_the_organiser_page_is_the_organisers_alone(url: str, built: Built) -> N
         assert "The ladder is paused" in organiser.get("/").text
         data = organiser.get("/api/organiser").json()
         assert data["state"]["paused"] is True and {e["name"] for e in data["entrants"]} >= {"alice", "dave"}
+        # The pair report of the done blocks: one block, where every pair sat together, so nothing to compare.
+        assert "Pair report" in page.text and data["pair_lines"][0].startswith("Over the newest 1 done")
         bad = organiser.post("/organiser/final", data={"csrf": csrf, "deal_sets": "many"})
         assert bad.status_code == 400 and "whole number" in bad.text
         assert organiser.post("/organiser/resume", data={"csrf": csrf}).status_code == 303

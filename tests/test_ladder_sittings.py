@@ -207,7 +207,7 @@ def test_an_entrant_plays_a_deal_set_against_a_submitted_version_and_its_records
     config = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))["config"]
     settings = ladder.settings
     assert (config["seed"], config["time"]["deadline_ms"], config["operations"]["sandbox"]["mode"]) == (
-        7, settings.deadline_ms, settings.sandbox)  # the seed given, the ladder's deadline and sandbox
+        7, settings.deadline_ms, settings.sandbox.mode)  # the seed given, the ladder's deadline and sandbox
     assert config["rules"] == settings.rules.to_dict()
     faults = [(g.seats[f.seat], f.kind) for g in games for f in g.rounds[0].faults]
     assert faults == [(PERSON, FaultKind.ILLEGAL_CALL)]  # the call refused above; each bot made every decision itself

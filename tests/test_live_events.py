@@ -26,6 +26,7 @@ from tests.conftest import free_port
 from tests.helpers.runs import (
     BOTS,
     COMMAND,
+    KEPT,
     NO_FAST,
     RANDOM,
     ROOT,
@@ -182,8 +183,9 @@ def test_a_launched_bot_that_fails_to_start_is_absent_at_once(tmp_path: Path, fr
 def test_a_frozen_launched_bot_is_faulted_at_its_deadline_and_the_event_goes_on(tmp_path: Path) -> None:
     pidfile = tmp_path / "frozen.pid"
     frozen = f"{{python}} {EVENT_BOTS} PidRandom --arena {{address}} --option pidfile={pidfile}"
+    # One process of the bot for the whole run, frozen once: 160 starts of a process per game would add nothing.
     text = tournament_text(FIVE, kind="command", spec=COMMAND, deal_sets=2, concurrency=2,
-                           tournament='forfeit = "fallback"\n', a=frozen, extra=UNSANDBOXED)
+                           tournament='forfeit = "fallback"\n' + KEPT, a=frozen, extra=UNSANDBOXED)
     # Patience enough for the launched bots to start (python and grpc take a moment on a busy machine).
     text = text.replace("deadline_ms = 10000", "deadline_ms = 1000").replace("absent_after_s = 30",
                                                                             "absent_after_s = 10")
@@ -355,7 +357,9 @@ def test_status_of_a_run_whose_arena_ended_without_finishing(tmp_path: Path) -> 
 def test_a_sleeping_in_process_bot_is_late_and_no_bot_at_another_table_is(tmp_path: Path) -> None:
     # The sleeper sits at some tables, four launched bots over gRPC at all of them: while it sleeps
     # past its deadline in its own thread, the arena's loop keeps serving the gRPC bots everywhere.
-    text = tournament_text(("r1", "r2", "r3", "r4"), kind="command", spec=COMMAND, deal_sets=1, concurrency=4)
+    # The loop, not the bots' processes, is what is tested: they keep theirs, and no start competes for the CPU.
+    text = tournament_text(("r1", "r2", "r3", "r4"), kind="command", spec=COMMAND, deal_sets=1, concurrency=4,
+                           tournament=KEPT)
     text = text.replace("deadline_ms = 10000", "deadline_ms = 1000")
     text += f'\n[[bots]]\nname = "sleepy"\npython = "{BOTS}:Sleeper"\noptions = {{ delay = 1.6, at = 3 }}\n'
     config = write(tmp_path / "t.toml", text)

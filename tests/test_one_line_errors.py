@@ -42,8 +42,8 @@ def in_process(spec: str) -> str:
 
 
 def with_remote(server: str) -> str:
-    """A configuration with a remote bot and a ``[server]`` table."""
-    return tournament_text(("a", "b", "c"), deal_sets=1, extra=f"{REMOTE}\n[server]\n{server}\n")
+    """A configuration with a remote bot and a ``[server]`` table, on a seed too large to warn about."""
+    return tournament_text(("a", "b", "c"), seed=2**40, deal_sets=1, extra=f"{REMOTE}\n[server]\n{server}\n")
 
 
 @pytest.fixture

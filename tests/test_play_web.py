@@ -12,6 +12,8 @@ import asyncio
 import json
 import re
 import stat
+import subprocess
+import sys
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -26,9 +28,10 @@ from arena.core.rules import Rules
 from arena.event.audit import audit
 from arena.event.store import ResultsStore
 from arena.players.records import GameRecords
-from arena.web.seat import BODY_BYTES, SeatSite, card_text
+from arena.web.seat import BODY_BYTES, NOT_YOURS, SeatSite, card_text
 from arena.web.sitting import PERSON, Sitting
 from tests.helpers.pages import asked, version
+from tests.helpers.runs import ROOT
 
 RULES = Rules.profile("nepali").with_text_switches(["rounds=1"])
 TOKEN = re.compile(r'name="csrf" value="([^"]+)"')
@@ -69,8 +72,8 @@ async def _sitting(folder: Path, drive: Driver,
     url = await site.start("127.0.0.1", 0)
     playing = asyncio.ensure_future(sitting.play())
     try:
-        async with httpx.AsyncClient(base_url=url, timeout=30) as client:
-            page = await client.get("/")
+        async with httpx.AsyncClient(base_url=url.split("/?")[0], timeout=30) as client:
+            page = await client.get(url, follow_redirects=True)  # the address printed: its secret becomes a cookie
             found = TOKEN.search(page.text)
             assert found is not None
             await drive(client, found.group(1))
@@ -196,6 +199,75 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         assert "connect-src 'self'" in answered.headers["content-security-policy"]
 
     asyncio.run(_sitting(tmp_path / "results", drive))
+
+
+def test_the_table_is_the_persons_alone_who_holds_the_address_printed(tmp_path: Path) -> None:
+    async def scenario() -> None:
+        sitting = Sitting(RULES, 4, ["random"] * 3, tmp_path / "results")
+        site = SeatSite(sitting)
+        url = await site.start("127.0.0.1", 0)
+        playing = asyncio.ensure_future(sitting.play())
+        base, _, secret = url.partition("/?token=")
+        try:
+            assert secret and len(secret) >= 32
+            async with httpx.AsyncClient(base_url=base, timeout=30) as stranger:  # another user of the machine
+                for path in ("/", "/table", "/table?since=0", f"/?token={secret[:-1]}x"):
+                    refused = await stranger.get(path)
+                    assert (refused.status_code, refused.text) == (403, NOT_YOURS), path
+                refused = await stranger.post("/call", data={"csrf": "x", "call": "2"})
+                assert (refused.status_code, refused.text) == (403, NOT_YOURS)
+                assert (await stranger.get("/healthz")).status_code == 200
+            async with httpx.AsyncClient(base_url=base, timeout=30) as person:
+                opened = await person.get(url)  # the address printed: a cookie, and the page without the secret
+                assert opened.status_code == 303 and opened.headers["location"] == "/"
+                cookie = opened.headers["set-cookie"]
+                assert secret in cookie and "HttpOnly" in cookie and "SameSite=strict" in cookie
+                page = await person.get("/")
+                assert page.status_code == 200
+                found = TOKEN.search(page.text)
+                assert found is not None and secret not in page.text
+                html = await _next_asked(person, (await person.get("/table")).text)
+                assert asked(html) == "call"
+                # DNS rebinding: a page of another site, its name pointed at this machine, sends the person's cookie
+                # (the browser thinks it its own) with its own name as Host and Origin. Refused all the same.
+                rebound = {"Host": f"rebound.example:{base.rsplit(':', 1)[1]}",
+                           "Origin": f"http://rebound.example:{base.rsplit(':', 1)[1]}"}
+                refused = await person.post("/call", data={"csrf": found.group(1), "call": "2"}, headers=rebound)
+                assert refused.status_code == 403 and "another site" in refused.text
+                assert asked((await person.get("/table")).text) == "call"  # nothing was played
+                answered = await person.post("/call", data={"csrf": found.group(1), "call": "2"},
+                                             headers={"Origin": base, "X-Seat-Script": "1"})  # from the page itself
+                assert answered.status_code == 200 and asked(answered.text) != "call", answered.text
+        finally:
+            playing.cancel()
+            await asyncio.gather(playing, return_exceptions=True)
+            await site.stop()
+
+    asyncio.run(scenario())
+
+
+def test_off_loopback_the_page_prints_its_secret_and_refuses_a_request_without_it(tmp_path: Path) -> None:
+    served = subprocess.Popen([sys.executable, "-m", "arena", "play", "--web", "--host", "0.0.0.0", "--port", "0",
+                               "--opponents", "random", "--results", str(tmp_path / "results")], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert served.stdout is not None
+        line = served.stdout.readline()
+        found = re.search(r"Your table is at (http://127\.0\.0\.1:(\d+)/\?token=(\S+)) : open it", line)
+        assert found, line
+        assert "from another machine" in line and "whoever has it can see your hand" in line
+        url, port, secret = found.groups()
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=30) as stranger:
+            refused = stranger.get("/")
+            assert (refused.status_code, refused.text) == (403, NOT_YOURS)
+        with httpx.Client(timeout=30, follow_redirects=True) as person:
+            page = person.get(url)
+            assert page.status_code == 200 and TOKEN.search(page.text)
+            assert person.get(f"http://127.0.0.1:{port}/table").status_code == 200
+        assert secret not in Path(f"/proc/{served.pid}/cmdline").read_text()
+    finally:
+        served.terminate()
+        served.communicate(timeout=20)
 
 
 def test_the_command_line_refuses_an_unknown_bot_and_a_used_folder_and_documents_web(

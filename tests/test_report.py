@@ -103,7 +103,7 @@ def test_markdown_is_github_tables(round_robin: Path) -> None:
 def test_json_has_every_part(round_robin: Path) -> None:
     data = json.loads(folder_report(round_robin, "json"), parse_constant=lambda c: pytest.fail(f"bare {c}"))
     assert set(data) == {"unit", "intervals", "result", "ended", "winner", "runner_up", "standings", "comparison",
-                         "head_to_head", "seats"}
+                         "head_to_head", "seats", "pairs"}
     assert data["ended"] is True and data["winner"] == "heur"
     assert data["unit"] == "points" and data["result"] is None  # only the master profile names a winner
     assert data["intervals"] == {"level": 0.95, "method": "Student's t on the clusters, ratio estimator",

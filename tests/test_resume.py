@@ -17,6 +17,7 @@ import pytest
 from tests.helpers.runs import (
     COMMAND,
     CRASHER,
+    KEPT,
     NO_FAST,
     ROOT,
     SLOW,
@@ -176,9 +177,10 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_result(tm
 
 
 def test_sigkill_with_bots_over_grpc_then_resume(tmp_path: Path) -> None:
-    # The sample random bot as four processes of their own, connected over real gRPC.
+    # The sample random bot as four processes of their own for the whole run, connected over real gRPC (the
+    # arena's kill is tested, not the bots' starts: a process per game would be 96 of them in each run).
     config = write(tmp_path / "t.toml", tournament_text(kind="command", spec=COMMAND, deal_sets=3, seed=8,
-                                                       concurrency=2))
+                                                       concurrency=2, tournament=KEPT))
     log = tmp_path / "run.log"
     whole = start(config, tmp_path / "whole", tmp_path / "whole.log")
     try:

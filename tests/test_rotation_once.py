@@ -300,6 +300,7 @@ def test_a_remote_version_that_misses_its_one_game_of_a_once_block_voids_it(tmp_
     with ladder.session() as session:
         session.execute(update(Version).values(state=VersionState.ACTIVE, activated=utc_now()))
     ladder.add_entrant("remy", remote=True)
+    ladder.bot_token("remy")  # a remote version is seated once its bot has a token to connect with
     serve_until(ladder, lambda session: bool(_remy_blocks(session, BlockState.DONE, BlockState.VOID)),
                 service=LadderService(ladder))
     with ladder.session() as session:

@@ -2,9 +2,10 @@
 
 A spy bot, launched by a real tournament, tries at start what a hostile student's file would: read the
 records of the run, reach the network, read another bot's folder, see the arena's environment and its
-processes, and allocate more memory than its limit. It writes what it managed into its log, then plays
-as the random bot does. Under ``mode = "off"`` the same bot manages all of it, so the tests would catch
-a sandbox that confines nothing.
+processes, allocate more memory than its limit, start 200 processes, and fill its ``/tmp``, its ``/dev/shm`` and
+the rest of its file system. It writes what it managed into its log, then plays as the random bot does. Under
+``mode = "off"`` the same bot manages all of it (but the processes, where a cgroup caps them in every mode), so the
+tests would catch a sandbox that confines nothing.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import json
 import os
 import socket
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,15 +21,21 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
+from arena.event import cgroups
 from arena.event.config import load_config, parse_config
-from arena.event.sandbox import bwrap_problem, own_folder
+from arena.event.sandbox import LIFELINE_FD, SandboxSettings, bot_environment, bwrap_problem, own_folder, sandboxed
+from arena.event.startstep import limited, memory_file
 from tests.helpers.runs import ROOT, cli, run, tournament_text, write
 
 PROBLEM = bwrap_problem()
+PROCESSES = 32
+"""The spy's ``[sandbox] processes``: it tries to start 200."""
+FILL = 16 << 20
+"""What the spy tries to write to each place; its ``tmp_mb`` is 4."""
 needs_bwrap = pytest.mark.skipif(PROBLEM is not None, reason=f"no sandbox on this machine: {PROBLEM}")
 
 SPY = '''\
-import json, os, resource, socket, sys
+import json, os, resource, signal, socket, sys, tempfile, time
 from arena.botkit import run
 from sample_bots.random_bot import RandomBot
 
@@ -37,6 +45,42 @@ def attempt(what, action):
         found[what] = repr(action())[:200]
     except BaseException as err:
         found[what] = "refused: " + type(err).__name__
+
+def processes():
+    children = []
+    for _ in range(200):
+        try:
+            pid = os.fork()
+        except OSError:
+            break
+        if pid == 0:
+            time.sleep(30)
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+    return len(children)
+
+def fill(folder):
+    written = 0
+    handle, path = tempfile.mkstemp(dir=folder)
+    try:
+        with os.fdopen(handle, "wb") as out:
+            while written < FILL:
+                out.write(bytes(1 << 20))
+                out.flush()
+                written += 1 << 20
+    except OSError:
+        pass
+    finally:
+        os.unlink(path)
+    return written
+
+found["processes"] = processes()
+found["tmp"] = fill("/tmp")
+found["shm"] = fill("/dev/shm")
+attempt("root", lambda: open("/callbreak-spy", "wb").close())
 
 attempt("results", lambda: os.listdir(RESULTS))
 attempt("manifest", lambda: open(os.path.join(RESULTS, "manifest.json")).read(100))
@@ -72,11 +116,11 @@ def spy_run(tmp_path: Path, port: int, mode: str, monkeypatch: pytest.MonkeyPatc
     spy_folder.mkdir()
     (spy_folder / "spy.py").write_text(
         f"RESULTS = {str(results)!r}\nSECRET = {str(other / 'secret.txt')!r}\nPORT = {port}\n"
-        f"ARENA_PID = {os.getpid()}\n" + SPY)
+        f"ARENA_PID = {os.getpid()}\nFILL = {FILL}\n" + SPY)
     monkeypatch.setenv("SANDBOX_TEST_SECRET", "hunter2")
     config = tournament_text(
         ("spy", "r2", "r3", "r4"), deal_sets=1,
-        extra=f'\n[sandbox]\nmode = "{mode}"\ncpus = 1\nmemory_mb = 1024\n',
+        extra=f'\n[sandbox]\nmode = "{mode}"\ncpus = 1\nmemory_mb = 1024\nprocesses = {PROCESSES}\ntmp_mb = 4\n',
     ).replace('name = "spy"\npython = "sample_bots.random_bot:RandomBot"',
               f'name = "spy"\ncommand = "{{python}} {spy_folder / "spy.py"} --arena {{address}} --seed {{seed}}"')
     summary = run(write(tmp_path / "t.toml", config), results, fresh=True)
@@ -102,6 +146,9 @@ def test_a_sandboxed_bot_cannot_read_records_reach_the_network_or_read_another_b
     assert found["cpus"] == 1 or len(os.sched_getaffinity(0)) == 1
     assert found["token"] is True
     assert oct((tmp_path / "results").stat().st_mode & 0o777) == oct(0o700)
+    assert 16 <= found["processes"] < PROCESSES  # itself and the sandbox's first process are counted too
+    assert found["tmp"] == found["shm"] == 4 << 20  # each full at tmp_mb, and not a byte past it
+    assert found["root"] == "refused: OSError"  # read-only: nowhere else to write
 
 
 def test_without_the_sandbox_the_same_spy_gets_everything(
@@ -117,6 +164,9 @@ def test_without_the_sandbox_the_same_spy_gets_everything(
     assert found["secret variable"] == ""  # a launched bot's environment is made afresh, sandbox or not
     assert found["memory"] == "refused: MemoryError"
     assert found["address space"] == 1024 * 2**20
+    assert found["tmp"] == found["shm"] == FILL  # the machine's own /tmp: the sandbox's size is not there
+    # A cgroup of the bot's own caps its processes in every mode, where the machine gives the arena one.
+    assert found["processes"] < PROCESSES if cgroups.delegated("pids") else found["processes"] == 200
 
 
 def test_mode_bwrap_refuses_to_run_where_bwrap_is_missing(tmp_path: Path) -> None:
@@ -167,3 +217,27 @@ def test_sandbox_settings_are_checked(tmp_path: Path) -> None:
     loaded = load_config(write(tmp_path / "t.toml", base.replace("[time]", '[sandbox]\nread_only = ["opt"]\n\n[time]')))
     assert loaded.sandbox.read_only == (tmp_path / "opt",)
     assert loaded.sandbox.cpus == 1 and loaded.sandbox.memory_mb == 2048 and loaded.sandbox.mode == "auto"
+
+
+@needs_bwrap
+@pytest.mark.parametrize("arena_alive", [True, False])
+def test_a_sandbox_whose_arena_died_as_it_was_made_starts_no_bot(tmp_path: Path, arena_alive: bool) -> None:
+    # bubblewrap binds the sandbox's first process to the arena's life only after the arena's side of it runs:
+    # an arena killed in between leaves it running. The bot's start reads the life line the arena alone holds
+    # open; here the test is the arena, and lets go of its end before the sandbox starts, or keeps it.
+    bot = write(tmp_path / "bot.py", 'import sys\nprint("the bot started", file=sys.stderr, flush=True)\n')
+    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
+                            hidden=[], env=bot_environment({}, confined=True))
+    reading, writing = os.pipe()
+    files = {target: memory_file(data) for target, data in confinement.files.items()}
+    plan = {**files, LIFELINE_FD: reading}
+    if not arena_alive:
+        os.close(writing)
+    try:
+        done = subprocess.run(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
+                              pass_fds=list(plan.values()), capture_output=True, text=True, timeout=60)
+    finally:
+        for fd in (*files.values(), reading, *([writing] if arena_alive else [])):
+            os.close(fd)
+    assert done.returncode == 0, done.stderr
+    assert ("the bot started" in done.stderr) is arena_alive

@@ -30,7 +30,7 @@ from arena.transports.grpc.tokens import find_bot, is_sha256, new_token, token_s
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, free_port, handshake, hello, run, token, tokens
-from tests.helpers.runs import BOTS, RANDOM, ROOT, UNSANDBOXED, tournament_text, write
+from tests.helpers.runs import BOTS, KEPT, RANDOM, ROOT, UNSANDBOXED, tournament_text, write
 from tests.helpers.runs import run as run_tournament
 from tests.helpers.seating import seat_and_play
 
@@ -233,7 +233,7 @@ def told(folder: Path, name: str) -> list[dict[str, Any]]:
 
 def test_a_launched_bot_gets_a_fresh_token_per_run_in_its_environment_only(tmp_path: Path) -> None:
     text = tournament_text(FOUR, kind="command", spec=TELLER.replace("{out}", str(tmp_path)), deal_sets=1,
-                           extra=UNSANDBOXED)
+                           tournament=KEPT, extra=UNSANDBOXED)
     config = write(tmp_path / "t.toml", text)
     assert run_tournament(config, tmp_path / "first").played == 4
     assert run_tournament(config, tmp_path / "second").played == 4

@@ -16,6 +16,7 @@ from tests.helpers.runs import (
     BOTS,
     COMMAND,
     CRASHER,
+    KEPT,
     NO_FAST,
     RANDOM,
     STUBBORN,
@@ -61,9 +62,10 @@ def test_records_are_byte_identical_apart_from_timings(tmp_path: Path) -> None:
 
 
 def test_bots_over_grpc_give_the_same_records_at_any_concurrency_and_as_in_process(tmp_path: Path) -> None:
-    for name, concurrency in (("grpc1", 1), ("grpc4", 4)):
-        config = write(tmp_path / f"{name}.toml",
-                       tournament_text(kind="command", spec=COMMAND, concurrency=concurrency, seed=3))
+    # A new process for every game at one table, one process each for the whole run at four: the same records.
+    for name, concurrency, kept in (("grpc1", 1, ""), ("grpc4", 4, KEPT)):
+        config = write(tmp_path / f"{name}.toml", tournament_text(kind="command", spec=COMMAND,
+                                                                  concurrency=concurrency, seed=3, tournament=kept))
         summary = run(config, tmp_path / name)
         assert (summary.played, summary.faults) == (8, 0)
     in_process = write(tmp_path / "local.toml", tournament_text(seed=3))
@@ -227,7 +229,7 @@ def test_a_launched_bot_that_keeps_dying_is_restarted_then_waited_for_or_played_
     # then counts it as broken. Under forfeit = "wait", run stops with the games outstanding and says
     # why; under "fallback", the fallback player takes its seats and the run completes.
     quitter = f"{{python}} {BOTS} Quitter --arena {{address}}"
-    text = tournament_text(kind="command", spec=COMMAND, r1=quitter, concurrency=1).replace(
+    text = tournament_text(kind="command", spec=COMMAND, r1=quitter, concurrency=1, tournament=KEPT).replace(
         "[time]\n", "[time]\nreconnect_grace_s = 0.5\n")
     waiting = write(tmp_path / "wait.toml", text)
     result = cli("run", waiting, "--results", tmp_path / "out", "--no-progress", timeout=90)

@@ -21,6 +21,7 @@ from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import (
     BOTS,
     COMMAND,
+    KEPT,
     RANDOM,
     ROOT,
     UNSANDBOXED,
@@ -60,7 +61,7 @@ def test_command_bots_on_workers_give_the_records_of_one_process(tmp_path: Path)
     # Four long-lived gRPC bots and one in-process, 5 groups of 4 games: every table is a worker's.
     text = kinds_text([("a", "command", COMMAND), ("b", "command", COMMAND), ("c", "command", COMMAND),
                        ("d", "command", COMMAND), ("e", "python", RANDOM)], name="cmd", seed=3, deal_sets=1,
-                      extra=UNSANDBOXED)
+                      extra=UNSANDBOXED).replace("concurrency = 2\n", "concurrency = 2\n" + KEPT)
     one, two = both(tmp_path, text)
     assert stripped_list(one) == stripped_list(two)
     assert cli("verify", two).returncode == 0
@@ -129,7 +130,8 @@ def test_tables_without_a_remote_bot_go_to_the_workers_and_the_others_stay(tmp_p
     noting = write(tmp_path / "noting.py", f"import os, runpy\nwith open({str(parents)!r}, 'a') as out:\n"
                                            f"    out.write(f'{{os.getppid()}}\\n')\nrunpy.run_path({lowest!r})\n")
     text = kinds_text([("s1", "stdio", f"{{python}} {noting}"), ("c1", "command", COMMAND), ("s2", "stdio", STDIO),
-                       ("r1", "python", RANDOM)], name="mixed", seed=8, deal_sets=1, extra=UNSANDBOXED)
+                       ("r1", "python", RANDOM)], name="mixed", seed=8, deal_sets=1,
+                      extra=UNSANDBOXED).replace("concurrency = 2\n", "concurrency = 2\n" + KEPT)
     port_one, port_two = free_port(), free_port()
     _run_with_remote(write(tmp_path / "one.toml", _with_remote(text, port_one, "ghost-1")), tmp_path / "one",
                      port_one, "ghost-1")
@@ -156,7 +158,7 @@ def test_a_long_lived_bot_that_dies_is_restarted_by_its_worker(tmp_path: Path) -
                        ("r2", "python", RANDOM)], name="quit", seed=2, deal_sets=2, concurrency=1,
                       time="deadline_ms = 2000\nreconnect_grace_s = 0.5\nabsent_after_s = 1",
                       extra=UNSANDBOXED + "[faults]\nrestarts = 1\n").replace(
-        "concurrency = 1\n", 'concurrency = 1\nforfeit = "fallback"\nworkers = 2\n')
+        "concurrency = 1\n", 'concurrency = 1\nforfeit = "fallback"\nworkers = 2\n' + KEPT)
     summary = run(write(tmp_path / "t.toml", text), tmp_path / "out")
     assert (summary.played, summary.outstanding) == (8, 0)
     log = (tmp_path / "out" / "logs" / "q.log").read_text(encoding="utf-8")
@@ -231,7 +233,7 @@ def _games_in(folder: Path) -> int:
 
 KILLED = kinds_text([("a", "command", COMMAND), ("b", "command", COMMAND), ("c", "stdio", STDIO),
                      ("d", "stdio", STDIO), ("e", "python", RANDOM)], name="killed", seed=8, deal_sets=4,
-                    extra=UNSANDBOXED).replace("concurrency = 2\n", "concurrency = 2\nworkers = 2\n")
+                    extra=UNSANDBOXED).replace("concurrency = 2\n", "concurrency = 2\nworkers = 2\n" + KEPT)
 
 
 _KILLED: set[int] = set()

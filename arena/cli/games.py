@@ -87,7 +87,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
                       "three of them with commas, like random,heuristic,montecarlo (default: heuristic)")
     play.add_argument("--bot", metavar="FILE.py:CLASS", help="play against three of this in-process bot instead")
     play.add_argument("--web", action="store_true",
-                      help="play in the browser: serve the table as a page on this machine and print its address")
+                      help="play in the browser: serve the table as a page on this machine and print its address, "
+                      "which holds the secret that opens it (?token=...): the page refuses a request without it")
     play.add_argument("--port", type=int, default=8000, metavar="P",
                       help="with --web, the port of the page (default: 8000; 0 takes a free one)")
     play.add_argument("--host", default="127.0.0.1", metavar="HOST",
@@ -303,7 +304,10 @@ def _play_web(args: argparse.Namespace, rules: Rules, opponents: Sequence[str]) 
     async def serve() -> None:
         site = SeatSite(sitting)
         url = await site.start(args.host, args.port)
-        print(f"Your table is at {url} : open it in a browser. The games are recorded in {folder}.", flush=True)
+        elsewhere = (" (from another machine: with this machine's name or address in place of its host)"
+                     if args.host in ("0.0.0.0", "::") else "")
+        print(f"Your table is at {url} : open it in a browser{elsewhere}. The address is the table's key: whoever has "
+              f"it can see your hand and play for you. The games are recorded in {folder}.", flush=True)
         try:
             await sitting.play()
             print(f"The deal set is over. Check its records with: callbreak-arena verify {folder}\n"

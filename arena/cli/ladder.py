@@ -20,11 +20,12 @@ import uuid
 from pathlib import Path
 
 from arena.cli.usage import EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_OK, EXIT_TERMINATED, Parser, UsageError, say
+from arena.event.sandbox import bwrap_problem, shortfalls
 from arena.event.submissions import walk
 from arena.ladder.accounts import import_roster
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
-from arena.ladder.founding import ORGANISER, found_ladder
+from arena.ladder.founding import ORGANISER, found_ladder, open_to_others
 from arena.ladder.schema import upgrade
 from arena.ladder.service import LadderService
 from arena.ladder.settings import DATABASE_FILE, SETTINGS_FILE
@@ -85,7 +86,9 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         description="Add an entrant to the ladder in DIR and print their token, once (the database keeps its "
         "digest only): hand it to them alone. They log in to the site with it and submit versions. With "
         "--python their only version is that class, playing in the ladder's own process (a house bot, or a "
-        "reference); with --remote their version is their own bot, connecting with the token.",
+        "reference); with --remote their version is their own bot, connecting to the ladder's gRPC port with a bot "
+        "token of its own, printed after the site's token (it opens nothing on the site; the entrant's page makes a "
+        "new one).",
     )
     add.add_argument("folder", type=Path, metavar="DIR", help="the ladder's folder")
     add.add_argument("name", metavar="NAME", help="the entrant's name: 1-34 letters, digits, spaces or ._+#-")
@@ -94,13 +97,16 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     kind.add_argument("--python", default="", metavar="MODULE:CLASS",
                       help="the entrant's version is this in-process class (MODULE importable here), "
                       "e.g. mybots.strong:StrongBot")
-    kind.add_argument("--remote", action="store_true", help="the entrant's bot connects by itself with the token")
+    kind.add_argument("--remote", action="store_true",
+                      help="the entrant's bot connects by itself, with the bot token printed after the site's token")
     add.set_defaults(func=_cmd_add)
 
     imports = what.add_parser(
         "import", help="make every student of a classroom roster an entrant, with the token they hold",
         description="Make each student of the roster file (roster.toml, docs/classroom.md) an entrant of the "
-        "ladder in DIR, with the token they already hold; students already entrants are left as they are.",
+        "ladder in DIR, with the token they already hold; students already entrants are left as they are. Their "
+        "versions are the files they submit; a bot that connects by itself needs a bot token, which an entrant "
+        "makes on their own page of the site.",
     )
     imports.add_argument("folder", type=Path, metavar="DIR", help="the ladder's folder")
     imports.add_argument("roster", type=Path, metavar="ROSTER", help="the roster file")
@@ -159,6 +165,13 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         raise UsageError("--tls-cert and --tls-key go together: give both, or neither")
     tls = (args.tls_cert, args.tls_key) if args.tls_cert is not None else None
     ladder = _open(args.folder)
+    try:
+        warnings = _check_limits(ladder)
+    except UsageError:
+        ladder.close()
+        raise
+    exposed = open_to_others(ladder.folder)
+    warnings += [exposed] if exposed else []
     upgrade(ladder.engine)
     stopped_by: list[str] = []
 
@@ -175,8 +188,15 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         service = LadderService(ladder, log=say)
         site = LadderSite(ladder)
         address = await site.start(args.host, args.port, tls=tls, proxy=args.proxy)
+        secure = " over TLS" if ladder.settings.remote.tls_cert is not None else ""
         print(f"ladder {ladder.settings.name!r}: site at http{'s' if tls else ''}://{address}/, remote bots connect to "
-              f"{service.remote_address}", flush=True)
+              f"{service.remote_address}{secure}", flush=True)
+        if ladder.settings.remote.tls_cert is None and ladder.settings.remote.host not in ("127.0.0.1", "::1",
+                                                                                            "localhost"):
+            warnings.append(f"remote bots connect to {service.remote_address} in plaintext, their bot tokens "
+                            "readable on the network: give [remote] tls_cert and tls_key in ladder.toml")
+        for warning in warnings:
+            say(f"warning: {warning}")
         try:
             await service.run(stop)
         finally:
@@ -192,15 +212,34 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _check_limits(ladder: Ladder) -> list[str]:
+    """What limits of ``[sandbox]`` this machine cannot give the uploads, a sentence each; refuses, under ``limits =
+    "require"`` (the ladder's default), to serve a ladder whose uploads would run without a cap on their processes
+    or their ``/tmp``."""
+    sandbox = ladder.settings.sandbox
+    short = shortfalls(sandbox, sandbox.mode != "off" and bwrap_problem() is None)
+    required = [s for s in short if s.required]
+    if required and sandbox.limits == "require":
+        raise UsageError(f"this machine cannot limit {required[0].text}, and [sandbox] limits = \"require\" in "
+                         f"{SETTINGS_FILE} runs no upload without it: serve the ladder where it can "
+                         "(docs/security.md), or set limits = \"warn\" to run uploads anyway")
+    return [f"uploads run without a limit on {shortfall.text}" for shortfall in short]
+
+
 def _cmd_add(args: argparse.Namespace) -> int:
     ladder = _open(args.folder)
     try:
         ladder.require_schema()
         token = ladder.add_entrant(args.name, args.display, python=args.python, remote=args.remote)
+        bot_token = ladder.bot_token(args.name) if args.remote else ""
     finally:
         ladder.close()
     print(f"# the token of {args.name}: hand it to them alone; it is not shown again")
     print(token)
+    if bot_token:
+        print(f"# the bot token of {args.name}: their bot connects with it (in CALLBREAK_TOKEN); it opens nothing on "
+              "the site, and their page makes a new one")
+        print(bot_token)
     return EXIT_OK
 
 

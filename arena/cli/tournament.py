@@ -24,6 +24,7 @@ from arena.cli.usage import (
     say,
 )
 from arena.event.config import GUESSABLE_SEED, PAGE_PORT, TournamentConfig, load_config, parse_config
+from arena.event.summary import RunSummary
 from arena.event.tournament import Tournament
 from arena.rating.html import REPORT_FILE
 from arena.rating.leaderboard import POLL_S
@@ -143,18 +144,25 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
     page = _live_page(args, config, tournament.folder)
     stopped_by = ["Ctrl-C"]
 
-    def terminated(number: int, frame: object) -> None:
-        # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does, through asyncio's own way of
-        # stopping: launched bots stopped, temporary folders removed, the games played recorded.
-        stopped_by[0] = "SIGTERM"
-        if not callable(signal.getsignal(signal.SIGINT)):  # Ctrl-C ignored (nohup, a background job): no handler
-            raise KeyboardInterrupt  # to borrow; stop as Python stops on Ctrl-C, every task cancelled and ended
-        signal.raise_signal(signal.SIGINT)
+    async def stoppable() -> RunSummary:
+        # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does: the run's task is cancelled, so
+        # launched bots are stopped, temporary folders removed and the games played recorded. Raising from a
+        # signal handler instead (into whatever coroutine happened to run) crashed the interpreter now and then.
+        main = asyncio.current_task()
+        assert main is not None
 
-    signal.signal(signal.SIGTERM, terminated)
+        def terminated() -> None:
+            stopped_by[0] = "SIGTERM"
+            main.cancel()
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminated)
+        return await tournament.run()
+
     try:
-        summary = asyncio.run(tournament.run())
-    except KeyboardInterrupt:
+        summary = asyncio.run(stoppable())
+        if stopped_by[0] == "SIGTERM":  # the run caught its cancellation and ended by itself
+            raise KeyboardInterrupt
+    except (KeyboardInterrupt, asyncio.CancelledError):
         if page is not None:
             page.close()
         played = tournament.summary.played

@@ -36,6 +36,7 @@ from arena.errors import ArenaError, ConfigError
 from arena.event.bots import HOUSE_BOT, registered_bot
 from arena.event.config import parse_config
 from arena.event.kinds import BotKind
+from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.store import MANIFEST, ResultsStore
 from arena.event.summary import RunSummary
@@ -102,8 +103,9 @@ class BotUnderTest:
     """A launched bot's own folder, as ``folder`` of a ``[[bots]]`` table (``None``: the default)."""
     read_only: tuple[Path, ...] = ()
     """More folders a sandboxed bot sees read-only, as ``[sandbox] read_only``."""
-    sandbox: str = ""
-    """``[sandbox] mode`` for the bot (empty: the default, ``auto``); a ladder asks for ``bwrap``."""
+    sandbox: str | SandboxSettings = ""
+    """``[sandbox] mode`` for the bot (empty: the default, ``auto``), or the whole ``[sandbox]`` table (a ladder's:
+    ``bwrap``, its limits required)."""
     argv: tuple[str, ...] = ()
     """The command as its parts, in place of ``spec`` (a part may hold a space: a folder called ``my bots``)."""
 
@@ -187,9 +189,13 @@ def _config_text(
     opponents = "".join(
         f"\n[[bots]]\nname = \"{opponent}-{n}\"\npython = {_toml(OPPONENTS[opponent])}\nseed = {n}\n"
         for n in range(1, 4))
-    sandbox_lines = ([f"read_only = [{', '.join(_toml(str(path)) for path in bot.read_only)}]"] if bot.read_only
-                     else []) + ([f"mode = {_toml(bot.sandbox)}"] if bot.sandbox else [])
-    sandbox = "" if not sandbox_lines else "\n[sandbox]\n" + "\n".join(sandbox_lines) + "\n"
+    if isinstance(bot.sandbox, SandboxSettings):
+        sandbox_lines = [sandbox_table(dataclasses.replace(bot.sandbox, read_only=(*bot.sandbox.read_only,
+                                                                                     *bot.read_only)))]
+    else:
+        sandbox_lines = ([f"read_only = [{', '.join(_toml(str(path)) for path in bot.read_only)}]\n"]
+                         if bot.read_only else []) + ([sandbox_table(bot.sandbox)] if bot.sandbox else [])
+    sandbox = "" if not sandbox_lines else "\n[sandbox]\n" + "".join(sandbox_lines)
     return (
         f"[tournament]\nname = \"check\"\nseed = {seed}\ndeal_sets = {deal_sets}\nformat = \"gauntlet\"\n"
         f"concurrency = {concurrency}\nforfeit = \"wait\"\n\n[gauntlet]\nchampion = \"{NAME}\"\n\n"

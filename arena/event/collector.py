@@ -115,6 +115,12 @@ class Collector:
         outside = state.block.bots - self._in_process
         return not outside or outside <= state.fallback
 
+    def sequential(self, state: BlockState) -> bool:
+        """True when a worker plays the block's games one after another in the order handed out (every seat an
+        in-process bot or the fallback player: no launched bot, whose tables a worker plays side by side)."""
+        return self.pooled(state) and all(
+            bot in state.fallback or self._bots[bot].kind == "python" for bot in state.block.bots)
+
     def job(self, game: Assignment, seats: Sequence[Seat]) -> GameJob:
         """The worker's job of a game whose seats are taken."""
         reasons = [seat.reason if seat.kind == "fallback" else None for seat in seats]
@@ -148,11 +154,16 @@ class Collector:
                        run=run, folder=folder, cwd=os.getcwd(), seat_key=self.seat_key)
 
     def hand_out(self, jobs: list[GameJob]) -> None:
-        """Hands games to the pool in chunks, numbered in order."""
+        """Hands games to the pool in chunks, numbered in order; the games of one deal set handed out together stay
+        in one chunk, which a worker plays one after another (a bot plays no two games of a deal set at once)."""
         context = self._context()
         size = self._chunker.size
-        for first in range(0, len(jobs), size):
-            chunk = jobs[first: first + size]
+        chunks: list[list[GameJob]] = []
+        for job in jobs:
+            if not chunks or (len(chunks[-1]) >= size and chunks[-1][-1].game.deal_set != job.game.deal_set):
+                chunks.append([])
+            chunks[-1].append(job)
+        for chunk in chunks:
             number = self._handed
             self._handed += 1
             self._out += 1

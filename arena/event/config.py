@@ -21,7 +21,7 @@ from arena.event.botconfig import BotConfig, read_bots, roster_bots
 from arena.event.entries import is_name
 from arena.event.formats import SPRT_DEAL_SETS, FormatOptions, read_format_options
 from arena.event.kinds import Backend, BotKind, Forfeit, Format, Rotation
-from arena.event.sandbox import DEFAULT_SANDBOX, MODES, SandboxSettings
+from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, MODES, SandboxSettings
 from arena.event.tables import FAULTS, PAGE, REQUIRED, SANDBOX, SERVER, TIME, TOP, TOURNAMENT, Reader, read_text
 from arena.players.table import TableSettings
 
@@ -46,6 +46,8 @@ class TournamentConfig:
     rotation: Rotation
     concurrency: int
     fresh_process: bool
+    """Every game of a launched ``command`` bot is a new process (the default): every format replays each deal
+    set in several rotations, and a bot kept from one rotation to the next could remember the hands."""
     rules: Rules
     table: TableSettings
     bots: tuple[BotConfig, ...]
@@ -188,7 +190,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         format=fmt,
         rotation=rotation,
         concurrency=t.integer("concurrency", 4, 1, 1024),
-        fresh_process=t.boolean("fresh_process", False),
+        fresh_process=t.boolean("fresh_process", True),
         rules=rules,
         table=table,
         bots=bots,
@@ -255,6 +257,8 @@ def _sandbox(data: Mapping[str, Any], base: Path) -> SandboxSettings:
     return SandboxSettings(
         mode=s.string("mode", "auto", MODES), cpus=s.integer("cpus", 1, 0, 4096),
         memory_mb=s.integer("memory_mb", 2048, 0, 1 << 24), read_only=tuple(base / p for p in read_only),
+        processes=s.integer("processes", DEFAULT_SANDBOX.processes, 0, 1 << 22),
+        tmp_mb=s.integer("tmp_mb", DEFAULT_SANDBOX.tmp_mb, 0, 1 << 24), limits=s.string("limits", "warn", LIMITS),
     )
 
 

@@ -13,7 +13,8 @@ for the one game of a process launched per game, and forgotten when that game en
 
 Where bubblewrap runs, each process starts in the sandbox of :mod:`arena.event.sandbox` and reaches the
 arena through a Unix socket; every launched process, sandboxed or not, runs under the limits of the
-``[sandbox]`` table (address space, CPUs).
+``[sandbox]`` table (address space, CPUs), and in a control group of its own where the machine gives the arena
+one (:mod:`arena.event.cgroups`: its processes and memory), removed when the process ends.
 
 A process that ends before its bot ever connected *failed to start*: the bot is broken at once (its
 games wait under the tournament's absence policy). A process that ends after its bot connected is
@@ -52,14 +53,17 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from arena.errors import ArenaError, ConfigError
+from arena.event import cgroups
 from arena.event.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, LaunchedBot, StdioBot
 from arena.event.botlog import BotLogs, size_text
 from arena.event.sandbox import (
     INSIDE_SOCKET,
+    LIFELINE_FD,
     PASSED_FD,
     UNCONFINED,
     SandboxSettings,
     bot_environment,
+    memory_cap,
     own_folder,
     sandboxed,
     unseen,
@@ -125,6 +129,17 @@ class _Process:
         """A ``stdio`` process's seat, which says whether the bot ever answered."""
         self.label = ""
         """The seat and game of a process started for one seat of one game, as its log names them."""
+        self.group: cgroups.Group | None = None
+        """Its control group, removed when it has ended."""
+        self.lifeline: int | None = None
+        """The arena's end of a sandboxed process's life line (:data:`~arena.event.sandbox.LIFELINE_FD`), held open
+        until the process has ended."""
+
+    def ended(self) -> None:
+        """Lets go of the life line, once the process has ended."""
+        if self.lifeline is not None:
+            os.close(self.lifeline)
+            self.lifeline = None
 
 
 class Launcher:
@@ -166,6 +181,7 @@ class Launcher:
         """The processes running (or not yet stopped)."""
         self._closing = False
         remove_leftovers(INSTANCES)
+        cgroups.remove_leftovers()
 
     def _argv(self, bot: BotConfig) -> list[str]:
         setup = _launched(bot)
@@ -290,15 +306,22 @@ class Launcher:
         with log.open("ab") as out:
             out.write(f"--- {time.strftime('%Y-%m-%d %H:%M:%S')} {what}: {shown}\n{note}".encode())
         opened: list[int] = []
+        group = cgroups.Group.make(self.sandbox.processes, memory_cap(self.sandbox))
+        lifeline: int | None = None
         try:
             for target, data in files.items():
                 opened.append(memory_file(data))
                 plan[target] = opened[-1]
+            if self.confined:  # the arena's end is not inheritable: only this process holds it
+                reading, lifeline = os.pipe()
+                opened.append(reading)
+                plan[LIFELINE_FD] = reading
             read_end, write_end = os.pipe()
             opened.append(write_end)
             try:
                 process = await asyncio.create_subprocess_exec(
-                    *limited(program, argv, plan, *self._limits()), stdin=asyncio.subprocess.PIPE,
+                    *limited(program, argv, plan, *self._limits(), group=group.procs if group else ()),
+                    stdin=asyncio.subprocess.PIPE,
                     stdout=asyncio.subprocess.PIPE if isinstance(setup, StdioBot) else asyncio.subprocess.DEVNULL,
                     stderr=write_end, env=env, start_new_session=True, cwd=cwd,
                     pass_fds=[source for source in plan.values() if source > 2],
@@ -306,10 +329,18 @@ class Launcher:
             except BaseException:
                 os.close(read_end)
                 raise
+        except BaseException:
+            if lifeline is not None:
+                os.close(lifeline)
+            if group is not None:
+                group.remove()
+            raise
         finally:
             for fd in opened:  # the process has its own copies
                 os.close(fd)
         entry = _Process(process, log, token if one_game else "", bot)
+        entry.group = group
+        entry.lifeline = lifeline
         entry.label = label
         entry.copier = asyncio.get_running_loop().create_task(self._logs.copy(read_end, log))
         self._all.append(entry)
@@ -333,8 +364,10 @@ class Launcher:
 
     async def _watch(self, bot: BotConfig, entry: _Process) -> None:
         status = await entry.process.wait()
+        entry.ended()
         if entry in self._all:
             self._all.remove(entry)
+        await self._ungroup(entry)
         self._note_exit(entry, status, await self._log_ended(entry))
         if self._closing:
             return
@@ -518,6 +551,15 @@ class Launcher:
             await self._drained(process)
         if entry.private is not None:
             shutil.rmtree(entry.private, ignore_errors=True)
+        entry.ended()
+        await self._ungroup(entry)
+
+    @staticmethod
+    async def _ungroup(entry: _Process) -> None:
+        """Removes an ended process's control group, with whatever it left in it."""
+        group, entry.group = entry.group, None
+        if group is not None:
+            await asyncio.to_thread(group.remove)
 
     @staticmethod
     async def _drained(process: asyncio.subprocess.Process) -> None:

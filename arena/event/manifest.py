@@ -24,6 +24,7 @@ from arena.event.status import BotCondition
 
 __all__ = [
     "MANIFEST_VERSION",
+    "PLAY_ORDER",
     "BotStatus",
     "Manifest",
     "change_summary",
@@ -35,6 +36,9 @@ __all__ = [
 MANIFEST_VERSION = 3
 """Format 3 stores the plan's design; format 2 (still read) listed every block."""
 LISTED_VERSION = 2
+PLAY_ORDER = "drawn"
+"""``play_order`` of a manifest whose games were played for each bot in the order drawn from the seed
+(:func:`~arena.event.schedule.play_order`), one game of a bot on a deal set after another."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -58,13 +62,19 @@ class Manifest:
     house: list[str]
     """Unranked filler bots."""
     statuses: dict[str, BotStatus] = dataclasses.field(default_factory=dict)
+    play_order: str | None = PLAY_ORDER
+    """How the games were ordered for each bot (:data:`PLAY_ORDER`); ``None`` for a folder begun before the order
+    of play was drawn, whose memory test cannot say which game came first."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "format_version": MANIFEST_VERSION, "arena_version": __version__, "tournament": self.tournament,
             "config": self.config, "identity": self.identity, "plan": self.plan.to_dict(), "house_bots": self.house,
             "statuses": {bot: {"status": s.status, "reason": s.reason} for bot, s in sorted(self.statuses.items())},
         }
+        if self.play_order is not None:
+            out["play_order"] = self.play_order
+        return out
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "manifest.json") -> Manifest:
@@ -85,6 +95,7 @@ class Manifest:
             return cls(
                 tournament=str(data["tournament"]), config=dict(data["config"]), identity=str(data["identity"]),
                 plan=plan, house=[str(h) for h in data["house_bots"]], statuses=statuses,
+                play_order=str(data["play_order"]) if "play_order" in data else None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as err:
             raise RecordsError(f"{where} is damaged: {err!r}") from None

@@ -19,7 +19,15 @@ from arena.errors import ConfigError, RecordsError
 from arena.event.botconfig import BotConfig, PythonBot
 from arena.event.bots import HOUSE_BOT
 from arena.event.config import TournamentConfig
-from arena.event.manifest import BotStatus, Manifest, change_summary, describe_difference, digest, refuse_drift
+from arena.event.manifest import (
+    PLAY_ORDER,
+    BotStatus,
+    Manifest,
+    change_summary,
+    describe_difference,
+    digest,
+    refuse_drift,
+)
 from arena.event.plan import Design, PlanBuilder, PlanRound
 from arena.event.planner import Planner, write_plan
 from arena.event.policy import FaultPolicy
@@ -29,7 +37,7 @@ from arena.event.store import ResultsStore
 from arena.event.tally import Tally
 from arena.players.records import GameRecords
 
-__all__ = ["Preparation", "Recorded", "add_house", "identity", "open_folder", "prepare", "schedule_of"]
+__all__ = ["Preparation", "Recorded", "add_house", "as_begun", "identity", "open_folder", "prepare", "schedule_of"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +97,26 @@ def identity(config: TournamentConfig) -> dict[str, Any]:
     return found
 
 
+def as_begun(config: TournamentConfig, folder: Path) -> TournamentConfig:
+    """``config`` with the ``fresh_process`` that ``folder``, if it holds results, was begun with: for the events
+    whose configuration the arena writes itself (a ladder's block or final, a block of ``rate``), which resume as
+    they began, even when an earlier version began them (whose launched bots kept their processes from game to
+    game by default; their reports then say so). A configuration of the user's is refused instead, in words
+    that give the line to add (:func:`prepare`)."""
+    begun = ((ResultsStore(folder).manifest() or {}).get("config") or {}).get("fresh_process")
+    return dataclasses.replace(config, fresh_process=begun) if isinstance(begun, bool) else config
+
+
+def _process_changed(folder: Path, was: bool) -> str:
+    """Why a folder begun under the other ``fresh_process`` is refused, and the line that resumes it."""
+    how = ("its launched bots had a new process for every game" if was else
+           "its launched bots kept their processes from game to game (the default of earlier versions)")
+    line = "fresh_process = true" if was else "fresh_process = false"
+    return (f"{folder} was begun with {line}: {how}. To finish it as it was begun, put the line {line} in the "
+            "configuration's [tournament] table; or use a new results folder, or --fresh to discard these results "
+            "and start again")
+
+
 def open_folder(store: ResultsStore, fresh: bool) -> tuple[list[GameRecords], Manifest | None]:
     """Opens the results folder (emptied first when ``fresh``): the complete games it holds, and its manifest."""
     folder = store.folder
@@ -120,6 +148,14 @@ def schedule_of(config: TournamentConfig, field: Sequence[str], deal_sets: Seque
     )
 
 
+def _play_order(previous: Manifest | None, games: Sequence[GameRecords]) -> str | None:
+    """The manifest's ``play_order``: kept from the folder's manifest, and drawn for a folder begun now; a folder
+    whose games were played before the order was drawn stays without one."""
+    if previous is None or (previous.play_order is None and not games):
+        return PLAY_ORDER
+    return previous.play_order
+
+
 def prepare(
     config: TournamentConfig, games: list[GameRecords], previous: Manifest | None, ties: Mapping[str, Any], *,
     folder: Path, where: str, deal_sets: Sequence[int], standings: Callable[[], dict[str, float]],
@@ -137,6 +173,9 @@ def prepare(
     if previous is not None:
         old_identity = {k: previous.config.get(k) for k in ties}
         if digest(old_identity) != digest(ties):
+            was = old_identity.get("fresh_process")
+            if isinstance(was, bool) and digest({**old_identity, "fresh_process": not was}) == digest(ties):
+                raise RecordsError(_process_changed(folder, was))  # nothing else changed
             raise RecordsError(
                 f"{folder} holds another tournament's results: {describe_difference(old_identity, ties)}. "
                 "Use a new results folder, or --fresh to discard these results and start again"
@@ -191,7 +230,7 @@ def prepare(
     plan = builder.plan() if schedule.adaptive else write_plan(planner, builder)
     manifest = Manifest(
         tournament=config.name, config={**config.to_dict(), **ties}, identity=digest(ties), plan=plan, house=house,
-        statuses=statuses,
+        statuses=statuses, play_order=_play_order(previous, games),
     )
     changes = [] if previous is None else change_summary(previous, config, planner, sorted(removed),
                                                          schedule.rounds, statuses)

@@ -8,7 +8,11 @@ bot's folder. It has no network at all (a network namespace of its own, with onl
 nobody listens on) and reaches the arena through one Unix domain socket bound into the sandbox at
 :data:`INSIDE_SOCKET`, which the ``{address}`` placeholder of its command names. It has its own
 process and IPC namespaces, keeps no capabilities, starts in a new session (it cannot type into the
-organiser's terminal), and dies with the arena.
+organiser's terminal), and dies with the arena: bubblewrap's ``--die-with-parent`` binds its processes to
+the arena's life, and because bubblewrap binds the sandbox's first process only after the arena's side of
+it is running, the step that starts the bot first looks at a pipe only the arena writes to
+(:data:`LIFELINE_FD`): when it reads its end, the arena died while the sandbox was being made, and no bot
+starts. A new process for every game makes such starts frequent.
 
 The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
 at all (it talks over its standard streams only); a ``bhoos`` instance gets the listening socket the
@@ -30,7 +34,15 @@ from the arena's.
 
 Limits apply to every launched bot, sandboxed or not: its address space (``memory_mb``, the
 ``RLIMIT_AS`` of each of its processes) and the CPUs it may run on (``cpus``, chosen in turn among the
-machine's, so two bots share a CPU only when there are more bots than CPUs).
+machine's, so two bots share a CPU only when there are more bots than CPUs). Where the machine gives the arena
+a cgroup of its own (:mod:`arena.event.cgroups`), each bot process also gets a group that caps its processes and
+threads (``processes``) and its memory as a whole. In the sandbox, the bot can write only to its ``/tmp`` and
+``/dev/shm``, each a memory-backed file system of at most ``tmp_mb`` MiB (bubblewrap's ``--size``); the rest of
+its file system is read-only. Where no cgroup caps its processes, a sandboxed bot that runs in a user namespace of
+its own (bubblewrap makes one for an arena that is not run as root) gets ``RLIMIT_NPROC``: the kernel counts a
+user's processes in each user namespace apart, so the count is the bot's own, not that of the arena's user.
+:func:`shortfalls` says which of these limits the machine cannot give; ``limits = "require"`` refuses to run
+launched bots without them, ``"warn"`` says so and runs them.
 
 Without ``bwrap`` (or where it cannot run, as in a container that forbids namespaces) launched bots
 run as the arena's user, with that user's rights: they could read the records. ``mode = "auto"``
@@ -42,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib.util
+import json
 import os
 import shlex
 import shutil
@@ -50,12 +63,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-__all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "MODES", "PASSED_FD", "START_FD",
-           "UNCONFINED", "Confinement", "SandboxSettings", "bot_environment", "bwrap_problem", "own_folder",
-           "sandboxed", "unseen"]
+from arena.event import cgroups
+
+__all__ = ["ARGS_FD", "DEFAULT_SANDBOX", "INSIDE_FOLDER", "INSIDE_SOCKET", "LIFELINE_FD", "LIMITS", "MODES",
+           "PASSED_FD", "START_FD", "UNCONFINED", "Confinement", "SandboxSettings", "Shortfall", "bot_environment",
+           "bwrap_problem", "memory_cap", "nproc_inside", "own_folder", "sandbox_table", "sandboxed", "shortfalls",
+           "unseen"]
 
 MODES = ("auto", "bwrap", "off")
 """``auto``: sandbox where bwrap runs, else warn; ``bwrap``: sandbox or refuse to run; ``off``: never."""
+LIMITS = ("require", "warn")
+"""``require``: refuse to run launched bots where the machine cannot cap their processes or their ``/tmp``;
+``warn``: say which it cannot, and run them."""
 INSIDE_FOLDER = "/run/callbreak"
 """The folder of the sandbox where the arena's socket is (for a ``command`` bot), and the start script."""
 INSIDE_SOCKET = f"{INSIDE_FOLDER}/arena.sock"
@@ -77,19 +96,30 @@ start step makes them its standard ones; a ``bhoos`` bridge's listening socket (
 _ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 """Environment variables of the arena's a launched bot gets; no other one of the arena's (its own
 ``CALLBREAK_*`` least of all: an organiser may have exported a token of theirs)."""
+LIFELINE_FD = 7
+"""A pipe from the arena that the bot's start reads: at its end, the arena has died, and the bot does not start."""
 _INNER = """\
-import os, sys
+import os, resource, sys
+os.set_blocking(7, False)
+try:
+    os.read(7, 1)  # b"": the arena's end is closed, so the arena died as the sandbox was being made
+    os._exit(0)
+except BlockingIOError:  # the arena holds its end open: it lives, and its death now ends the sandbox
+    os.close(7)
 if sys.argv[1] == "stdio":
     os.dup2(5, 0); os.dup2(6, 1); os.close(5); os.close(6)
+if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
+    resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
 os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
 os.environ.pop("PWD", None)  # set by the shell that runs the start script
 try:
-    os.execvp(sys.argv[2], sys.argv[2:])
+    os.execvp(sys.argv[3], sys.argv[3:])
 except OSError as err:
-    print(f"cannot start {sys.argv[2]}: {err.strerror}", file=sys.stderr)
+    print(f"cannot start {sys.argv[3]}: {err.strerror}", file=sys.stderr)
     os._exit(127)
 """
-"""The step in the sandbox between bubblewrap and the bot: pipes into place, then the bot's command."""
+"""The step in the sandbox between bubblewrap and the bot: no bot if the arena died as the sandbox was made, pipes
+into place, its process limit where no cgroup holds it, then the bot's command."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -104,15 +134,29 @@ class SandboxSettings:
     """Address space of each process of a launched bot, in MiB (0: no limit)."""
     read_only: tuple[Path, ...] = ()
     """More folders every sandboxed bot sees read-only (a language runtime installed outside /usr)."""
+    processes: int = 64
+    """Processes and threads one launched bot process may have at once, itself included (0: no limit)."""
+    tmp_mb: int = 64
+    """MiB a sandboxed bot's ``/tmp`` may hold, and its ``/dev/shm`` as much (0: no limit)."""
+    limits: str = "warn"
+    """One of :data:`LIMITS`: what to do where the machine cannot give the limits of processes and ``/tmp``."""
 
     def to_dict(self) -> dict[str, object]:
         return {"mode": self.mode, "cpus": self.cpus, "memory_mb": self.memory_mb,
-                "read_only": [str(p) for p in self.read_only]}
+                "read_only": [str(p) for p in self.read_only], "processes": self.processes, "tmp_mb": self.tmp_mb,
+                "limits": self.limits}
+
+
+def sandbox_table(sandbox: str | SandboxSettings) -> str:
+    """The lines of a ``[sandbox]`` table, for a configuration made in code: ``sandbox`` is its ``mode`` alone, or
+    the whole table."""
+    data = {"mode": sandbox} if isinstance(sandbox, str) else sandbox.to_dict()
+    return "".join(f"{key} = {json.dumps(value)}\n" for key, value in data.items())
 
 
 DEFAULT_SANDBOX = SandboxSettings()
 """A configuration without a ``[sandbox]`` table."""
-UNCONFINED = SandboxSettings(mode="off", cpus=0, memory_mb=0)
+UNCONFINED = SandboxSettings(mode="off", cpus=0, memory_mb=0, processes=0, tmp_mb=0)
 """No sandbox and no limits."""
 
 
@@ -135,6 +179,77 @@ def bwrap_problem() -> str | None:
         why = probe.stderr.decode(errors="replace").strip().splitlines()
         return f"bwrap cannot make a sandbox here ({why[-1] if why else f'exit status {probe.returncode}'})"
     return None
+
+
+@functools.cache
+def _bwrap_can(*options: str) -> bool:
+    """bubblewrap runs here with ``options`` (each probe run once)."""
+    found = shutil.which("bwrap")
+    if found is None or bwrap_problem() is not None:
+        return False
+    try:
+        probe = subprocess.run([found, "--ro-bind", "/", "/", "--unshare-all", *options, "true"],
+                               capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return probe.returncode == 0
+
+
+def _sized() -> bool:
+    """This bubblewrap sizes a tmpfs (``--size``, from bubblewrap 0.8)."""
+    return _bwrap_can("--size", str(1 << 20), "--tmpfs", "/tmp")
+
+
+def _user_namespace() -> bool:
+    """bubblewrap can give each sandbox a user namespace of its own here."""
+    return _bwrap_can("--unshare-user")
+
+
+def nproc_inside(settings: SandboxSettings) -> int:
+    """The ``RLIMIT_NPROC`` the start step sets inside a bot's sandbox (0: none): ``processes`` where the sandbox
+    has a user namespace of its own, so that the kernel counts the bot's processes apart from its user's others."""
+    return settings.processes if settings.processes and _user_namespace() else 0
+
+
+def memory_cap(settings: SandboxSettings) -> int:
+    """The bytes of a bot's cgroup memory limit (0: none): ``memory_mb`` and what its ``/tmp`` and ``/dev/shm``
+    may hold, which the kernel counts as the bot's memory."""
+    return (settings.memory_mb + 2 * settings.tmp_mb) << 20 if settings.memory_mb else 0
+
+
+@dataclasses.dataclass(frozen=True)
+class Shortfall:
+    """A limit of the ``[sandbox]`` table that the machine cannot give its launched bots."""
+
+    key: str
+    """The setting (``processes``, ``tmp_mb``, ``memory_mb``)."""
+    text: str
+    """What is not limited, and why, in words."""
+    required: bool
+    """``limits = "require"`` refuses to run launched bots without it."""
+
+
+def shortfalls(settings: SandboxSettings, confined: bool) -> list[Shortfall]:
+    """The limits launched bots would run without here (``confined``: in the sandbox)."""
+    found = []
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if settings.processes and not cgroups.delegated("pids") and not (confined and nproc_inside(settings) and not root):
+        how = ("the arena runs as root, and the kernel never holds root to RLIMIT_NPROC" if confined and root else
+               "bubblewrap cannot make a user namespace here, without which RLIMIT_NPROC would count every process "
+               "of the arena's user" if confined else
+               "an unsandboxed bot runs as the arena's user, whose every process RLIMIT_NPROC would count")
+        found.append(Shortfall("processes", f"the number of processes a bot starts (no cgroup: "
+                                            f"{cgroups.why_not('pids')}; and {how})", True))
+    if settings.tmp_mb and not (confined and _sized()) and not cgroups.delegated("memory"):
+        how = ("this bubblewrap is older than 0.8 and cannot size a tmpfs (--size)" if confined else
+               "an unsandboxed bot writes to the machine's own /tmp")
+        found.append(Shortfall("tmp_mb", f"the size of a bot's /tmp ({how}; and no cgroup counts it: "
+                                         f"{cgroups.why_not('memory')})", True))
+    if settings.memory_mb and not cgroups.delegated("memory"):
+        found.append(Shortfall("memory_mb", f"a bot's memory as a whole (no cgroup: {cgroups.why_not('memory')}); "
+                                            f"each of its processes is still held to {settings.memory_mb} MiB of "
+                                            "address space", False))
+    return found
 
 
 def own_folder(argv: Sequence[str], given: Path | None) -> Path | None:
@@ -236,12 +351,15 @@ def sandboxed(
     process's descriptors 5 and 6 become the bot's standard input and output.
 
     A bot given no ``socket`` (a ``stdio`` or ``bhoos`` bot) reaches nothing outside the sandbox but its
-    own standard streams and the descriptors it is passed."""
+    own standard streams and the descriptors it is passed. The started process must be passed, at
+    :data:`LIFELINE_FD`, the reading end of a pipe whose other end the arena alone holds open."""
     bwrap = shutil.which("bwrap")
     assert bwrap is not None
     cwd = cwd or Path.cwd()
-    args = ["--unshare-all", "--cap-drop", "ALL", "--die-with-parent", "--new-session",
-            "--hostname", "callbreak-bot", "--clearenv", "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
+    sized = ["--size", str(settings.tmp_mb << 20)] if settings.tmp_mb and _sized() else []
+    args = ["--unshare-all", *(["--unshare-user"] if _user_namespace() else []), "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--hostname", "callbreak-bot", "--clearenv", "--proc", "/proc",
+            "--dev", "/dev", *sized, "--tmpfs", "/tmp", *sized, "--tmpfs", "/dev/shm",
             "--dir", INSIDE_FOLDER, "--ro-bind-data", str(START_FD), START]
     for system in _SYSTEM:
         path = Path(system)
@@ -256,13 +374,15 @@ def sandboxed(
         args += ["--ro-bind", str(path), str(path)]
     for path in hidden:
         if any(path.resolve().is_relative_to(s) for s in shown):
-            args += ["--tmpfs", str(path.resolve())]
+            args += ["--tmpfs", str(path.resolve()), "--remount-ro", str(path.resolve())]
     if socket is not None:
         args += ["--bind", str(socket), INSIDE_SOCKET]
     args += ["--dir", str(cwd), "--chdir", str(cwd)]
+    args += ["--remount-ro", "/dev", "--remount-ro", "/"]  # writable: /tmp and /dev/shm alone, each of a size
     for key, value in sorted(env.items()):
         args += ["--setenv", key, value]
-    start = shlex.join([sys.executable, "-I", "-S", "-c", _INNER, "stdio" if stdio else "-", *argv])
+    start = shlex.join([sys.executable, "-I", "-S", "-c", _INNER, "stdio" if stdio else "-",
+                        str(nproc_inside(settings)), *argv])
     return Confinement(
         program=bwrap, argv=["bwrap", "--args", str(ARGS_FD), "/bin/sh", START],
         env={"PATH": env.get("PATH", os.defpath)},

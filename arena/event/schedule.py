@@ -17,6 +17,10 @@ four are numbered in colexicographic order of the field (the groups of the first
 before any group with bot n+1), so the blocks of a field stay the same when a bot is added at the
 end: a late entrant adds blocks and changes none.
 
+The order of play (:func:`play_order`) is drawn from the seed too: the blocks of a round in a random order, and
+each block's rotations in a random order, so that the game in which a bot first meets a deal set is a random one of
+its games on it (the memory test of the standings compares that game with the later ones).
+
 Groups per format:
 
 - ``round-robin``: every group of four, for up to 8 bots; above that, a partition of the bots into
@@ -39,7 +43,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from typing import NamedTuple
 
 from arena.core.dealing import draw_seating
@@ -53,8 +57,8 @@ from arena.event.formats import (
 )
 from arena.event.kinds import Format, Rotation
 
-__all__ = ["HOUSE_TRIO", "Assignment", "Block", "Lineup", "Schedule", "affine_plane_16",
-           "balanced_partition", "colex", "once_groups", "once_order", "once_seat", "seatings"]
+__all__ = ["HOUSE_TRIO", "Assignment", "Block", "Lineup", "PlayOrder", "Schedule", "affine_plane_16",
+           "balanced_partition", "colex", "once_groups", "once_order", "once_seat", "play_order", "seatings"]
 
 Standings = Callable[[], Mapping[str, float]]
 """Current score per bot, for adaptive (swiss) rounds."""
@@ -166,6 +170,33 @@ def seatings(order: Sequence[str], rotation_kind: str) -> list[tuple[str, str, s
     if rotation_kind == "cyclic":
         return [(order[(0 - r) % 4], order[(1 - r) % 4], order[(2 - r) % 4], order[(3 - r) % 4]) for r in range(4)]
     return [(order[p[0]], order[p[1]], order[p[2]], order[p[3]]) for p in itertools.permutations(range(4))]
+
+
+class PlayOrder(NamedTuple):
+    """When a block's games are played: its place among the blocks of its round, and its rotations in turn."""
+
+    draw: int
+    """The block's draw: the blocks of a round are played in the order of their draws (then of their groups)."""
+    rotations: tuple[int, ...]
+    """The block's rotation numbers in the order they are played."""
+
+    def turn(self, rotation: int) -> int:
+        """The place of ``rotation`` among the block's games, from 0 (the first played)."""
+        return self.rotations.index(rotation)
+
+
+def play_order(seed: int, round_number: int, deal_set: int, bots: Iterable[str], rotations: int) -> PlayOrder:
+    """The order in which a block's games are played, drawn from the seed, the round, the deal set and the four
+    bots (not the group's number, so a block keeps its order when the field around it changes).
+
+    Each bot's games on a deal set are played one after another in this order (the dispatcher holds a game back
+    while an earlier one of the same bot on the same deal set is not recorded), so the first of them is a game
+    in which the bot had not been dealt the deal set before, and it is a random one of its games on it."""
+    rng = random.Random(f"callbreak-arena/play-order/v1/{seed}/{round_number}/{deal_set}/{'|'.join(sorted(bots))}")
+    draw = rng.getrandbits(64)
+    order = list(range(rotations))
+    rng.shuffle(order)
+    return PlayOrder(draw, tuple(order))
 
 
 def affine_plane_16() -> list[list[tuple[int, int, int, int]]]:

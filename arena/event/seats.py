@@ -301,3 +301,18 @@ class Seating:
                 return None
             bots.append(instance)
         return bots
+
+    def sequential(self, state: BlockState) -> bool:
+        """True when the games of the block are played here one after another, as they start: four in-process bots
+        that offer the fast path, none of them replaced by the fallback player (the dispatcher's lane)."""
+        if state.fallback:
+            return False
+        for name in state.block.order:
+            if self.mode(name) is not SeatingMode.LOCAL:
+                return False
+            if name not in self._fast:
+                instance = self.make(name)
+                self._fast[name] = not isinstance(instance, str) and has_fast_path(instance)
+            if not self._fast[name]:
+                return False
+        return True

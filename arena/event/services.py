@@ -22,7 +22,7 @@ from arena.event.config import TournamentConfig
 from arena.event.kinds import LAUNCHED
 from arena.event.launcher import Launcher
 from arena.event.manifest import BotStatus
-from arena.event.sandbox import bwrap_problem
+from arena.event.sandbox import bwrap_problem, shortfalls
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.seats import Seating
 from arena.transports.grpc.server import ArenaServer, ServerSettings, check_address
@@ -80,6 +80,21 @@ class Services:
         if self.kinds(SERVED):
             check_address(self.config.host, self.config.port)
         self.sandboxing = self.choose_sandbox()
+        if self.kinds(LAUNCHED):
+            self.check_limits()
+
+    def check_limits(self) -> None:
+        """Says which limits of ``[sandbox]`` this machine cannot give the launched bots; refuses, under
+        ``limits = "require"``, to run them without a cap on their processes and their ``/tmp``."""
+        settings = self.config.sandbox
+        short = shortfalls(settings, self.sandboxing)
+        required = [s for s in short if s.required]
+        if required and settings.limits == "require":
+            raise ConfigError(f"sandbox.limits is \"require\" but this machine cannot limit {required[0].text}; run "
+                              "the bots where it can (docs/security.md), or set sandbox.limits = \"warn\" to run "
+                              "them without it")
+        for shortfall in short:
+            self._log(f"warning: launched bots run without a limit on {shortfall.text}")
 
     def choose_sandbox(self) -> bool:
         """Whether launched bots run in the sandbox; refuses ``mode = "bwrap"`` where it cannot run, and

@@ -1,9 +1,10 @@
 """The short step every launched bot process starts through: its limits, its descriptors, and its death with the arena.
 
 The launcher (:mod:`arena.event.launcher`) starts each bot's program through a small Python program of its
-own rather than with ``preexec_fn``: it sets the address space and CPUs of the ``[sandbox]`` table, on Linux
-has the kernel kill the bot when the arena dies (``PR_SET_PDEATHSIG``), and puts in place the descriptors the
-arena passes (files held in memory, a bridge's socket, a ``stdio`` bot's pipes).
+own rather than with ``preexec_fn``: it joins the bot's control group where the launcher made one
+(:mod:`arena.event.cgroups`), so that everything the bot starts is counted in it, sets the address space and CPUs
+of the ``[sandbox]`` table, on Linux has the kernel kill the bot when the arena dies (``PR_SET_PDEATHSIG``), and
+puts in place the descriptors the arena passes (files held in memory, a bridge's socket, a ``stdio`` bot's pipes).
 """
 
 from __future__ import annotations
@@ -18,6 +19,13 @@ __all__ = ["limited", "memory_file"]
 _LIMITED = """\
 import ctypes, fcntl, os, resource, signal, sys
 arena, memory, cpus, plan = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3], sys.argv[4]
+for procs in filter(None, sys.argv[5].split("\\n")):  # the bot's control group, before anything of the bot runs
+    try:
+        with open(procs, "w") as group:
+            group.write(str(os.getpid()))
+    except OSError as err:
+        print(f"cannot join the bot's control group {procs}: {err.strerror}", file=sys.stderr)
+        os._exit(125)
 if sys.platform.startswith("linux"):
     ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG, kept through exec
     if os.getppid() != arena:
@@ -38,15 +46,17 @@ for target, copy in copies:
     os.dup2(copy, target)
 os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
 try:
-    os.execvp(sys.argv[5], sys.argv[6:])
+    os.execvp(sys.argv[6], sys.argv[7:])
 except OSError as err:
-    print(f"cannot start {sys.argv[5]}: {err.strerror}", file=sys.stderr)
+    print(f"cannot start {sys.argv[6]}: {err.strerror}", file=sys.stderr)
     os._exit(127)
 """
 
 
-def limited(program: str, argv: list[str], plan: dict[int, int], memory_mb: int, cpus: Sequence[int]) -> list[str]:
-    """``program`` started (with the command line ``argv``) through a short step that sets its limits
+def limited(program: str, argv: list[str], plan: dict[int, int], memory_mb: int, cpus: Sequence[int],
+            group: Sequence[str] = ()) -> list[str]:
+    """``program`` started (with the command line ``argv``) through a short step that joins its control group
+    (``group``: the ``cgroup.procs`` files to write its pid into), sets its limits
     (address space, CPUs), on Linux has the kernel kill it when the arena dies, and puts descriptors in
     place: ``plan`` maps a descriptor of the started program to the one of the step that it is (one the
     arena passed, or 0 and 1, its pipes, then replaced by ``/dev/null``). A step of its own rather than
@@ -54,7 +64,7 @@ def limited(program: str, argv: list[str], plan: dict[int, int], memory_mb: int,
     otherwise uses vfork."""
     moves = ",".join(f"{target}:{source}" for target, source in plan.items())
     return [sys.executable, "-I", "-S", "-c", _LIMITED, str(os.getpid()), str(memory_mb * 2**20),
-            ",".join(map(str, cpus)), moves, program, *argv]
+            ",".join(map(str, cpus)), moves, "\n".join(group), program, *argv]
 
 
 def memory_file(data: bytes) -> int:

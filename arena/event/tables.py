@@ -41,7 +41,7 @@ FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
 _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 """Keys of earlier versions: refused with the name that replaced them."""
 SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}
-SANDBOX = {"mode", "cpus", "memory_mb", "read_only"}
+SANDBOX = {"mode", "cpus", "memory_mb", "read_only", "processes", "tmp_mb", "limits"}
 PAGE = {"host", "port"}
 BOT = {"name", *BotKind, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s", "env"}
 _TABLES = {"tournament": TOURNAMENT, "time": TIME, "faults": FAULTS, "server": SERVER, "sandbox": SANDBOX,

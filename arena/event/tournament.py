@@ -25,7 +25,7 @@ from arena.core.dealing import DealSource, seeded_deals
 from arena.event.attendance import Attendance
 from arena.event.collector import Collector
 from arena.event.config import TournamentConfig, read_deal_file
-from arena.event.dispatcher import Dispatcher
+from arena.event.dispatcher import BlockState, Dispatcher
 from arena.event.manifest import BotStatus, Manifest
 from arena.event.monitor import Monitor
 from arena.event.policy import FaultPolicy
@@ -94,7 +94,9 @@ class Tournament:
         self.tally = Tally()
         self.recorder = Recorder(self.store, config)
         self._wake = asyncio.Event()
-        self._dispatcher: Dispatcher[Seat] = Dispatcher(config.rotation)
+        # House bots keep nothing between games: only the others' games on a deal set are held to the order of play.
+        self._dispatcher: Dispatcher[Seat] = Dispatcher(
+            config.rotation, config.seed, holds=lambda bot: bot not in self.bots or not self.bots[bot].house)
         self.attendance = Attendance(self.statuses, self.seating, self._dispatcher, self.summary, self.store,
                                      house=self._house, log=self.log, changed=self._wake.set, bots=self.bots,
                                      patience=config.absent_after, forfeit=config.forfeit, serve=serve)
@@ -251,7 +253,8 @@ class Tournament:
             decided = self.summary.stopped_early
             pool_slots = collector.free if collector is not None else 0
             picked = dispatcher.pick(len(tables.free), seating.take, seating.give_back, only_started=decided,
-                                     pooled=collector.pooled if collector is not None else None, pool_slots=pool_slots)
+                                     pooled=collector.pooled if collector is not None else None, pool_slots=pool_slots,
+                                     lane=self._lane)
             jobs = []
             for game, seats in picked:
                 dispatcher.blocks[game.block].fallback |= {seat.bot for seat in seats if seat.kind == SeatKind.FALLBACK}
@@ -284,6 +287,13 @@ class Tournament:
                 return
             await woken(self._wake, timeout)
             yielded = time.monotonic()
+
+    def _lane(self, state: BlockState) -> bool:
+        """True when the block's games are played one after another as they start (the fast path, a worker)."""
+        collector = self._collector
+        if collector is not None and collector.pooled(state):
+            return collector.sequential(state)
+        return self.seating.sequential(state)
 
     def _absence(self) -> float | None:
         """Applies the absence policy; returns how long to wait before looking again (None: until something

@@ -26,7 +26,7 @@ it makes, is :mod:`arena.kit.session`.
 A ``call``, ``play`` or ``on_event`` that raises has its traceback printed to stderr, and the bot
 plays on. When ``call`` or ``play`` raised (or the instance for the game could not be made), the kit
 tells the arena at once with a ``BotError`` (the exception's type and message, and the file and line
-of the bot's own code where it was raised: :func:`~arena.players.local.raised_at`); the arena
+of the bot's own code where it was raised: :func:`~arena.players.tracebacks.raised_at`); the arena
 records a ``crash`` fault with them, plays its fallback for that decision and asks the bot again at
 its next one. An arena that does not read ``BotError`` (``Welcome.takes_bot_errors`` unset: an older
 one) is sent none; that decision is then left unanswered and the arena's deadline takes its course.

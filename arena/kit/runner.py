@@ -90,15 +90,17 @@ def parse_args(argv: Sequence[str] | None = None, description: str = "A Callbrea
     parser.add_argument("--arena", required=True, metavar="HOST:PORT", help="the arena's address")
     parser.add_argument(
         "--token", default=os.environ.get("CALLBREAK_TOKEN", ""),
-        help="the token the organiser gave this bot (default: $CALLBREAK_TOKEN, the better place: a command "
-             "line is visible to every user of the machine)",
+        help="the token the organiser gave this bot; on a standing ladder, your bot token (from `ladder add "
+             "--remote` or your page of the site), not the one you log in with (default: $CALLBREAK_TOKEN, the "
+             "better place: a command line is visible to every user of the machine)",
     )
     parser.add_argument("--name", default=None,
                         help="the name the organiser gave this bot, sent in the hello: the arena then refuses a "
                              "token of another bot (default: no name is sent; the logs use the bot's own)")
     parser.add_argument("--seed", type=int, default=0, help="seed for bots that use randomness (default: 0)")
     parser.add_argument("--tls-ca", type=Path, default=None, metavar="FILE",
-                        help="connect with TLS, trusting this PEM root certificate (the organiser's CA)")
+                        help="connect with TLS, trusting this PEM root certificate (the organiser's CA; on a ladder, "
+                             "the ca.pem its organiser hands out)")
     parser.add_argument("--tls-cert", type=Path, default=None, metavar="FILE",
                         help="this bot's client certificate (PEM), for an arena that asks for one (mutual TLS); "
                              "with --tls-key and --tls-ca")

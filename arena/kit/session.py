@@ -38,7 +38,7 @@ import grpc
 
 from arena.kit.bot import Bot, Refused
 from arena.kit.view import view_from_proto
-from arena.players.local import raised_at
+from arena.players.tracebacks import raised_at
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 

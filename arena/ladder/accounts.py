@@ -1,7 +1,10 @@
 """Who may do what on a ladder: entrants and their tokens, the roster's students as entrants, and logins.
 
 A token is shown once, when it is made; the database keeps its SHA-256 digest only. A login to the site is
-a random cookie (kept as its digest, with an expiry) and a CSRF token that every form of that login carries.
+a random cookie (kept as its digest, with an expiry) and a CSRF token that every form of that login carries. A
+remote entrant's bot connects with a bot token of its own (:func:`new_bot_token`), never with the token that logs
+in to the site: a bot token that crosses a network, or sits in a bot's environment, opens no page and submits
+nothing, and the site's token admits no bot.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from arena.ladder.db import Entrant, Organiser, Version, VersionState, WebSessio
 from arena.transports.grpc.tokens import new_token, token_sha256
 
 __all__ = ["ENTRANT_NAME_LIMIT", "LOGIN_HOURS", "Login", "add_entrant", "entrant_named", "import_roster",
-           "log_in", "log_out", "login_of", "new_token_for", "revoke_entrant", "who_has"]
+           "log_in", "log_out", "login_of", "new_bot_token", "new_token_for", "revoke_entrant", "who_has"]
 
 ENTRANT_NAME_LIMIT = 34
 """The longest entrant name: a version is named ``entrant#number`` in records, where 40 characters is the most."""
@@ -79,11 +82,21 @@ def new_token_for(session: Session, name: str) -> str:
     return token
 
 
+def new_bot_token(session: Session, name: str) -> str:
+    """A fresh bot token for the entrant ``name``, in place of their old one (which stops admitting their bot)."""
+    entrant = _entrant(session, name)
+    if entrant.revoked is not None:
+        raise ConfigError(f"{name!r} is revoked: their bot may not connect")
+    token = new_token()
+    entrant.bot_token_sha256 = token_sha256(token)
+    return token
+
+
 def revoke_entrant(session: Session, name: str) -> Entrant:
     """Takes the entrant ``name`` off the ladder: their token stops working, they are logged out, and their
     versions stop playing (what they played stays in the records and the ratings)."""
     entrant = _entrant(session, name)
-    entrant.token_sha256 = None
+    entrant.token_sha256 = entrant.bot_token_sha256 = None
     entrant.revoked = utc_now()
     session.execute(delete(WebSession).where(WebSession.entrant_id == entrant.id))
     for version in session.scalars(select(Version).where(

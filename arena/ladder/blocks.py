@@ -35,6 +35,7 @@ from arena.event.config import TournamentConfig, parse_config
 from arena.event.formats import HOUSE_TRIO
 from arena.event.kinds import Rotation
 from arena.event.preparation import schedule_of
+from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.store import ResultsStore
 from arena.event.submissions import read_submission
 from arena.event.tables import toml_value
@@ -76,7 +77,7 @@ def bot_table(version: Version, folder: Path, token_sha256: str | None = None) -
     return submission.bot_table(version.label)
 
 
-def bot_under_test(version: Version, folder: Path, sandbox: str) -> BotUnderTest:
+def bot_under_test(version: Version, folder: Path, sandbox: SandboxSettings) -> BotUnderTest:
     """``version`` as check-bot takes a bot: the kind, the command and its folder."""
     if version.kind == "inprocess":
         return BotUnderTest("python", version.path)
@@ -95,7 +96,8 @@ def event_text(
     name: str, seed: int, deal_sets: int, bots: Sequence[Mapping[str, Any]], settings: LadderSettings, *,
     port: int = 0, host: str = "127.0.0.1", concurrency: int = 1, seat_key: bytes | None = None,
 ) -> str:
-    """The configuration of a duplicate round robin of ``bots`` under the ladder's rules, deadline and sandbox:
+    """The configuration of a duplicate round robin of ``bots`` under the ladder's rules, deadline and sandbox (and, on
+    the ladder's gRPC port, ``port``, its TLS):
     a block's (four bots, one deal set) or the final's, with its key of the seat seeds (:func:`block_seat_key`).
     A version that crashes or hangs is played by the fallback, so it harms only its own games; a remote one
     missing for ``[remote] patience_s`` likewise."""
@@ -103,12 +105,16 @@ def event_text(
                      for bot in bots)
     key = f"seat_key = \"{seat_key.hex()}\"\n" if seat_key is not None else ""
     key += f"rotation = {toml_value(str(settings.rotation))}\n" if settings.rotation == Rotation.ONCE else ""
+    remote = settings.remote  # a remote entrant's bot reaches the port over TLS where the ladder gives it
+    tls = "".join(f"{name} = {toml_value(str(path))}\n" for name, path in (
+        ("tls_cert", remote.tls_cert), ("tls_key", remote.tls_key), ("tls_client_ca", remote.tls_client_ca))
+        if path is not None and port)
     return (
         f"[tournament]\nname = {toml_value(name)}\nseed = {seed}\ndeal_sets = {deal_sets}\n{key}"
         f"format = \"round-robin\"\nconcurrency = {concurrency}\nforfeit = \"fallback\"\n\n"
         f"[rules]\n{_rules_lines(settings.rules)}\n\n[time]\ndeadline_ms = {settings.deadline_ms}\n"
-        f"absent_after_s = {settings.remote.patience_s}\n\n[server]\nhost = {toml_value(host)}\nport = {port}\n\n"
-        f"[sandbox]\nmode = {toml_value(settings.sandbox)}\n{tables}"
+        f"absent_after_s = {settings.remote.patience_s}\n\n[server]\nhost = {toml_value(host)}\nport = {port}\n{tls}\n"
+        f"[sandbox]\n{sandbox_table(settings.sandbox)}{tables}"
     )
 
 

@@ -20,7 +20,7 @@ from sqlalchemy import Engine, func, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ConfigError
-from arena.ladder.accounts import add_entrant, entrant_named, revoke_entrant
+from arena.ladder.accounts import add_entrant, entrant_named, new_bot_token, revoke_entrant
 from arena.ladder.db import (
     Entrant,
     LadderState,
@@ -103,7 +103,8 @@ class Ladder:
 
     def add_entrant(self, name: str, display: str = "", *, python: str = "", remote: bool = False) -> str:
         """A new entrant; returns their token. With ``python`` (``module:Class``) their one version is that class,
-        playing in-process at once; with ``remote`` their version is their bot connecting with the token."""
+        playing in-process at once; with ``remote`` their version is their bot, connecting with a bot token of its own
+        (:meth:`bot_token`)."""
         if python and remote:
             raise ConfigError("an entrant's bot is either a Python class (--python) or connects by itself "
                               "(--remote), not both")
@@ -114,6 +115,14 @@ class Ladder:
             elif remote:
                 version = new_version(session, entrant, REMOTE, "", "", VersionState.ACTIVE)
                 version.activated = utc_now()
+        self.wake()
+        return token
+
+    def bot_token(self, name: str) -> str:
+        """A fresh bot token for the entrant ``name`` (their bot's old one stops working), shown this once: what their
+        bot connects to the ladder's gRPC port with, which opens nothing on the site."""
+        with self.session() as session:
+            token = new_bot_token(session, name)
         self.wake()
         return token
 

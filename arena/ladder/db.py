@@ -159,6 +159,9 @@ class Entrant(Base):
     """``None`` once revoked."""
     created: Mapped[datetime] = mapped_column(default=utc_now)
     revoked: Mapped[datetime | None] = mapped_column(default=None)
+    bot_token_sha256: Mapped[str | None] = mapped_column(String(64), unique=True, index=True, default=None)
+    """The digest of the token a remote entrant's bot connects with, apart from the site's (``None``: none made yet,
+    or revoked)."""
 
 
 class Version(Base):

@@ -1,9 +1,14 @@
-"""A new ladder: its folder, a ``ladder.toml`` with every setting at its default, its database, an organiser token."""
+"""A new ladder: its folder, a ``ladder.toml`` with every setting at its default, its database, an organiser token.
+
+The folder holds the ladder's secrets (the seed in ``ladder.toml`` that every block's deals and seat keys come
+from; the database) and its entrants' code, so it is made readable by the ladder's user alone: the folder 0700,
+``ladder.toml`` and the SQLite database 0600 (SQLite gives its write-ahead log the database's mode)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import secrets
 from pathlib import Path
 
@@ -17,6 +22,7 @@ from arena.ladder.db import LadderState, Organiser, open_database
 from arena.ladder.schema import upgrade
 from arena.ladder.settings import (
     DATABASE_FILE,
+    LADDER_SANDBOX,
     SETTINGS_FILE,
     Capacity,
     LadderSettings,
@@ -29,7 +35,7 @@ from arena.ladder.settings import (
 )
 from arena.transports.grpc.tokens import new_token, token_sha256
 
-__all__ = ["ORGANISER", "Founded", "found_ladder", "settings_text"]
+__all__ = ["ORGANISER", "Founded", "found_ladder", "open_to_others", "settings_text"]
 
 ORGANISER = "organiser"
 """The name of the organiser whose token a new ladder makes."""
@@ -108,9 +114,15 @@ host = {json.dumps(Remote.host)}
 port = {Remote.port}                  # 0: a free port, chosen at start and printed
 patience_s = {Remote.patience_s!r}         # seconds a game waits for a remote version, then the fallback plays it
 set_aside_after = {Remote.set_aside_after}       # blocks missed in a row, then it waits for its bot to connect again
+# tls_cert = "remote.pem"     # TLS on the gRPC port: its certificate chain and key (PEM, from this folder), so
+# tls_key = "remote.key"      # that bot tokens never cross the network in clear (docs/ladder.md, remote versions)
+# tls_client_ca = "ca.pem"    # and, with it, every bot shows a client certificate this CA signed
 
 [sandbox]
 mode = "bwrap"            # submitted bots run only in the bubblewrap sandbox ("auto"/"off": trusted bots only)
+processes = {LADDER_SANDBOX.processes}            # processes and threads one bot may have at once
+tmp_mb = {LADDER_SANDBOX.tmp_mb}               # MiB a bot's /tmp (and its /dev/shm) may hold
+limits = "require"        # run no upload where the machine cannot limit both ("warn": run them anyway)
 
 [database]
 {database}
@@ -127,14 +139,22 @@ def found_ladder(folder: Path, database_url: str | None = None) -> Founded:
     can be run again.
     """
     made = not folder.exists()
-    folder.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    folder.chmod(0o700)  # the seed, the database and the entrants' code are the ladder's user's alone
     name = folder.resolve().name or "ladder"
     text = settings_text(name, database_url, secrets.randbelow(1 << 62))
     settings = parse_settings(text, folder)  # what is written must read back: a test of the template
     path = folder / SETTINGS_FILE
-    with path.open("x", encoding="utf-8") as out:  # "x": never over a ladder.toml, even one made meanwhile
+    # O_EXCL: never over a ladder.toml, even one made meanwhile; 0600 from its first byte
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w", encoding="utf-8") as out:
         out.write(text)
+    path.chmod(0o600)
+    database = folder / DATABASE_FILE if database_url is None else None
+    made_database = database is not None and not database.exists()
     try:
+        if database is not None and made_database:  # made before SQLite opens it, so never readable by others
+            os.close(os.open(database, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+            database.chmod(0o600)
         engine = open_database(settings.database_url)
         try:
             revision = upgrade(engine)
@@ -148,18 +168,36 @@ def found_ladder(folder: Path, database_url: str | None = None) -> Founded:
         finally:
             engine.dispose()
     except SQLAlchemyError as err:
-        _undo(path, made)
+        _undo(path, made, database if made_database else None)
         where = make_url(settings.database_url).render_as_string() if "://" in settings.database_url else "?"
         detail = " ".join(str(getattr(err, "orig", None) or err).split("\n")[0].split())
         raise ConfigError(f"the database {where} cannot be used: {detail}") from None
     except BaseException:
-        _undo(path, made)
+        _undo(path, made, database if made_database else None)
         raise
     return Founded(settings, revision, token)
 
 
-def _undo(path: Path, made: bool) -> None:
-    """Removes the ``ladder.toml`` just written, and its folder if this call made it (and it is empty)."""
+def _undo(path: Path, made: bool, database: Path | None) -> None:
+    """Removes the ``ladder.toml`` just written (and the SQLite file, if this call made it), and its folder if this
+    call made it (and it is empty)."""
     path.unlink()
+    if database is not None:
+        for leftover in (database, database.with_name(database.name + "-wal"),
+                         database.with_name(database.name + "-shm")):
+            leftover.unlink(missing_ok=True)
     if made and not any(path.parent.iterdir()):
         path.parent.rmdir()
+
+
+def open_to_others(folder: Path) -> str:
+    """A sentence saying that other users of this machine can reach the ladder's folder (its seed, database and
+    entrants' code), with the command that closes it; ``""`` when they cannot."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError:
+        return ""
+    if not mode & 0o077:
+        return ""
+    return (f"the ladder's folder {folder} can be read by other users of this machine, and it holds the secret seed "
+            f"of every deal, the database and the entrants' code: run chmod -R go-rwx {folder}")

@@ -13,9 +13,10 @@ climb out (``..``, absolute paths). Work is bounded before it is done: an archiv
 entry refused from its header when it claims more bytes than are left, and every byte it decompresses
 counted (:class:`_Budget`), so that it is refused at the first byte past ``[submissions] max_bytes`` of files
 (or past that and room for the entries' headers, of the stream) or past :data:`UNPACK_S` seconds, whatever its
-headers claim. A file keeps the execute bits it was packed with (a compiled bot, a ``run.sh``), and nothing
-else of its mode: every file is stored read-only, never setuid, setgid or sticky. Nothing of a refused upload
-stays behind.
+headers claim. A file keeps whether it was packed executable (a compiled bot, a ``run.sh``), and nothing else of
+its mode: every file is stored read-only and readable by the ladder's user alone (0400, or 0500 for an executable),
+never setuid, setgid or sticky, in folders of mode 0500 under ``versions/`` (0700): a submission is its entrant's,
+which the machine's other users do not read. Nothing of a refused upload stays behind.
 
 An upload refused once its bytes were read counts toward the entrant's ``per_hour`` as a version does
 (:class:`~arena.ladder.db.Refusal`); one refused before (:class:`TooOften`: the hour's uploads spent, or one
@@ -233,9 +234,9 @@ def _zip_entries(data: bytes, filename: str, limits: SubmissionLimits, budget: _
 
 
 def _stored_mode(packed: int) -> int:
-    """A stored file's mode: readable by all, executable where it was packed so, writable by none; never setuid,
-    setgid or sticky."""
-    return 0o444 | (packed & 0o111)
+    """A stored file's mode: readable by the ladder's user alone, executable where it was packed so, writable by
+    none; never setuid, setgid or sticky."""
+    return 0o500 if packed & 0o111 else 0o400
 
 
 def _unpack(data: bytes, kind: str, filename: str, target: Path, limits: SubmissionLimits) -> None:
@@ -304,9 +305,10 @@ def store_upload(ladder_folder: Path, filename: str, data: bytes, limits: Submis
                               f"{limits.max_bytes:,}")
     kind = _kind(filename)
     versions = ladder_folder / VERSIONS
-    versions.mkdir(parents=True, exist_ok=True)
+    versions.mkdir(mode=0o700, parents=True, exist_ok=True)
+    versions.chmod(0o700)
     incoming = versions / f".incoming-{os.urandom(6).hex()}"
-    incoming.mkdir()
+    incoming.mkdir(mode=0o700)
     try:
         _unpack(data, kind, filename, incoming, limits)
         try:
@@ -320,7 +322,7 @@ def store_upload(ladder_folder: Path, filename: str, data: bytes, limits: Submis
         else:
             for path in [incoming, *incoming.rglob("*")]:
                 if path.is_dir():
-                    path.chmod(0o555)
+                    path.chmod(0o500)
             incoming.rename(final)
         return digest, submission.kind, f"{VERSIONS}/{digest}"
     finally:

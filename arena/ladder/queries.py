@@ -28,6 +28,7 @@ could hold at 95 %, given the uncertainty of the ratings.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 import re
 import sys
@@ -35,10 +36,12 @@ import tempfile
 from collections.abc import Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import ColumnElement, func, or_, select
 from sqlalchemy.orm import Session
 
+from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
@@ -63,9 +66,12 @@ from arena.ladder.db import (
 )
 from arena.ladder.service import FINAL
 from arena.players.records import GameRecords, RoundRecord
+from arena.rating.fairplay import memory_text, pair_lines
 from arena.rating.html import REPORT_FILE
 from arena.rating.ranks import pair_quantile, rank_ranges
-from arena.rating.stats import MeanCI, t_quantile
+from arena.rating.ratings import PAIRED_BOTS, PairReport, tally
+from arena.rating.standing import MemoryTest, PairEffect
+from arena.rating.stats import ClusteredMean, ClusteredPair, MeanCI, one_sided_difference, t_quantile
 
 __all__ = [
     "CHECKS_SHOWN", "FAULTS_SHOWN", "PLAYING_SHOWN", "RATING_POINTS", "RECENT_BLOCKS", "SHOWN_STATES", "TESTS_SHOWN",
@@ -333,6 +339,11 @@ class VersionLine:
     bot connects to the ladder."""
     missed: int = 0
     """Blocks in a row it missed (a remote version not there for some of its games)."""
+    memory_test: dict[str, Any] | None = None
+    """Its memory test over its done blocks (:func:`version_memory`): ``first``, ``later``, ``difference``,
+    ``interval``, ``p``, ``flagged``, in points; ``None`` before it has played one."""
+    memory: str = ""
+    """The memory test in words (the flag's sentence when it is flagged)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -460,6 +471,7 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
             rating.blocks if rating else 0, score.mean / 10 if score is not None and score.n else None,
             tuple(checks.get(version.id, ())), ranges.get(version.label), len(board), _maybe(version.set_aside),
             version.missed))
+    lines = [_with_memory(line, session, folder, version.id) for line, version in zip(lines, versions, strict=True)]
     games, faults, more, unreadable = _recent_games(session, folder, {v.id: v.label for v in versions}, recent_blocks)
     notes = tuple(BlockNote(b.id, str(b.state), str(b.kind), _maybe(b.finished), b.note) for b in session.scalars(
         select(Block).where(_involving(ids), Block.note != "", Block.state.in_(SHOWN_STATES))
@@ -467,6 +479,52 @@ def entrant(session: Session, folder: Path, name: str, recent_blocks: int = RECE
     return EntrantView(found.name, found.display or found.name, aware(found.created), found.revoked is not None,
                        tuple(lines), _rating_series(session, versions), games, faults, more, unreadable, private,
                        notes)
+
+
+MEMORY_BLOCKS = 2000
+"""The newest done blocks of a version its memory test reads (each block's sums are read once, and kept)."""
+
+
+@functools.lru_cache(maxsize=16384)
+def _block_memory(path: str) -> tuple[int, dict[str, tuple[float, float, float, float]]]:
+    """A done block's points per point and each version's duplicate points and games on its first game and on its
+    later games of the block's deal set (:meth:`~arena.rating.ratings.Tally.memory_sums`); nothing for a block whose
+    games were not played in a drawn order, one after another. A done block's records do not change."""
+    store = ResultsStore(Path(path))
+    manifest = store.manifest()
+    if manifest is None or "play_order" not in manifest:
+        return 10, {}
+    folded = tally(store.games())
+    return (tenths_per_point(folded.rules) if folded.rules is not None else 10), folded.memory_sums()
+
+
+def version_memory(session: Session, folder: Path, version_id: int, label: str) -> tuple[MemoryTest, int]:
+    """The memory test of a version over its newest :data:`MEMORY_BLOCKS` done blocks, each block's deal set a
+    cluster, and the points per point of its scores."""
+    first, later, both = ClusteredMean(), ClusteredMean(), ClusteredPair()
+    per_point = 10
+    for played in session.scalars(select(Block).where(_involving([version_id]), Block.state == BlockState.DONE)
+                                  .order_by(Block.id.desc()).limit(MEMORY_BLOCKS)):
+        try:
+            per_point, sums = _block_memory(str(folder / played.folder))
+        except (ArenaError, OSError):
+            continue  # an unreadable block is listed as such on the page; the test goes without it
+        if label not in sums:
+            continue
+        first_total, first_games, later_total, later_games = sums[label]
+        first.add(first_total, first_games)
+        later.add(later_total, later_games)
+        both.add(later_total, later_games, first_total, first_games)
+    diff, low, high, p, clusters = one_sided_difference(both, later, first)
+    return MemoryTest(first.mean, later.mean, diff, low, high, p, clusters, first.weight, later.weight), per_point
+
+
+def _with_memory(line: VersionLine, session: Session, folder: Path, version_id: int) -> VersionLine:
+    test, per_point = version_memory(session, folder, version_id, line.version)
+    if math.isnan(test.first):
+        return line
+    rules = Rules.profile("dy") if per_point == 1 else Rules.profile()
+    return dataclasses.replace(line, memory_test=test.to_dict(per_point), memory=memory_text(line.version, test, rules))
 
 
 def _maybe(moment: datetime | None) -> datetime | None:
@@ -953,6 +1011,11 @@ class OrganiserView:
     blocks: dict[str, int]
     """Blocks by state."""
     active_versions: int
+    pairs: tuple[dict[str, Any], ...] = ()
+    """The pair report over the newest done blocks (:func:`ladder_pairs`), in points, each pair as
+    :meth:`~arena.rating.standing.PairEffect.to_dict` gives it."""
+    pair_lines: tuple[str, ...] = ()
+    """The pair report in words: what it covers, then each flagged pair."""
 
 
 def organiser(session: Session) -> OrganiserView:
@@ -970,6 +1033,46 @@ def organiser(session: Session) -> OrganiserView:
                               .limit(TESTS_SHOWN)).all()
     blocks = {str(state): count for state, count in session.execute(
         select(Block.state, func.count(Block.id)).group_by(Block.state))}
+    pairs, note = ladder_pairs(session)
     return OrganiserView(entrants, tuple(_test_views(session, running)), blocks,
-                         sum(len(labels) for labels in active.values()))
+                         sum(len(labels) for labels in active.values()), tuple(p.to_dict(10) for p in pairs),
+                         (note, *pair_lines(pairs, Rules.profile())))
+
+
+@dataclasses.dataclass(frozen=True)
+class _BlockGame:
+    """A done block as the pair report reads it: its versions and the points each scored over its games."""
+
+    seats: tuple[str, ...]
+    totals: tuple[float, ...]
+
+
+def ladder_pairs(session: Session) -> tuple[list[PairEffect], str]:
+    """The pair report of the ladder (:class:`~arena.rating.ratings.PairReport`) over its newest
+    :data:`MEMORY_BLOCKS` done blocks, each block's deal set a cluster, from the points each version scored in the
+    block (a version's margin over a tablemate in a block is the difference of their points, every version holding
+    every hand once); at most :data:`~arena.rating.ratings.PAIRED_BOTS` versions."""
+    labels: dict[int, str] = {version_id: label for version_id, label in session.execute(
+        select(Version.id, Version.label))}
+    by_block: dict[int, dict[str, float]] = {}
+    newest = select(Block.id).where(Block.state == BlockState.DONE).order_by(Block.id.desc()).limit(MEMORY_BLOCKS)
+    for block_id, version_id, games, points in session.execute(
+            select(BlockResult.block_id, BlockResult.version_id, BlockResult.games, BlockResult.points)
+            .where(BlockResult.block_id.in_(newest))):
+        by_block.setdefault(block_id, {})[labels[version_id]] = points / max(games, 1)
+    versions = {label for points in by_block.values() for label in points}
+    if not by_block:
+        return [], "No block is done yet."
+    if len(versions) > PAIRED_BOTS:
+        return [], (f"{len(versions)} versions played the newest {len(by_block)} blocks: the pair report is kept for "
+                    f"at most {PAIRED_BOTS}.")
+    report = PairReport()
+    seen: set[str] = set()
+    for block_id in sorted(by_block):
+        scored = by_block[block_id]
+        seen.update(scored)
+        seats = tuple(sorted(scored))
+        report.add_round([[_BlockGame(seats, tuple(scored[v] for v in seats))]], seen)
+    return report.report(versions), (f"Over the newest {len(by_block)} done blocks, each version's points per game "
+                                     "in a block against its tablemates'.")
 

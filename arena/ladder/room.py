@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from pathlib import Path
 
 from arena.core.rules import Rules
 from arena.errors import ConfigError
@@ -28,8 +29,11 @@ class WaitingRoom:
     """The ladder's arena server of no tables on ``address``; ``came(label)`` is called when the bot of the version
     ``label`` is connected to it (at each change of who is, so it may be called again for the same bot)."""
 
-    def __init__(self, rules: Rules, deadline_ms: int, address: str, came: Callable[[str], None]) -> None:
+    def __init__(self, rules: Rules, deadline_ms: int, address: str, came: Callable[[str], None], *,
+                 tls_cert: Path | None = None, tls_key: Path | None = None, tls_client_ca: Path | None = None) -> None:
         self.rules, self.deadline_ms, self.address = rules, deadline_ms, address
+        self.tls = (tls_cert, tls_key, tls_client_ca)
+        """The port's certificate, key and client CA (``[remote]``), as the blocks' servers on the port have them."""
         self._came = came
         self._server: ArenaServer | None = None
         self.tokens: dict[str, str] = {}
@@ -53,8 +57,10 @@ class WaitingRoom:
             await self._stop()
             host, _, port = self.address.rpartition(":")
             check_address(host, int(port))
+            cert, key, client_ca = self.tls
             server = ArenaServer(ServerSettings(rules=self.rules, tokens=dict(tokens),
-                                                table=TableSettings(deadline_ms=self.deadline_ms), max_tables=1))
+                                                table=TableSettings(deadline_ms=self.deadline_ms), max_tables=1,
+                                                tls_cert=cert, tls_key=key, tls_client_ca=client_ca))
             try:
                 await server.start(self.address)
             except RuntimeError as err:  # grpc: the address cannot be bound

@@ -37,6 +37,7 @@ from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import parse_config
+from arena.event.preparation import as_begun
 from arena.event.tournament import Tournament, woken
 from arena.ladder.attendance import Attendance, attendance
 from arena.ladder.blocks import (
@@ -209,7 +210,9 @@ class LadderService:
     async def run(self, stop: asyncio.Event) -> None:
         """Plays until ``stop`` is set; blocks in play are then left as they are, to resume at the next start."""
         self._loop, self._wake = asyncio.get_running_loop(), asyncio.Event()
-        self._room = WaitingRoom(self.settings.rules, self.settings.deadline_ms, self.remote_address, self._came)
+        remote = self.settings.remote
+        self._room = WaitingRoom(self.settings.rules, self.settings.deadline_ms, self.remote_address, self._came,
+                                 tls_cert=remote.tls_cert, tls_key=remote.tls_key, tls_client_ca=remote.tls_client_ca)
         self.ladder.wake = self.wake
         upgrade(self.ladder.engine)
         self._recover()
@@ -290,12 +293,14 @@ class LadderService:
             return {seat for block in blocks for seat in block.seats}
 
     def _field(self, session: Session, busy: set[int]) -> tuple[list[Candidate], dict[int, Version]]:
-        """The active versions free to play, with their ratings: of the remote ones that may play now, only the one
-        whose last block is the oldest (a block seats one at most)."""
+        """The active versions free to play, with their ratings: of the remote ones that may play now (their entrant
+        has a bot token), only the one whose last block is the oldest (a block seats one at most)."""
         active = session.scalars(select(Version).where(Version.state == VersionState.ACTIVE)).all()
         ratings = {r.version_id: r for r in session.scalars(select(Rating))}
         mu0, sigma0 = self.model.initial()
-        remote = [v for v in active if v.kind == REMOTE and v.id not in busy and self._seatable(v)]
+        keyed = set(session.scalars(select(Entrant.id).where(Entrant.bot_token_sha256.is_not(None))))
+        remote = [v for v in active if v.kind == REMOTE and v.id not in busy and self._seatable(v)
+                  and v.entrant_id in keyed]  # a bot without a bot token cannot connect: it is not seated
         first = min(remote, key=lambda v: (self._last.get(v.id, 0), v.id)) if remote else None
         field, versions = [], {}
         for version in active:
@@ -422,15 +427,15 @@ class LadderService:
             block = session.get(Block, block_id)
             assert block is not None
             versions = {v.id: v for v in session.scalars(select(Version).where(Version.id.in_(block.seats)))}
-            tokens = {e.id: e.token_sha256 for e in session.scalars(select(Entrant).where(
+            tokens = {e.id: e.bot_token_sha256 for e in session.scalars(select(Entrant).where(
                 Entrant.id.in_({v.entrant_id for v in versions.values()})))}
             seats, seed = block.seats, block.seed
         folder = self.ladder.folder / f"blocks/{block_id:06d}"
         try:
             bots = [bot_table(versions[v], self.ladder.folder, tokens.get(versions[v].entrant_id)) for v in seats]
-            config = block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
-                                  host=self.settings.remote.host,
-                                  seat_key=block_seat_key(self.settings.seed, block_id))
+            config = as_begun(block_config(block_id, seed, bots, self.settings, port=self.remote_port if remote else 0,
+                                           host=self.settings.remote.host,
+                                           seat_key=block_seat_key(self.settings.seed, block_id)), folder)
         except ArenaError as err:
             self._void(block_id, f"the block could not be set up: {err}")
             return
@@ -489,12 +494,13 @@ class LadderService:
     # -- the waiting room ---------------------------------------------------------------------------
 
     def _remote_tokens(self) -> dict[str, str]:
-        """The tokens of the active remote versions' entrants (SHA-256 digest -> the version's label)."""
+        """The bot tokens of the active remote versions' entrants (SHA-256 digest -> the version's label): never the
+        tokens that log in to the site."""
         with self.ladder.session() as session:
-            rows = session.execute(select(Entrant.token_sha256, Version.label).join(
+            rows = session.execute(select(Entrant.bot_token_sha256, Version.label).join(
                 Version, Version.entrant_id == Entrant.id).where(
                 Version.kind == REMOTE, Version.state == VersionState.ACTIVE, Entrant.revoked.is_(None),
-                Entrant.token_sha256.is_not(None)).order_by(Version.id))
+                Entrant.bot_token_sha256.is_not(None)).order_by(Version.id))
             return {digest: label for digest, label in rows if digest}
 
     def _keep_room(self) -> None:
@@ -551,7 +557,7 @@ class LadderService:
             deal_sets = state.final_deal_sets
             versions = session.scalars(select(Version).where(Version.state == VersionState.ACTIVE)
                                        .order_by(Version.id)).all()
-            tokens = {e.id: e.token_sha256 for e in session.scalars(select(Entrant))}
+            tokens = {e.id: e.bot_token_sha256 for e in session.scalars(select(Entrant))}
         bots = [bot_table(v, self.ladder.folder, tokens.get(v.entrant_id)) for v in versions]
         remote = any(v.kind == REMOTE for v in versions)
         if remote:  # the port is the final's now
@@ -561,8 +567,8 @@ class LadderService:
                                          port=self.remote_port if remote else 0, host=self.settings.remote.host,
                                          concurrency=self.settings.capacity.tables,
                                          seat_key=block_seat_key(self.settings.seed, 0)))
-        config = dataclasses.replace(config, workers=self.settings.capacity.workers)
         folder = self.ladder.folder / FINAL
+        config = as_begun(dataclasses.replace(config, workers=self.settings.capacity.workers), folder)
         self.log(f"the final: {len(versions)} versions, {deal_sets} deal sets, a duplicate round robin in {folder}")
         tournament = Tournament(config, folder, judge=LiveJudge(folder, config), log=self.log)
         await tournament.run()

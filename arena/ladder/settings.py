@@ -18,10 +18,12 @@ from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, RulesError
 from arena.event.entries import is_name
 from arena.event.kinds import Rotation
+from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, SandboxSettings
 from arena.event.tables import Reader, read_text
 
-__all__ = ["DATABASE_FILE", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking", "RatingSettings", "Remote",
-           "SubmissionLimits", "TestSettings", "load_settings", "parse_settings", "sqlite_url"]
+__all__ = ["DATABASE_FILE", "LADDER_SANDBOX", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking",
+           "RatingSettings", "Remote", "SubmissionLimits", "TestSettings", "load_settings", "parse_settings",
+           "sqlite_url"]
 
 SETTINGS_FILE = "ladder.toml"
 """The settings' file name in a ladder's folder."""
@@ -41,8 +43,8 @@ _KEYS: dict[str, set[str]] = {
     "matchmaking": {"placement_blocks", "spread", "no_rematch_blocks"},
     "submissions": {"active_versions", "max_bytes", "max_files", "per_hour", "check_games"},
     "tests": {"share", "delta1", "alpha", "beta", "burn_in", "cap", "per_entrant", "scrimmage_blocks"},
-    "remote": {"host", "port", "patience_s", "set_aside_after"},
-    "sandbox": {"mode"},
+    "remote": {"host", "port", "patience_s", "set_aside_after", "tls_cert", "tls_key", "tls_client_ca"},
+    "sandbox": {"mode", "processes", "tmp_mb", "limits"},
     "database": {"url"},
 }
 """Each table of ladder.toml and its keys."""
@@ -130,6 +132,17 @@ class Remote:
     set_aside_after: int = 3
     """Blocks in a row a remote version may miss (not there for some of its games) before it is set aside until its
     bot connects again."""
+    tls_cert: Path | None = None
+    """PEM certificate chain of the gRPC port: with ``tls_key``, bots connect over TLS only (their bot tokens never
+    cross the network in clear)."""
+    tls_key: Path | None = None
+    tls_client_ca: Path | None = None
+    """PEM certificate of the CA that signs the bots' client certificates: with it, a bot must also show one."""
+
+
+LADDER_SANDBOX = SandboxSettings(mode="bwrap", limits="require")
+"""A ladder's ``[sandbox]`` by default: strangers' uploads run only in the sandbox, and only where their processes
+and their ``/tmp`` can be limited."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -153,9 +166,10 @@ class LadderSettings:
     submissions: SubmissionLimits = SubmissionLimits()
     tests: TestSettings = TestSettings()
     remote: Remote = Remote()
-    sandbox: str = "bwrap"
-    """How submitted versions run: ``bwrap`` (the sandbox, refused where it cannot run), ``auto`` or ``off``
-    (unsandboxed: only for bots you trust, as a tournament's ``[sandbox] mode``)."""
+    sandbox: SandboxSettings = LADDER_SANDBOX
+    """How submitted versions run: ``mode`` ``bwrap`` (the sandbox, refused where it cannot run), ``auto`` or ``off``
+    (unsandboxed: only for bots you trust, as a tournament's ``[sandbox] mode``); each with its ``processes`` and
+    ``tmp_mb``, which ``limits = "require"`` refuses to run a version without."""
 
 
 def sqlite_url(path: Path) -> str:
@@ -223,9 +237,32 @@ def parse_settings(text: str, folder: Path) -> LadderSettings:
         ),
         remote=Remote(host=remote.string("host", Remote.host), port=remote.integer("port", Remote.port, 0, 65535),
                       patience_s=remote.number("patience_s", Remote.patience_s, 1.0, 3600.0),
-                      set_aside_after=remote.integer("set_aside_after", Remote.set_aside_after, 1, 10_000)),
-        sandbox=sandbox.string("mode", "bwrap", ("bwrap", "auto", "off")),
+                      set_aside_after=remote.integer("set_aside_after", Remote.set_aside_after, 1, 10_000),
+                      **_tls(remote, folder)),
+        sandbox=SandboxSettings(
+            mode=sandbox.string("mode", "bwrap", ("bwrap", "auto", "off")),
+            processes=sandbox.integer("processes", DEFAULT_SANDBOX.processes, 0, 1 << 22),
+            tmp_mb=sandbox.integer("tmp_mb", DEFAULT_SANDBOX.tmp_mb, 0, 1 << 24),
+            limits=sandbox.string("limits", LADDER_SANDBOX.limits, LIMITS)),
     )
+
+
+def _tls(remote: Reader, folder: Path) -> dict[str, Path | None]:
+    """``[remote]``'s TLS files, each relative to the ladder's folder, checked to be there and to go together."""
+    found: dict[str, Path | None] = {}
+    for key in ("tls_cert", "tls_key", "tls_client_ca"):
+        given = remote.string(key, "")
+        path = folder / given if given else None
+        if path is not None and not path.is_file():
+            raise ConfigError(f"remote.{key} names {given!r}, which is not a file (a path is read from the ladder's "
+                              "folder)")
+        found[key] = path
+    if (found["tls_cert"] is None) != (found["tls_key"] is None):
+        raise ConfigError("remote.tls_cert and remote.tls_key go together: the gRPC port's certificate and its key")
+    if found["tls_client_ca"] is not None and found["tls_cert"] is None:
+        raise ConfigError("remote.tls_client_ca needs remote.tls_cert and remote.tls_key: client certificates are "
+                          "asked for over TLS only")
+    return found
 
 
 def load_settings(folder: Path) -> LadderSettings:

@@ -37,15 +37,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import queue
-import sysconfig
 import threading
 import time
-import traceback
 import weakref
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any, Protocol
 
 from arena.core.cards import Card
@@ -54,6 +50,7 @@ from arena.core.game import Game, Phase
 from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 from arena.players.pauses import paused_s
+from arena.players.tracebacks import raised_at
 
 __all__ = ["InProcessBot", "LocalPlayer", "crash_detail", "play_out", "raised_at"]
 
@@ -61,38 +58,6 @@ _IDLE_S = 60.0
 """A worker thread with nothing to run for this long ends (a new one starts if work comes)."""
 _FIRST_EVENT_WAIT_S = 1.0
 """How long an event waits for the bot's handler before the seat's first decision sets the limit."""
-
-
-# Where code that is not the bot's own lives: the arena (and its bot kit), the standard library and the
-# installed packages. The place a bot's error is told is the last place of its traceback outside them.
-_NOT_THE_BOTS = tuple(
-    str(Path(folder).resolve()) + os.sep
-    for folder in {str(Path(__file__).resolve().parents[1]), *(
-        sysconfig.get_paths().get(key) for key in ("stdlib", "platstdlib", "purelib", "platlib"))}
-    if folder
-)
-
-
-def raised_at(error: BaseException) -> tuple[str, int] | None:
-    """Where the bot's own code raised ``error``: the file and line of the last place of its traceback
-    that is not the arena's, the standard library's or an installed package's (the bot's line that
-    called the library that raised), else its last place of all; ``None`` when it has no traceback.
-
-    The file is shown relative to the working folder when it lies inside it, else by its name alone:
-    never a whole path, which would show the author's folders in the records.
-    """
-    places = traceback.extract_tb(error.__traceback__)
-    if not places:
-        return None
-    own = [place for place in places if not place.filename.startswith("<") and
-           not os.path.realpath(place.filename).startswith(_NOT_THE_BOTS)]
-    place = (own or places)[-1]
-    path = Path(os.path.realpath(place.filename))
-    try:
-        shown_path = path.relative_to(Path.cwd().resolve()).as_posix()
-    except ValueError:
-        shown_path = path.name
-    return shown_path, place.lineno or 0
 
 
 def crash_detail(error_type: str, message: str, file: str = "", line: int = 0) -> str:

@@ -48,6 +48,7 @@ from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.players.records import GameRecords, RoundRecord
 from arena.rating.digest import Bounds, Digest, round_faults, schedule_key
+from arena.rating.fairplay import fairplay_section
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.plots import Interval, Series, color, dash, interval_plot, line_chart
 from arena.rating.report import HEAD_TO_HEAD_FILE, FolderReport, measures, read_folder, write_standings
@@ -479,7 +480,8 @@ def _page(page: _Page) -> str:
     title = manifest.tournament if manifest is not None else page.folder.name
     return render("report.html", policy=Markup(_POLICY), title=title, style=style("report.css"), script=_SCRIPT,
                   header=_header(page), standings=_standings(page), scores=_scores(page), course=_course(page),
-                  matrix=_matrix(page), calling=_calling(page), bots=_bots(page), replays=_replays(page))
+                  matrix=_matrix(page), calling=_calling(page), bots=_bots(page), replays=_replays(page),
+                  fairplay=fairplay_section(page.report.standings, page.report.pairs, page.rules))
 
 
 # -- the page ------------------------------------------------------------------------------------

@@ -38,6 +38,7 @@ from arena.event.roster import read_roster
 from arena.event.status import BotState, Status, read_status
 from arena.event.store import ResultsStore
 from arena.players.records import read_tail
+from arena.rating.fairplay import memory_words
 from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.report import read_folder
@@ -82,6 +83,8 @@ class BoardRow:
     """Why the bot is not ranked (:func:`~arena.rating.standing.not_ranked_because`); empty for a ranked bot."""
     absent_games: int = 0
     """Games whose seat the fallback player took for it because it was not there."""
+    memory: str = ""
+    """Its memory test's flag in words when it did significantly better on deals it had seen before, else empty."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,7 +162,8 @@ class Board:
             rules, rows = self._read_standings()
             faults = self._read_faults()
         per_point = tenths_per_point(rules)
-        standings = [_row(row, per_point, displays) for row in rows]
+        standings = [dataclasses.replace(_row(row, per_point, displays), memory=memory_words(
+            _named(row.bot, displays), row.memory_test, rules) if row.memory_test.flagged else "") for row in rows]
         faults = [dataclasses.replace(f, display=displays.get(f.bot, "")) for f in faults]
         title = status.tournament if status is not None else self.title
         # The rule of who won is the standings' own; only the names are the ones the class knows.

@@ -45,8 +45,8 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from typing import Any, Protocol
 
 from openskill.models import PlackettLuce
 
@@ -60,10 +60,13 @@ from arena.players.records import GameRecords, RoundRecord
 from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
 from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
 from arena.rating.standing import (
+    PAIR_LEVEL,
     PLACE_POINTS,
     SEAT_POSITIONS,
     BlockDifferences,
     Comparison,
+    MemoryTest,
+    PairEffect,
     RoundMark,
     SeatRow,
     Standing,
@@ -75,10 +78,12 @@ from arena.rating.stats import (
     PairTally,
     field_datum_diffs,
     field_matchpoints,
+    one_sided_difference,
 )
 
 __all__ = [
     "PAIRED_BOTS",
+    "PairReport",
     "Results",
     "Tally",
     "compare",
@@ -117,6 +122,9 @@ class _Game:
     seats: tuple[str, ...]
     totals: tuple[int, ...]
     places: tuple[int, ...]
+    read: int
+    """Its place among the games read (the records' order): a bot's games on a deal set are recorded in the order
+    it played them."""
 
 
 class _Round:
@@ -126,21 +134,23 @@ class _Round:
 
     def __init__(self) -> None:
         self.games: list[_Game] = []
-        self.hands: dict[tuple[str, int], list[tuple[str, int, float]]] = {}
-        """(deal, seat) -> (bot, score, the share of a game the hand is: 1/rounds of its game)."""
+        self.hands: dict[tuple[str, int], list[tuple[str, int, float, int]]] = {}
+        """(deal, seat) -> (bot, score, the share of a game the hand is: 1/rounds of its game, the game's index in
+        :attr:`games`)."""
         self.seats: dict[str, list[int]] = {}
         """Seat position -> [sum of scores, rounds]."""
         self.planned: set[str] = set()
         """The ids of its games the plan holds (the round is complete when it has them all)."""
 
-    def add(self, game: GameRecords) -> None:
+    def add(self, game: GameRecords, read: int) -> None:
         final = game.final
-        self.games.append(_Game(_game_key(game), final.block, final.seats, final.totals, final.places))
+        index = len(self.games)
+        self.games.append(_Game(_game_key(game), final.block, final.seats, final.totals, final.places, read))
         share = 1.0 / len(game.rounds)
         for record in game.rounds:
             for seat, bot in enumerate(record.seats):
                 score = record.scores[seat]
-                self.hands.setdefault((record.deal, seat), []).append((bot, score, share))
+                self.hands.setdefault((record.deal, seat), []).append((bot, score, share, index))
                 distance = places_after(record.dealer, seat)
                 for key in (SEAT_POSITIONS[seat], SEAT_POSITIONS[3 + distance] if distance else "dealer"):
                     sums = self.seats.setdefault(key, [0, 0])
@@ -151,15 +161,131 @@ class _Round:
 class _Row:
     """One bot's running sums."""
 
-    __slots__ = ("dup", "faults", "matchpoints", "rating", "standing")
+    __slots__ = ("dup", "faults", "first", "later", "matchpoints", "memory", "rating", "standing")
 
     def __init__(self, bot: str, rating: Any) -> None:
         self.standing = Standing(bot)
         """Counts and sums (divided only when the standings are asked for)."""
         self.dup = ClusteredMean()
         self.matchpoints = ClusteredMean()
+        self.first = ClusteredMean()
+        """Its duplicate points in its first game of each deal set, and the games (the memory test)."""
+        self.later = ClusteredMean()
+        """Its duplicate points in its other games of each deal set."""
+        self.memory = ClusteredPair()
+        """What :attr:`later` and :attr:`first` share, deal set by deal set."""
         self.faults: dict[str, int] = {}
         self.rating = rating
+
+
+class _Effect:
+    """Bot A's margin over its other tablemates, in blocks with bot B at the table and in blocks without."""
+
+    __slots__ = ("both", "games_with", "games_without", "with_other", "without")
+
+    def __init__(self) -> None:
+        self.with_other = ClusteredMean()
+        self.without = ClusteredMean()
+        self.both = ClusteredPair()
+        self.games_with = 0
+        self.games_without = 0
+
+    def add(self, with_other: tuple[float, float, float], without: tuple[float, float, float]) -> None:
+        """One deal set: (margin, tablemate-games, games) with B at A's table and without."""
+        self.with_other.add(with_other[0], with_other[1])
+        self.without.add(without[0], without[1])
+        self.both.add(with_other[0], with_other[1], without[0], without[1])
+        self.games_with += round(with_other[2])
+        self.games_without += round(without[2])
+
+
+class Played(Protocol):
+    """A finished game as the pair report reads it."""
+
+    @property
+    def seats(self) -> tuple[str, ...]: ...
+
+    @property
+    def totals(self) -> Sequence[float]: ...
+
+
+class PairReport:
+    """The pair report's sums, deal set by deal set: for each ordered pair of bots (A, B), A's margin over its other
+    tablemates in its blocks with B at the table and in its blocks without (:class:`_Effect`)."""
+
+    def __init__(self) -> None:
+        self.effects: dict[tuple[str, str], _Effect] = {}
+
+    def add_round(self, blocks: Iterable[Sequence[Played]], bots: Iterable[str]) -> None:
+        """One deal set: its blocks' games; ``bots``, every bot of the event so far. For each bot A of the round and
+        each other bot B, A's margin over its tablemates other than B (game totals, summed over a block's games:
+        over a block each holds every hand) in its blocks with B at the table, and over all its tablemates in its
+        blocks without B."""
+        margins: dict[str, list[float]] = {}
+        """A -> its margin over all its tablemates this round, the tablemate-games and the games."""
+        together: dict[tuple[str, str], list[float]] = {}
+        """(A, B) -> over A's blocks with B: its margin over the others, their tablemate-games, the games, and the
+        blocks' whole margin and tablemate-games."""
+        for block_games in blocks:
+            for a in sorted({bot for game in block_games for bot in game.seats}):
+                margin = 0.0
+                count = games = 0
+                against: dict[str, list[float]] = {}
+                for game in block_games:
+                    if a not in game.seats:
+                        continue
+                    mine = game.totals[game.seats.index(a)]
+                    games += 1
+                    for seat, other in enumerate(game.seats):
+                        if other != a:
+                            margin += mine - game.totals[seat]
+                            count += 1
+                            pair = against.setdefault(other, [0.0, 0])
+                            pair[0] += mine - game.totals[seat]
+                            pair[1] += 1
+                acc = margins.setdefault(a, [0.0, 0, 0])
+                acc[0] += margin
+                acc[1] += count
+                acc[2] += games
+                for b, (own, met) in against.items():
+                    # With B: A's margin over the others of the block (B's own share taken out), then the block's
+                    # whole margin and count, which the margin without B leaves out.
+                    shared = together.setdefault((a, b), [0.0, 0, 0, 0.0, 0])
+                    for at, value in enumerate((margin - own, count - met, games, margin, count)):
+                        shared[at] += value
+        every = sorted(bots)
+        for a in sorted(margins):
+            whole = margins[a]
+            for b in every:
+                if b == a:
+                    continue
+                sat = together.get((a, b))
+                with_other: tuple[float, float, float] = (0.0, 0.0, 0.0)
+                without = (whole[0], whole[1], whole[2])
+                if sat is not None:
+                    with_other = (sat[0], sat[1], sat[2])
+                    without = (whole[0] - sat[3], whole[1] - sat[4], whole[2] - sat[2])
+                effect = self.effects.get((a, b))
+                if effect is None:
+                    effect = self.effects[a, b] = _Effect()
+                effect.add(with_other, without)
+
+    def report(self, bots: Collection[str]) -> list[PairEffect]:
+        """Every ordered pair of ``bots`` that sat together, flagged by Holm's step-down over the report's p-values
+        at :data:`PAIR_LEVEL` in all."""
+        out = []
+        for (a, b), sums in sorted(self.effects.items()):
+            if a not in bots or b not in bots or not sums.games_with:
+                continue
+            diff, low, high, p, clusters = one_sided_difference(sums.both, sums.with_other, sums.without)
+            out.append(PairEffect(a, b, sums.with_other.mean, sums.without.mean, diff, low, high, p, clusters,
+                                  sums.games_with, sums.games_without))
+        tested = sorted((effect.p, index) for index, effect in enumerate(out) if not math.isnan(effect.p))
+        for rank, (p, index) in enumerate(tested):
+            if p > PAIR_LEVEL / (len(tested) - rank):
+                break  # Holm: the first p-value above its threshold stops the flags
+            out[index] = dataclasses.replace(out[index], flagged=True)
+        return out
 
 
 class _Pair:
@@ -204,7 +330,8 @@ class Tally:
     """
 
     def __init__(self, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None,
-                 on_round: Callable[[RoundMark], object] | None = None, once: bool = False) -> None:
+                 on_round: Callable[[RoundMark], object] | None = None, once: bool = False, *,
+                 ordered: bool = True) -> None:
         self.rules: Rules | None = None
         self._once = once or (plan is not None and plan.rotation == Rotation.ONCE)
         """Under ``rotation = "once"`` bots meet only the house trio: two bots are compared where they held the same
@@ -224,6 +351,11 @@ class Tally:
         self._seats: dict[str, ClusteredMean] = {}
         self._shared: dict[tuple[str, str], ClusteredPair] | None = {}
         """What each pair of bots shares, for the rank ranges; ``None`` past :data:`PAIRED_BOTS` bots."""
+        self._pair_report: PairReport | None = PairReport()
+        """The pair report's sums; ``None`` past :data:`PAIRED_BOTS` bots."""
+        self._ordered = ordered
+        """The records hold each bot's games on a deal set in the order it played them (the memory test)."""
+        self._read = 0
         self._model = PlackettLuce(tau=0.0)
         self._blocks: set[str] = set()
         self._expected: dict[int, int] = {}
@@ -274,11 +406,12 @@ class Tally:
                 row.standing.faults += 1
                 row.faults[fault.kind.value] = row.faults.get(fault.kind.value, 0) + 1
         number = game.first.schedule_round
+        self._read += 1
         if number in self._scored:
-            self._late.setdefault(number, _Round()).add(game)
+            self._late.setdefault(number, _Round()).add(game, self._read)
         else:
             unit = self._rounds.setdefault(number, _Round())
-            unit.add(game)
+            unit.add(game, self._read)
             if game.block in self._blocks:
                 unit.planned.add(game.game)
             self._score_complete()
@@ -290,7 +423,7 @@ class Tally:
         for number in sorted(self._rounds):
             self._score(number, self._rounds.pop(number))
         for number in sorted(self._late):
-            self._score(number, self._late.pop(number))
+            self._score(number, self._late.pop(number), late=True)
         self._next = len(self._order)
         self._open.clear()
 
@@ -310,25 +443,28 @@ class Tally:
             self._score(number, self._rounds.pop(number))
             self._next += 1
 
-    def _score(self, number: int, unit: _Round) -> None:
+    def _score(self, number: int, unit: _Round, late: bool = False) -> None:
         """Compares the results of one round, adds its clusters, rates its games; then it is gone.
 
-        Games of a round already scored (the plan did not announce them) come here again at the end:
+        Games of a round already scored (the plan did not announce them) come here again at the end, ``late``:
         they are compared among themselves and add a cluster of their own to the bots' sums (their
-        deal set is counted once in :attr:`clusters`)."""
+        deal set is counted once in :attr:`clusters`), but not to the memory test (the first game of each
+        bot on the deal set was scored with the round)."""
         if number not in self._scored:
             self.clusters += 1
         self._scored.add(number)
         games = sorted(unit.games, key=lambda g: g.key)
         # The duplicate score and matchpoints: each bot's results of the round are one cluster.
         sums: dict[str, list[float]] = {}
+        per_game: dict[tuple[str, int], list[float]] = {}
+        """(bot, game index) -> its duplicate points in that game and the share of the game they cover."""
         # Hands and results in a fixed order, so that the sums come out the same to the last bit
         # whatever order the games were recorded in.
         for hand in sorted(unit.hands):
             results = sorted(unit.hands[hand])
-            scores = [score for _, score, _ in results]
-            owners = [bot for bot, _, _ in results]
-            for (bot, _, share), diff, points in zip(
+            scores = [score for _, score, _, _ in results]
+            owners = [bot for bot, _, _, _ in results]
+            for (bot, _, share, index), diff, points in zip(
                 results, field_datum_diffs(scores, owners), field_matchpoints(scores, owners), strict=True
             ):
                 if diff is None or points is None:
@@ -338,11 +474,16 @@ class Tally:
                 acc[1] += share
                 acc[2] += points
                 acc[3] += 1
+                game_acc = per_game.setdefault((bot, index), [0.0, 0.0])
+                game_acc[0] += diff
+                game_acc[1] += share
         for bot, (dup, weight, points, hands) in sums.items():
             row = self._rows[bot]
             row.dup.add(dup, weight)
             row.matchpoints.add(points, hands)
         self._add_shared(sums)
+        if not late:
+            self._add_memory(unit, per_game)
         # Blocks, head-to-head differences and game pairs, per ordered pair of bots.
         blocks: dict[str, list[_Game]] = {}
         for game in games:
@@ -376,6 +517,7 @@ class Tally:
             pair.games += count
             pair.blocks += met_blocks
             pair.pairs.add_cluster(paired[key])
+        self._add_effects(blocks)
         for position, (total, count) in unit.seats.items():
             self._seats.setdefault(position, ClusteredMean()).add(total, count)
         # The ratings, in schedule order.
@@ -387,6 +529,38 @@ class Tally:
         if self._on_round is not None:
             self._on_round(RoundMark(number, {bot: row.dup.mean for bot, row in self._rows.items()},
                                      {bot: row.rating.ordinal() for bot, row in self._rows.items()}))
+
+    def _add_memory(self, unit: _Round, per_game: Mapping[tuple[str, int], list[float]]) -> None:
+        """Adds a round's cluster to each bot's memory test: its duplicate points in its first game on the deal set
+        (the first of its games read: the records hold a bot's games on a deal set in the order it played them) and
+        in its other games."""
+        firsts: dict[str, int] = {}
+        for index, game in enumerate(unit.games):
+            for bot in game.seats:
+                if bot not in firsts or game.read < unit.games[firsts[bot]].read:
+                    firsts[bot] = index
+        split: dict[str, list[float]] = {}
+        for (bot, index), (dup, weight) in per_game.items():
+            acc = split.setdefault(bot, [0.0, 0.0, 0.0, 0.0])
+            at = 0 if index == firsts[bot] else 2
+            acc[at] += dup
+            acc[at + 1] += weight
+        for bot in sorted(split):
+            first, first_weight, later, later_weight = split[bot]
+            row = self._rows[bot]
+            row.first.add(first, first_weight)
+            row.later.add(later, later_weight)
+            row.memory.add(later, later_weight, first, first_weight)
+
+    def _add_effects(self, blocks: Mapping[str, Sequence[_Game]]) -> None:
+        """Adds a round to the pair report; past :data:`PAIRED_BOTS` bots, the report is given up for good (memory
+        stays bounded)."""
+        if self._pair_report is None:
+            return
+        if len(self._rows) > PAIRED_BOTS:
+            self._pair_report = None
+            return
+        self._pair_report.add_round(blocks.values(), self._rows)
 
     def _add_shared(self, sums: Mapping[str, list[float]]) -> None:
         """Adds a round's clusters to what each pair of its bots shares (:class:`ClusteredPair`), while the
@@ -468,6 +642,7 @@ class Tally:
             row.fallback_pct = 100.0 * row.fallbacks / row.decisions
             rating = sums.rating
             row.mu, row.sigma, row.ordinal = rating.mu, rating.sigma, rating.ordinal()
+            row.memory_test = self._memory_test(sums)
             rows[bot] = row
         for bot, status in statuses.items():
             # A bot taken out before it finished a game still gets its line: the reason is news.
@@ -493,6 +668,27 @@ class Tally:
         for row, span in zip(ranked, self.rank_ranges(ranked), strict=True):
             row.rank_range = span.pair()
         return ordered
+
+    def _memory_test(self, row: _Row) -> MemoryTest:
+        """The bot's memory test (:class:`~arena.rating.standing.MemoryTest`)."""
+        if not self._ordered:
+            return MemoryTest(ordered=False)
+        diff, low, high, p, clusters = one_sided_difference(row.memory, row.later, row.first)
+        return MemoryTest(row.first.mean, row.later.mean, diff, low, high, p, clusters, round(row.first.weight, 9),
+                          round(row.later.weight, 9))
+
+    def memory_sums(self) -> dict[str, tuple[float, float, float, float]]:
+        """Each bot's duplicate points and games on its first games and on its later ones, summed over the deal
+        sets (of a ladder's block, its one deal set: what a version's memory test pools over its blocks)."""
+        return {bot: (row.first.total, row.first.weight, row.later.total, row.later.weight)
+                for bot, row in self._rows.items()}
+
+    def pairs(self, bots: Iterable[str] | None = None) -> list[PairEffect]:
+        """The pair report (:meth:`PairReport.report`) of ``bots`` (every bot by default); empty past
+        :data:`PAIRED_BOTS` bots."""
+        if self._pair_report is None:
+            return []
+        return self._pair_report.report(set(self._rows if bots is None else bots))
 
     @property
     def bots(self) -> list[str]:
@@ -549,10 +745,11 @@ def _without_games(bot: str, house: bool) -> Standing:
 
 
 def tally(records: Results, plan: Plan | None = None, on_game: Callable[[GameRecords], object] | None = None,
-          once: bool = False) -> Tally:
+          once: bool = False, *, ordered: bool = True) -> Tally:
     """A finished :class:`Tally` of ``records`` (rounds in file order, or complete games; ``once``: played under
-    ``rotation = "once"``, as a ``plan`` may say)."""
-    result = Tally(plan, on_game, once=once)
+    ``rotation = "once"``, as a ``plan`` may say); ``ordered``: they hold each bot's games on a deal set in the order
+    it played them (the memory test)."""
+    result = Tally(plan, on_game, once=once, ordered=ordered)
     for item in records:
         if isinstance(item, GameRecords):
             result.add_game(item)

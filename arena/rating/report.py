@@ -28,9 +28,10 @@ from arena.event.manifest import Manifest
 from arena.event.status import read_status
 from arena.event.store import ResultsStore, write_atomic
 from arena.players.records import GameRecords, TornLine, iter_records
+from arena.rating.fairplay import pair_lines, pairs_dict
 from arena.rating.ratings import Tally
 from arena.rating.sequential import sprt
-from arena.rating.standing import BlockDifferences, Comparison, RoundMark, SeatRow, Standing
+from arena.rating.standing import BlockDifferences, Comparison, PairEffect, RoundMark, SeatRow, Standing
 from arena.rating.tables import (
     comparison_dict,
     comparisons_csv,
@@ -101,6 +102,8 @@ class FolderReport:
     seats: list[SeatRow]
     deal_sets: int
     """Deal sets (clusters) scored."""
+    pairs: list[PairEffect] = dataclasses.field(default_factory=list)
+    """The pair report: each bot with and without each other at its table."""
 
     @property
     def bots(self) -> list[str]:
@@ -127,7 +130,7 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
             hook(game)
 
     tally = Tally(manifest.plan if manifest is not None else None, on_game=heard if hooks else None,
-                  on_round=on_round)
+                  on_round=on_round, ordered=manifest is not None and manifest.play_order is not None)
     done = 0
     for record in iter_records(store.records_path, TornLine.SKIP):
         tally.add(record)
@@ -139,10 +142,13 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         rules = Rules.from_dict(data) if isinstance(data, dict) else Rules.profile()
     if manifest is not None:
         trio = "house trio: every bot's opponents" if once else ""
-        fillers = {**{bot: trio for bot in manifest.house}, **_copies(config, tally.bots)}
+        copies = _copies(config, tally.bots)
+        fillers = {**{bot: trio for bot in manifest.house}, **copies}
         rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done))
+        kept = _kept_processes(config)
         for row in rows:
             row.reason = fillers.get(row.bot, row.reason) or row.reason
+            row.kept_process = (row.bot.rpartition("#")[0] if row.bot in copies else row.bot) in kept
     else:
         rows = tally.standings()
     comparison = tally.comparison(str(options["a"]), str(options["b"])) if compared else None
@@ -161,7 +167,16 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
             b=comparison.b,
         )
     bots = [row.bot for row in rows]
-    return FolderReport(rules, rows, comparison, tally.matrix(bots), tally.seats(), tally.clusters)
+    return FolderReport(rules, rows, comparison, tally.matrix(bots), tally.seats(), tally.clusters,
+                        tally.pairs(bots))
+
+
+def _kept_processes(config: Mapping[str, Any]) -> set[str]:
+    """The launched gRPC bots of a manifest's configuration that kept one process from game to game
+    (``fresh_process = false``; none when every game had a new process)."""
+    if config.get("fresh_process", True):
+        return set()
+    return {str(bot.get("name")) for bot in config.get("bots", []) if isinstance(bot, dict) and bot.get("command")}
 
 
 def _copies(config: Mapping[str, Any], bots: Sequence[str]) -> dict[str, str]:
@@ -231,6 +246,7 @@ def render_report(report: FolderReport, fmt: str = "table", whole: bool = True, 
             "comparison": comparison_dict(report.comparison, rules) if report.comparison else None,
             "head_to_head": [comparison_dict(c, rules) for c in report.matrix.values()],
             "seats": [seat_dict(row, rules) for row in report.seats],
+            "pairs": pairs_dict(report.pairs, rules),
         })
     if fmt == "csv":
         text = render_standings(report.standings, rules, "csv")
@@ -256,4 +272,7 @@ def render_report(report: FolderReport, fmt: str = "table", whole: bool = True, 
                          + render_head_to_head(report.matrix, bots, rules, fmt))
         parts.append("Seats (mean round score across all bots, in points)\n"
                      + render_seat_report(report.seats, rules, fmt))
+        said_pairs = pair_lines(report.pairs, rules)
+        if said_pairs:
+            parts.append("\n".join(said_pairs) + "\n")
     return "\n".join(parts)

@@ -18,12 +18,16 @@ from arena.rating.stats import MeanCI, PairElo
 __all__ = [
     "CLUSTERED_BY",
     "FALLBACK_RANK_LIMIT",
+    "MEMORY_LEVEL",
     "NOT_RANKED",
     "NOT_RANKED_TITLE",
+    "PAIR_LEVEL",
     "PLACE_POINTS",
     "SEAT_POSITIONS",
     "BlockDifferences",
     "Comparison",
+    "MemoryTest",
+    "PairEffect",
     "RoundMark",
     "SeatRow",
     "Standing",
@@ -41,7 +45,80 @@ FALLBACK_RANK_LIMIT = 50.0
 its results are the fallback player's, not its own (a student who never connected, under ``forfeit = "fallback"``)."""
 CLUSTERED_BY = "deal set"
 """What the intervals' clusters are: the deal set, which every table of a schedule round plays."""
+MEMORY_LEVEL = 0.01
+"""The memory test's level: an honest bot is flagged this often (one-sided, later games better than first ones)."""
+PAIR_LEVEL = 0.05
+"""The pair report's level over the whole report: the chance that any pair of an honest field is flagged (Holm)."""
 SEAT_POSITIONS = ("seat 0", "seat 1", "seat 2", "seat 3", "dealer +1", "dealer +2", "dealer +3", "dealer")
+
+
+@dataclasses.dataclass(frozen=True)
+class MemoryTest:
+    """A bot's duplicate score on the deal sets it met for the first time and on those it had met before.
+
+    ``first`` is over its first game on each deal set (no card of it dealt to the bot before), ``later`` over its
+    other games on it; ``difference`` is later − first with its 95 % interval clustered by deal set, and ``p`` the
+    one-sided t test of "no better later" (:data:`MEMORY_LEVEL`). Scores in the records' unit, nan when missing."""
+
+    first: float = math.nan
+    later: float = math.nan
+    difference: float = math.nan
+    low: float = math.nan
+    high: float = math.nan
+    p: float = math.nan
+    deal_sets: int = 0
+    """Deal sets between the two (the interval's t has deal sets − 1 df)."""
+    first_games: float = 0.0
+    later_games: float = 0.0
+    ordered: bool = True
+    """False for a folder played before the order of play was drawn: which game came first is not known."""
+
+    @property
+    def flagged(self) -> bool:
+        return self.p < MEMORY_LEVEL  # nan compares False
+
+    def to_dict(self, per_point: int = 1) -> dict[str, Any]:
+        """The JSON's ``memory_test``: the scores and the interval in points, ``p``, ``flagged``."""
+        return {"first": _finite(self.first / per_point), "later": _finite(self.later / per_point),
+                "difference": _finite(self.difference / per_point),
+                "interval": None if math.isnan(self.low) else [_finite(self.low / per_point),
+                                                                _finite(self.high / per_point)],
+                "p": _finite(self.p), "flagged": self.flagged}
+
+
+@dataclasses.dataclass(frozen=True)
+class PairEffect:
+    """How bot ``bot`` does against its other tablemates when ``other`` sits at its table, and when it does not.
+
+    ``with_other`` and ``without`` are its duplicate margin per game over each of its tablemates (``other``
+    left out), in blocks with ``other`` at the table and in blocks without; ``effect`` is their difference with its
+    95 % interval clustered by deal set, ``p`` the one-sided t test of "no better with ``other``", and ``flagged``
+    Holm's decision over every pair of the report at :data:`PAIR_LEVEL`. Scores in the records' unit."""
+
+    bot: str
+    other: str
+    with_other: float
+    without: float
+    effect: float
+    low: float
+    high: float
+    p: float
+    deal_sets: int
+    games_with: int
+    games_without: int
+    flagged: bool = False
+
+    def to_dict(self, per_point: int = 1) -> dict[str, Any]:
+        return {"bot": self.bot, "other": self.other, "with": _finite(self.with_other / per_point),
+                "without": _finite(self.without / per_point), "effect": _finite(self.effect / per_point),
+                "interval": None if math.isnan(self.low) else [_finite(self.low / per_point),
+                                                                _finite(self.high / per_point)],
+                "p": _finite(self.p), "flagged": self.flagged, "deal_sets": self.deal_sets,
+                "games_with": self.games_with, "games_without": self.games_without}
+
+
+def _finite(value: float) -> float | None:
+    return value if math.isfinite(value) else None
 
 
 @dataclasses.dataclass
@@ -94,6 +171,11 @@ class Standing:
     fallback_pct: float = 0.0
     faults: int = 0
     faults_by_kind: dict[str, int] = dataclasses.field(default_factory=dict)
+    kept_process: bool = False
+    """A launched bot kept one process from game to game (``fresh_process = false``): it could remember a deal
+    from one rotation and know the other hands when the deal came round again."""
+    memory_test: MemoryTest = dataclasses.field(default_factory=MemoryTest)
+    """Its duplicate score on the deal sets it met for the first time and on those it had met before."""
 
     SCORES = ("dup_per_game", "dup_low", "dup_high", "mean_round", "mean_total")
     """The fields in score units (the rest are counts, shares, places and ratings)."""
@@ -108,6 +190,9 @@ class Standing:
         1 keeps the records' unit); nan and ±inf, which JSON lacks, become null."""
         out: dict[str, Any] = {}
         for key, value in dataclasses.asdict(self).items():
+            if key == "memory_test":
+                out[key] = self.memory_test.to_dict(per_point)
+                continue
             if key in self.SCORES:
                 value = value / per_point
             out[key] = None if isinstance(value, float) and not math.isfinite(value) else value

@@ -102,6 +102,7 @@ __all__ = [
     "mean_ci",
     "normal_cdf",
     "normal_quantile",
+    "one_sided_difference",
     "pentanomial_counts",
     "pentanomial_elo",
     "t_cdf",
@@ -407,6 +408,18 @@ class ClusteredPair:
         spread = (a.squares() / a.weight ** 2 + b.squares() / b.weight ** 2
                   - 2.0 * self.cross(a, b) / (a.weight * b.weight))
         return diff, math.sqrt(g / (g - 1) * max(spread, 0.0)), g
+
+
+def one_sided_difference(pair: ClusteredPair, a: ClusteredMean, b: ClusteredMean,
+                         level: float = 0.95) -> tuple[float, float, float, float, int]:
+    """A − B, two clustered means and what they share (:class:`ClusteredPair`): the difference, its two-sided
+    ``level`` interval, the p-value of the one-sided t test of "A − B is 0 or less" on the clusters less one
+    degrees of freedom (1 − LOS), and the clusters; nan where they are too few."""
+    diff, se, clusters = pair.difference(a, b)
+    if math.isnan(se) or math.isnan(diff):
+        return diff, math.nan, math.nan, math.nan, clusters
+    half = t_quantile(0.5 + level / 2, clusters - 1) * se
+    return diff, diff - half, diff + half, 1.0 - los(diff, se, clusters - 1), clusters
 
 
 def los(mean: float, se: float, df: int | None = None) -> float:

@@ -19,6 +19,7 @@ from tabulate import tabulate
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
+from arena.rating.fairplay import MEMORY_CSV, memory_csv, memory_lines
 from arena.rating.sequential import describe, fishtest_line
 from arena.rating.standing import (
     CLUSTERED_BY,
@@ -217,8 +218,8 @@ def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str, wide: boo
 
 
 def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -> list[str]:
-    """The lines under the standings: the unit, how the intervals were made, and under ``master`` the
-    winner and runner-up."""
+    """The lines under the standings: the unit, how the intervals were made, the launched bots that kept their
+    processes across rotations, and under ``master`` the winner and runner-up."""
     unit = unit_name(rules)
     lines = [f"Scores in {unit}. Points per game is the duplicate score: what a bot scored beyond the other bots "
              "that played the same cards in the same seat (0 is the field's average), with its 95% interval; "
@@ -231,6 +232,11 @@ def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -
                      f"the same deal set, so a bot's games of one round are one cluster): {some}{clusters} deal "
                      f"set{'s' if clusters != 1 else ''}, {some}{clusters - 1} df"
                      + (" (a bot's own count is its `clusters` in JSON and CSV)." if uneven else "."))
+    kept = [row.bot for row in rows if row.kept_process]
+    if kept:
+        lines.append(f"Launched bots kept their processes from game to game (fresh_process = false): "
+                     f"{', '.join(kept)}. A bot could remember a deal from one rotation and know the other three "
+                     "hands when the deal came round again.")
     result = _result(rows, rules)
     if result is not None:
         if result["winner"] is None:
@@ -269,15 +275,18 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table",
         out = io.StringIO()
         # A spreadsheet reads "2-4" as a date: the range is two columns of whole numbers.
         fields = [name for f in Standing.__dataclass_fields__ if f != "faults_by_kind"
-                  for name in (CSV_RANK_RANGE if f == "rank_range" else (f,))] + ["unit"]
+                  for name in (CSV_RANK_RANGE if f == "rank_range" else MEMORY_CSV if f == "memory_test" else (f,))
+                  ] + ["unit"]
         writer = csv.DictWriter(out, fieldnames=fields, lineterminator="\n")
         writer.writeheader()
         per_point, unit = tenths_per_point(rules), unit_name(rules)
         for row in rows:
             data = row.to_dict(per_point)
             data.pop("faults_by_kind")
+            data.pop("memory_test")
             span = data.pop("rank_range") or (None, None)
-            writer.writerow({**data, **dict(zip(CSV_RANK_RANGE, span, strict=True)), "unit": unit})
+            writer.writerow({**data, **dict(zip(CSV_RANK_RANGE, span, strict=True)),
+                             **memory_csv(row.memory_test, rules, row.bot), "unit": unit})
         return out.getvalue()
     gap = "\n" if fmt == "markdown" else ""
     top = podium(rows, rules)
@@ -291,7 +300,7 @@ def render_standings(rows: Sequence[Standing], rules: Rules, fmt: str = "table",
     if reasons and not wide:  # the wide table has them in its status column
         text += "\n" + gap.join(line + "\n" for line in reasons)
     if rows:
-        notes = standings_notes(rows, rules, wide)
+        notes = standings_notes(rows, rules, wide) + memory_lines(rows, rules)
         if fmt == "table" and not wide:  # for a terminal: no line beyond 100 characters
             notes = [textwrap.fill(line, 100, break_long_words=False, break_on_hyphens=False) for line in notes]
         text += "\n" + (gap or "").join(line + "\n" for line in notes)

@@ -30,6 +30,7 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.event.bots import load_bot_class, registered_bot
 from arena.event.config import parse_config
+from arena.event.preparation import as_begun
 from arena.event.store import ResultsStore
 from arena.event.tables import toml_value
 from arena.event.tournament import Tournament
@@ -212,8 +213,8 @@ async def rate(
     stopped = "blocks"
     for index in range(limit):
         bots = [{"name": CANDIDATE, **candidate}, *(m.bot_table(m.name) for m in opponents(zoo, index))]
-        config = parse_config(_event_text(index, pool, zoo.profile, bots, sandbox))
         block = folder / f"{index:04d}"
+        config = as_begun(parse_config(_event_text(index, pool, zoo.profile, bots, sandbox)), block)
         await Tournament(config, block, log=lambda text: None).run()
         scores.append(_block_score(block))
         if (index + 1) % zoo.cycle:

@@ -648,19 +648,37 @@ class _Site:
         return Markup(line_chart(lines, list(range(1, longest + 1)), "rated blocks played",
                                  "ordinal (mu − 3 sigma)", f"The rating of {view.name}'s versions after each block"))
 
+    def _entrant_page(self, session: Session, login: Login | None, name: str, bot_token: str = "") -> Response:
+        """An entrant's page; ``bot_token``: the bot token just made, shown to its entrant this once."""
+        view = queries.entrant(session, self.ladder.folder, name, private=_sees_all(login, name),
+                               placement_blocks=self.ladder.settings.matchmaking.placement_blocks)
+        if isinstance(view, queries.Missing):
+            return self._message(session, login, 404, view.why)
+        legend = [(s.version, color(i)) for i, s in enumerate(r for r in view.ratings if r.marks)]
+        own = login is not None and login.entrant is not None and login.entrant.casefold() == view.name.casefold()
+        return self._page(session, login, "ladder_entrant.html", view.display, entrant=view,
+                          chart=self._entrant_chart(view), legend=legend, own=own, bot_token=bot_token)
+
     async def entrant(self, request: Request) -> Response:
         name = request.path_params["name"]
+        return await self._read(request, lambda session, login: self._entrant_page(session, login, name))
 
-        def make(session: Session, login: Login | None) -> Response:
-            view = queries.entrant(session, self.ladder.folder, name, private=_sees_all(login, name),
-                                   placement_blocks=self.ladder.settings.matchmaking.placement_blocks)
-            if isinstance(view, queries.Missing):
-                return self._message(session, login, 404, view.why)
-            legend = [(s.version, color(i)) for i, s in enumerate(r for r in view.ratings if r.marks)]
-            return self._page(session, login, "ladder_entrant.html", view.display, entrant=view,
-                              chart=self._entrant_chart(view), legend=legend)
+    async def bot_token(self, request: Request) -> Response:
+        """A new bot token for the logged-in entrant (their bot's old one stops working), shown on their page once."""
+        login, _, refusal = await self._posted(request)
+        if refusal is None and (login is None or login.entrant is None):
+            refusal = _Refusal(403, "only an entrant has a bot token: log in with your own token")
+        if refusal is not None:
+            return await self._say(request, refusal)
+        assert login is not None and login.entrant is not None
+        name = login.entrant
 
-        return await self._read(request, make)
+        def work() -> Response:
+            token = self.ladder.bot_token(name)
+            with self._session() as session:
+                return self._entrant_page(session, login, name, token)
+
+        return await self._off_loop(work)
 
     async def entrant_json(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -1028,7 +1046,8 @@ class _Site:
                 view = queries.organiser(session)
                 return _json({"state": queries.ladder_view(session, self.ladder.folder), "entrants": view.entrants,
                               "running": view.running, "blocks": view.blocks,
-                              "active_versions": view.active_versions})
+                              "active_versions": view.active_versions, "pairs": view.pairs,
+                              "pair_lines": view.pair_lines})
 
         return await self._off_loop(make)
 
@@ -1242,6 +1261,7 @@ def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
     routes = [
         Route("/", site.leaderboard), Route("/api/leaderboard", site.leaderboard_json),
         Route("/entrants/{name}", site.entrant), Route("/api/entrants/{name}", site.entrant_json),
+        Route("/bot-token", site.bot_token, methods=["POST"]),
         Route("/blocks/{block_id:id}", site.block), Route("/api/blocks/{block_id:id}", site.block_json),
         Route("/games/{block_id:id}/{game_id}", site.game),
         Route("/api/games/{block_id:id}/{game_id}", site.game_json),

@@ -11,8 +11,14 @@
 ``GET /healthz``           ``ok``
 =========================  =================================================================================
 
-Every form carries the sitting's own token (``csrf``), and a POST that names an ``Origin`` must name this
-page's; a refused answer is explained in the rules' words and asked again, nothing lost. An answer made by the
+The table is the person's alone. :class:`SeatSite` serves it behind a secret of its own (a capability, as notebook
+servers do): the address it prints ends in ``?token=...``; that request sets a cookie holding the secret
+(``HttpOnly``, ``SameSite=Strict``, named after the port) and is sent on to the page, and every other request
+without the cookie, or with another secret, is refused (403) in one sentence, whatever address it came to
+(loopback too: every user of a machine reaches its loopback). Every form carries the sitting's own token
+(``csrf``), and a POST that names an ``Origin`` must name one of the addresses the page is served at (never
+compared with the request's own ``Host``, which a page of another site makes its own by DNS rebinding); a
+refused answer is explained in the rules' words and asked again, nothing lost. An answer made by the
 page's script (``X-Seat-Script: 1``) is the table alone; a plain form's is a redirect to the page. The forms
 and the script name these paths relative to the page, so that a site may mount the application under a prefix
 (the ladder's site serves a sitting at ``/play/N/``; Starlette's ``root_path`` says where). A request
@@ -25,11 +31,13 @@ this server), ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origi
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import ipaddress
 import logging
 import secrets
 import socket
 import urllib.parse
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
 import jinja2
@@ -39,6 +47,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.core.cards import Card, Suit
 from arena.core.scoring import format_score
@@ -49,7 +58,7 @@ from arena.rating.pages import policy
 from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
 from arena.web.sitting import Sitting
 
-__all__ = ["BODY_BYTES", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
+__all__ = ["BODY_BYTES", "NOT_YOURS", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
 
 BODY_BYTES = 4096
 """The largest body of a POST the page reads (its forms hold a token and a few characters)."""
@@ -70,6 +79,9 @@ _POLICY = policy(_SCRIPT, "connect-src 'self'", "form-action 'self'", "frame-anc
 _SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
              ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"))
 _LIMITS = PageLimits(connections=64, threads=1)
+NOT_YOURS = ("This table is someone's own: open it at the address that callbreak-arena play --web printed, the one "
+             "that ends in ?token=...\n")
+"""The answer to a request without the table's secret."""
 
 
 def _face(card: Card) -> dict[str, str]:
@@ -138,9 +150,10 @@ def _answer(request: Request, response: Response) -> Response:
     return response
 
 
-def seat_app(sitting: Sitting, token: str | None = None) -> Starlette:
+def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str] | None = None) -> Starlette:
     """The page of ``sitting``'s seat as an ASGI application; ``token`` is what every form must carry (a fresh
-    one if not given)."""
+    one if not given); ``origins`` the origins a form may come from (``scheme://host:port``; ``None``: the page's
+    own, as the request names it, where the site that mounts the page holds its own addresses)."""
     secret = token or secrets.token_urlsafe(24)
 
     async def form(request: Request) -> dict[str, str]:
@@ -148,7 +161,8 @@ def seat_app(sitting: Sitting, token: str | None = None) -> Starlette:
         if length is not None and (not length.isdigit() or int(length) > BODY_BYTES):
             raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
         origin = request.headers.get("origin")
-        if origin is not None and origin != f"{request.url.scheme}://{request.url.netloc}":
+        allowed = origins if origins is not None else {f"{request.url.scheme}://{request.url.netloc}"}
+        if origin is not None and origin not in allowed:
             raise _Refused(403, "this form comes from another site: play from the page itself")
         body = b""
         async for chunk in request.stream():
@@ -260,8 +274,54 @@ def card_text(given: str) -> str:
         return given
 
 
+class _Capability:
+    """Lets through the requests that carry the table's secret: in the cookie it sets, or once in the address it
+    printed (``?token=``), which then sets the cookie and sends the browser on to the same page without it."""
+
+    def __init__(self, app: ASGIApp, secret: str, cookie: str) -> None:
+        self.app, self.secret, self.cookie = app, secret, cookie
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["path"] == "/healthz":
+            await self.app(scope, receive, send)
+            return
+        request = Request(scope)
+        given = request.query_params.get("token")
+        if given is not None and secrets.compare_digest(given.encode(), self.secret.encode()):
+            kept = urllib.parse.urlencode([(k, v) for k, v in request.query_params.multi_items() if k != "token"])
+            answer: Response = RedirectResponse(request.url.path + (f"?{kept}" if kept else ""), status_code=303)
+            answer.set_cookie(self.cookie, self.secret, httponly=True, samesite="strict", path="/")
+        elif given is None and secrets.compare_digest(request.cookies.get(self.cookie, "").encode(),
+                                                     self.secret.encode()):
+            await self.app(scope, receive, send)
+            return
+        else:
+            answer = PlainTextResponse(NOT_YOURS, status_code=403)
+        await _answer(request, answer)(scope, receive, send)
+
+
+def _served_at(host: str, bound: str, port: int) -> list[str]:
+    """The origins of a page listening on ``bound`` (asked for as ``host``) and ``port``: the address itself and
+    the names given, loopback's names on loopback, and this machine's names and addresses when it listens on
+    every address."""
+    names = {host.strip("[]"), bound}
+    wildcard = bound in ("0.0.0.0", "::")
+    try:
+        loopback = ipaddress.ip_address(bound).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback or wildcard:
+        names |= {"127.0.0.1", "localhost", "::1"}
+    if wildcard:
+        names |= {socket.gethostname(), socket.getfqdn()}
+        with contextlib.suppress(OSError):
+            names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
+    return sorted(f"http://[{name}]:{port}" if ":" in name else f"http://{name}:{port}" for name in names if name)
+
+
 class SeatSite:
-    """The page of a sitting, served with uvicorn on the running event loop, within :class:`PageLimits`."""
+    """The page of a sitting, served with uvicorn on the running event loop, within :class:`PageLimits`, to whoever
+    holds its secret (the ``?token=`` of the address :meth:`start` returns)."""
 
     def __init__(self, sitting: Sitting, limits: PageLimits = _LIMITS) -> None:
         self.sitting = sitting
@@ -271,11 +331,16 @@ class SeatSite:
         self._listener: socket.socket | None = None
 
     async def start(self, host: str = "127.0.0.1", port: int = 8000) -> str:
-        """Serves from now on, until :meth:`stop`; returns the page's address (``http://host:port/``)."""
+        """Serves from now on, until :meth:`stop`; returns the page's address with its secret
+        (``http://host:port/?token=...``)."""
         listener = listen("the seat's page", host, port, backlog=64)
         protocol = guard("_SeatGuard", self.limits, _SECURITY, "the page has too many connections open: it answers "
                          "again in a few seconds\n", form_s=30.0)
-        config = uvicorn.Config(seat_app(self.sitting), http=protocol, ws="none", lifespan="off", log_config=None,
+        bound_host, bound_port = listener.getsockname()[:2]
+        secret = secrets.token_urlsafe(24)
+        app = _Capability(seat_app(self.sitting, origins=_served_at(host, bound_host, bound_port)), secret,
+                          f"seat-{bound_port}")
+        config = uvicorn.Config(app, http=protocol, ws="none", lifespan="off", log_config=None,
                                 log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
                                 server_header=False, date_header=False,
                                 h11_max_incomplete_event_size=self.limits.head_bytes)
@@ -290,9 +355,9 @@ class SeatSite:
             raise ConfigError(f"the seat's page could not start on {host}:{port}: {error}")
         self._task = task
         self._server, self._listener = server, listener
-        bound_host, bound_port = listener.getsockname()[:2]
-        shown = "127.0.0.1" if bound_host == "0.0.0.0" else bound_host
-        return f"http://[{shown}]:{bound_port}/" if ":" in shown else f"http://{shown}:{bound_port}/"
+        shown = "127.0.0.1" if bound_host == "0.0.0.0" else "::1" if bound_host == "::" else bound_host
+        at = f"[{shown}]" if ":" in shown else shown
+        return f"http://{at}:{bound_port}/?token={secret}"
 
     async def stop(self) -> None:
         """Stops listening and ends the connections still open."""

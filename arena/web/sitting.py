@@ -35,6 +35,7 @@ from arena.event.config import TournamentConfig, parse_config
 from arena.event.launcher import LaunchFailed
 from arena.event.preparation import identity, prepare
 from arena.event.recorder import Recorder
+from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.services import Services
@@ -74,14 +75,15 @@ def _bot_table(opponent: str | Mapping[str, Any], seat: int) -> dict[str, Any]:
     return {**opponent, "name": f"{opponent['name']}-{seat}", "seed": seat}
 
 
-def _config_text(rules: Rules, seed: int, bots: Sequence[Mapping[str, Any]], deadline_ms: int, sandbox: str) -> str:
+def _config_text(rules: Rules, seed: int, bots: Sequence[Mapping[str, Any]], deadline_ms: int,
+                 sandbox: str | SandboxSettings) -> str:
     rules_lines = "\n".join(f"{key} = {json.dumps(value)}" for key, value in rules.to_dict().items())
     tables = "".join("\n[[bots]]\n" + "".join(f"{key} = {toml_value(value)}\n" for key, value in bot.items())
                      for bot in bots)
     return (f"[tournament]\nname = \"play\"\nseed = {seed}\ndeal_sets = 1\nformat = \"gauntlet\"\n"
             f"fresh_process = true\n\n[gauntlet]\nchampion = \"{PERSON}\"\n\n[rules]\n{rules_lines}\n\n"
             f"[time]\ndeadline_ms = {deadline_ms}\n\n[faults]\nmax_retries = {PERSON_RETRIES}\n\n"
-            f"[sandbox]\nmode = {toml_value(sandbox)}\n\n"
+            f"[sandbox]\n{sandbox_table(sandbox)}\n"
             f"[[bots]]\nname = \"{PERSON}\"\nremote = true\ntoken = \"{new_token()}\"\n{tables}")
 
 
@@ -89,12 +91,13 @@ class Sitting:
     """One deal set of a person against three bots, played game after game into a results folder.
 
     ``opponents`` are sample bots' names, ``FILE.py:CLASS`` or ``[[bots]]`` tables; ``deadline_ms`` is the
-    bots' time for each decision (0: none); ``sandbox`` the ``[sandbox] mode`` launched bots run under;
+    bots' time for each decision (0: none); ``sandbox`` the ``[sandbox] mode`` launched bots run under, or the whole
+    table;
     ``records`` what the page calls the folder once the deal set is over (empty: the folder itself, with the
     commands that read it)."""
 
     def __init__(self, rules: Rules, seed: int, opponents: Sequence[str | Mapping[str, Any]], folder: Path, *,
-                 deadline_ms: int = 0, sandbox: str = "auto", records: str = "") -> None:
+                 deadline_ms: int = 0, sandbox: str | SandboxSettings = "auto", records: str = "") -> None:
         if len(opponents) != 3:
             raise ConfigError(f"a table has three bots besides you, not {len(opponents)}")
         if seed < 0:

@@ -29,6 +29,10 @@ STUBBORN = f"{BOTS}:Stubborn"
 COMMAND = "{python} -m sample_bots.random_bot --arena {address} --seed {seed}"
 """The sample random bot as a process of its own, over gRPC."""
 UNSANDBOXED = '\n[sandbox]\nmode = "off"\n'
+KEPT = "fresh_process = false\n"
+"""The ``[tournament]`` line that keeps each launched bot's process for the whole run: for the tests of that mode
+(restarts, a token per run), and for tests about something else whose launched bots would otherwise pay a
+process's start for every game (tests/test_fresh_process.py holds the default)."""
 """For launched test bots that tell the test what they saw through files outside their own folder, or
 connect over TLS (a sandboxed bot has neither: tests/test_sandbox.py)."""
 
