@@ -7,6 +7,8 @@ legal-card rule itself (the lines of :func:`arena.core.rules.legal_table`, tried
 tries them): a seat whose card passed over a line its hand would have had to meet holds no card of
 that line's test. :func:`deal_unseen` deals the unseen cards at random under those limits and
 replays the round on the rules core, so a world it returns is one the rules allow, card for card.
+:func:`deal_seen` does the same from a :class:`Seen`, what one seat knows, which a bot makes from its view
+(:meth:`Seen.of_view`) without the other hands.
 """
 
 from __future__ import annotations
