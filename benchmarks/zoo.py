@@ -32,7 +32,8 @@ def main() -> int:
     parser.add_argument("--blocks", type=int, default=None, help="blocks per member (default: zoo.toml's blocks)")
     parser.add_argument("--members", default="", help="comma-separated members to rate (default: all)")
     parser.add_argument("--results", type=Path, default=None,
-                        help="keep the blocks in FOLDER/MEMBER, reading those already played (default: a temporary folder)")
+                        help="keep the blocks in FOLDER/MEMBER, reading those already played (default: a temporary "
+                             "folder)")
     args = parser.parse_args()
     zoo = load_zoo()
     blocks = args.blocks or zoo.blocks
