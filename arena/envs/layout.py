@@ -229,15 +229,17 @@ class Tracker:
     from the game, never works out. ``values`` restores a copy: the bytes of another tracker's memory.
     """
 
-    __slots__ = ("_cells", "_scale", "_seats", "rules")
+    __slots__ = ("_cells", "_rows", "_scale", "_seats", "rules")
 
     def __init__(self, rules: Rules, values: bytes = b"") -> None:
         self.rules = rules
         self._cells = array.array("f", values or bytes(4 * 4 * OBSERVATION_SIZE))
         """The memory. A card or a call sets single values, which an ``array`` sets several times faster
-        than numpy does, and a slice of it is a new array's memory at the cost of a copy."""
+        than numpy does."""
         self._seats = np.frombuffer(self._cells, np.float32).reshape(4, OBSERVATION_SIZE)
         """The same memory as numpy sees it, a row per seat: blocks are set through it."""
+        self._rows = tuple(self._seats)
+        """Each seat's row, made once: a copy of one is that seat's observation."""
         self._scale = score_scale(rules)
 
     def __reduce__(self) -> tuple[type[Tracker], tuple[Rules, bytes]]:
@@ -253,8 +255,7 @@ class Tracker:
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector now (a new array)."""
-        at = _SEATS_AT[seat]
-        return np.frombuffer(self._cells[at:at + OBSERVATION_SIZE], np.float32)
+        return self._rows[seat].copy()
 
     def dealt(self, game: Game) -> None:
         """The game's current round has just been dealt (a new round, or a redeal)."""
