@@ -113,6 +113,24 @@ def test_the_environment_and_a_seat_view_give_the_same_observation_at_every_deci
     assert compared >= 4 * 5 * 56
 
 
+def test_the_state_is_every_hand_then_the_public_blocks_by_absolute_seat() -> None:
+    env = callbreak_v0.raw_env("nepali")
+    env.reset(seed=3)
+    steps = random_steps(env, random.Random(3))
+    for step in range(120):  # through two rounds and into a third, a trick half played
+        next(steps)
+        if step % 7:
+            continue
+        state = env.state()
+        seen = [observation_of(env.game.view(seat))["observation"] for seat in range(4)]
+        assert state.shape == (4 * 52 + OBSERVATION_SIZE - 52,)
+        for seat in range(4):
+            assert np.array_equal(state[52 * seat:52 * seat + 52], seen[seat][:52]), (step, seat)
+        assert np.array_equal(state[208:], seen[0][52:]), step  # seat 0's parts are the absolute seats
+        state[:] = 2.0  # a new array: the environment's own is untouched
+        assert np.array_equal(env.observe("player_0")["observation"], seen[0])
+
+
 def test_a_copy_of_the_environment_plays_on_by_itself() -> None:
     env = callbreak_v0.raw_env("nepali")
     env.reset(seed=12)

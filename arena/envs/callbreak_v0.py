@@ -255,7 +255,7 @@ class raw_env(AECEnv):
     def state(self) -> npt.NDArray[np.float32]:
         """The whole table for centralised training: the four hands (52 values each, by seat), then
         the observation blocks with absolute seats (seat 0's part first)."""
-        return self._tracker.table.copy()
+        return self._tracker.table
 
     def render(self) -> str | None:
         """The table as text: every hand, the calls, the trick and the totals; returned under
