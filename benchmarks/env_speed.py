@@ -8,9 +8,16 @@ for every deal, random legal calls and cards through ``Round.playout``), and a d
 (4 calls, 52 cards). The modes take turns in short slices and count CPU time, as ``engine.py``'s do,
 so that a machine shared with other work slows them alike. Prints the median of the repetitions of
 ``raw_env`` and of ``env()`` (the order-enforcing wrapper), and their ratio to the core's rate (target
->= 0.2).
+>= 0.3).
 
-    python benchmarks/env_speed.py [--seconds 2] [--repeats 5] [--profile nepali]
+With ``--clones``, it measures the OpenSpiel game's states instead (the ``openspiel`` extra): for each
+round of a seeded game played at random, the clones per CPU second of a state 20 cards into the round
+(``state.clone()``, what ISMCTS and MCTS do at every simulation) and the actions applied per CPU second
+from there (a clone played to the end of the round, each action a random legal one), the median of the
+repetitions, and round 5's clone rate as a share of round 1's (target >= 0.5: a state late in a game
+clones about as fast as an early one).
+
+    python benchmarks/env_speed.py [--seconds 2] [--repeats 5] [--profile nepali] [--clones]
 """
 
 from __future__ import annotations
@@ -33,7 +40,7 @@ from arena.core.rules import Rules  # noqa: E402
 from arena.envs import callbreak_v0  # noqa: E402
 from benchmarks.engine import Mode  # noqa: E402
 
-TARGET = 0.2
+TARGET = 0.3
 DECISIONS_PER_DEAL = 56
 SLICE = 280
 """Decisions per turn of a mode: a game of five rounds."""
@@ -81,14 +88,72 @@ def repetition(profile: str, seconds: float) -> dict[str, float]:
             "env": wrapped.steps / wrapped.cpu}
 
 
+CLONE_TARGET = 0.5
+
+
+def spiel_rates(profile: str, seconds: float) -> dict[int, tuple[float, float]]:
+    """By round: clones per CPU second of a state 20 cards into the round, and actions applied per CPU second."""
+    import pyspiel
+
+    import arena.envs.openspiel  # noqa: F401  (registers the game)
+
+    rng = random.Random(3)
+    state = pyspiel.load_game("python_callbreak", {"profile": profile}).new_initial_state()
+    marks = {}
+    while not state.is_terminal():
+        if state.is_chance_node():
+            state.apply_action(rng.choice([card for card, _p in state.chance_outcomes()]))
+            continue
+        table = state.table
+        if len(table.round.played) == 20 and table.round_number not in marks:
+            marks[table.round_number] = state.clone()
+        state.apply_action(rng.choice(state.legal_actions()))
+    out = {}
+    for round_number, mark in sorted(marks.items()):
+        clones, start = 0, time.process_time()
+        while time.process_time() - start < seconds:
+            for _ in range(100):
+                mark.clone()
+            clones += 100
+        clone_rate = clones / (time.process_time() - start)
+        applied, spent = 0, 0.0
+        while spent < seconds:
+            twin = mark.clone()
+            start = time.process_time()
+            while not twin.is_terminal() and twin.table.round_number == round_number:
+                twin.apply_action(rng.choice(twin.legal_actions()))
+                applied += 1
+            spent += time.process_time() - start
+        apply_rate = applied / spent
+        out[round_number] = (clone_rate, apply_rate)
+    return out
+
+
+def clones_main(args: argparse.Namespace) -> int:
+    runs = [spiel_rates(args.profile, args.seconds / 2) for _ in range(args.repeats)]
+    rounds = sorted(runs[0])
+    print("round   clones per CPU second   actions applied per CPU second")
+    for round_number in rounds:
+        clone = statistics.median(run[round_number][0] for run in runs)
+        applied = statistics.median(run[round_number][1] for run in runs)
+        print(f"{round_number:>5} {clone:>23,.0f} {applied:>32,.0f}")
+    share = statistics.median(run[rounds[-1]][0] / run[rounds[0]][0] for run in runs)
+    print(f"round {rounds[-1]} clones at {share:.2f} × round {rounds[0]}'s rate (median of the repetitions; "
+          f"target >= {CLONE_TARGET})")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds of each mode in one repetition")
     parser.add_argument("--repeats", type=int, default=5, help="timed repetitions (the median is reported)")
     parser.add_argument("--profile", default="nepali", help="rules profile to play")
+    parser.add_argument("--clones", action="store_true", help="the OpenSpiel game's clones and actions by round")
     args = parser.parse_args(argv)
     machine = platform.processor() or platform.machine()
     print(f"machine: {machine}, {os.cpu_count()} cores, Python {platform.python_version()}, profile {args.profile}")
+    if args.clones:
+        return clones_main(args)
     runs = [repetition(args.profile, args.seconds) for _ in range(args.repeats)]
     engine = statistics.median(r["engine"] for r in runs)
     print(f"rules core (engine.py, fresh deals)  {engine:>10,.0f} decisions per CPU second")

@@ -113,6 +113,24 @@ def test_the_environment_and_a_seat_view_give_the_same_observation_at_every_deci
     assert compared >= 4 * 5 * 56
 
 
+def test_the_state_is_every_hand_then_the_public_blocks_by_absolute_seat() -> None:
+    env = callbreak_v0.raw_env("nepali")
+    env.reset(seed=3)
+    steps = random_steps(env, random.Random(3))
+    for step in range(120):  # through two rounds and into a third, a trick half played
+        next(steps)
+        if step % 7:
+            continue
+        state = env.state()
+        seen = [observation_of(env.game.view(seat))["observation"] for seat in range(4)]
+        assert state.shape == (4 * 52 + OBSERVATION_SIZE - 52,)
+        for seat in range(4):
+            assert np.array_equal(state[52 * seat:52 * seat + 52], seen[seat][:52]), (step, seat)
+        assert np.array_equal(state[208:], seen[0][52:]), step  # seat 0's parts are the absolute seats
+        state[:] = 2.0  # a new array: the environment's own is untouched
+        assert np.array_equal(env.observe("player_0")["observation"], seen[0])
+
+
 def test_a_copy_of_the_environment_plays_on_by_itself() -> None:
     env = callbreak_v0.raw_env("nepali")
     env.reset(seed=12)
@@ -371,6 +389,49 @@ def test_the_single_seat_passes_gymnasiums_env_checker() -> None:
 
     with pytest.warns(UserWarning, match="not having a spec"):
         check_env(SingleSeat(0, ["house"] * 3, "pagat", rounds=1))
+
+
+def test_gymnasium_make_finds_the_single_seat_registered_by_arena_envs() -> None:
+    import gymnasium
+
+    env = gymnasium.make("callbreak/SingleSeat-v0", seat=2, opponents=["house"] * 3, rounds=1)
+    observation, _info = env.reset(seed=3)
+    assert env.unwrapped.seat == 2 and observation["action_mask"].any()
+    default = gymnasium.make("callbreak/SingleSeat-v0").unwrapped
+    assert [spec for spec, _factory in default._specs] == ["heuristic", "house", "house"]
+    # The module-prefixed id imports the package first, as Gymnasium users write it for third-party envs.
+    assert gymnasium.make("arena.envs:callbreak/SingleSeat-v0").spec.id == "callbreak/SingleSeat-v0"
+
+
+def test_action_masks_hands_maskable_libraries_the_vector_and_the_legal_actions() -> None:
+    import gymnasium
+
+    from arena.envs import ActionMasks
+
+    env = ActionMasks(gymnasium.make("callbreak/SingleSeat-v0", opponents=["house"] * 3, rounds=1))
+    observation, _info = env.reset(seed=5)
+    assert env.observation_space.shape == (OBSERVATION_SIZE,) and env.observation_space.contains(observation)
+    rng = random.Random(5)
+    done, steps = False, 0
+    while not done:
+        masks = env.get_wrapper_attr("action_masks")()  # as sb3-contrib's get_action_masks reads it
+        assert masks.dtype == bool and np.array_equal(masks, env.unwrapped.table.observe(env.unwrapped.agent)[
+            "action_mask"] == 1)
+        observation, _reward, done, _truncated, _info = env.step(rng.choice(list(np.flatnonzero(masks))))
+        steps += 1
+    assert steps == 14 and not env.action_masks().any()
+
+
+@API_WARNINGS[0]
+@API_WARNINGS[1]
+def test_pettingzoos_render_test_passes_and_human_mode_prints_the_table(capsys: pytest.CaptureFixture[str]) -> None:
+    from pettingzoo.test import render_test
+
+    render_test(lambda render_mode=None: callbreak_v0.env("nepali", seed=2, render_mode=render_mode))
+    printed = capsys.readouterr().out
+    assert "deal set 1, round 1, dealer 3, trump S" in printed and "player_3:" in printed
+    with pytest.raises(Exception, match="render_mode must be None, 'ansi' or 'human'"):
+        callbreak_v0.env("nepali", render_mode="rgb_array")
 
 
 # -- a policy as a bot -----------------------------------------------------------------------------
@@ -681,3 +742,23 @@ def test_the_training_example_trains_then_enters_its_policy_in_a_tournament(tmp_
     finals = [record for record in played if record["final"]]
     assert {record["versions"][record["seats"].index("policy")] for record in finals} == {digest}
     assert cli("verify", tmp_path / "out").returncode == 0
+
+
+@pytest.mark.slow
+def test_the_maskable_ppo_example_trains_a_policy_that_beats_its_untrained_start(tmp_path: Path) -> None:
+    pytest.importorskip("sb3_contrib", reason="the MaskablePPO example needs the sb3 extra: pip install -e '.[sb3]'")
+    done = subprocess.run([sys.executable, str(ROOT / "examples" / "train_maskable_ppo.py"), "--seconds", "20",
+                           "--eval-games", "24", "--out", str(tmp_path / "ppo")],
+                          capture_output=True, text=True, timeout=600, check=False, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    before = float(re.search(r"untrained: mean game total ([-+.0-9]+)", done.stdout).group(1))  # type: ignore[union-attr]
+    after = float(re.search(r"steps: mean game total ([-+.0-9]+)", done.stdout).group(1))  # type: ignore[union-attr]
+    assert after > before + 5, done.stdout  # the same 24 games, against the same bots, before and after
+    # The bot file plays the policy in a tournament; its version names the model's weights.
+    names = ("ppo", "r2", "r3", "r4")
+    config = tournament_text(names, seed=2, deal_sets=1, ppo=f"{tmp_path / 'ppo' / 'bot.py'}:MaskablePPO")
+    summary = run(write(tmp_path / "t.toml", config), tmp_path / "out")
+    assert (summary.played, summary.faults) == (4, 0)
+    digest = hashlib.sha256((tmp_path / "ppo" / "model.zip").read_bytes()).hexdigest()[:16]
+    finals = [record for record in records(tmp_path / "out") if record["final"]]
+    assert {record["versions"][record["seats"].index("ppo")] for record in finals} == {digest}

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.errors import ConfigError
 from arena.event.audit import audit
 from arena.event.store import ResultsStore
 from arena.rating.zoo import CANDIDATE, Zoo, block_seat_key, block_seed, load_zoo, opponents, rate
@@ -23,7 +24,7 @@ ZOO = load_zoo()
 
 def _light(zoo: Zoo) -> Zoo:
     """A zoo of the fast members and a copy of each under another name: the same machinery, quicker blocks."""
-    fast = [m for m in zoo.members if not m.name.startswith("montecarlo")]
+    fast = [m for m in zoo.members if m.name in ("random", "heuristic")]
     members = (*fast, *(dataclasses.replace(m, name=f"{m.name}-2") for m in fast))
     return Zoo(members, zoo.pool_seed, zoo.profile, zoo.blocks)
 
@@ -120,15 +121,32 @@ def test_a_bots_folder_is_rated_as_a_launched_bot_and_the_text_names_its_place(t
     done = cli("rate", folder, "--max-blocks", str(ZOO.cycle), "--results", tmp_path / "r")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"rating {folder} on the zoo (random@1, heuristic@1")
+    assert lines[0].startswith(f"rating {folder} on the zoo ({', '.join(m.label for m in ZOO.members)})")
     assert f"over {ZOO.cycle} blocks ({4 * ZOO.cycle} games" in lines[-2]
     assert lines[-1].startswith("on the zoo's scale: ")
     assert any(m.label in lines[-1] for m in ZOO.members)
 
 
+def test_a_member_whose_extra_is_missing_is_named_with_the_install_command(tmp_path: Path) -> None:
+    ismcts = ZOO.member("ismcts")
+    assert ismcts is not None and ismcts.extra == "openspiel"
+    missing = dataclasses.replace(ismcts, spec="arena_no_such_module.search:ISMCTS")
+    zoo = dataclasses.replace(ZOO, members=tuple(missing if m.name == "ismcts" else m for m in ZOO.members))
+    with pytest.raises(ConfigError, match=r"ismcts@1 needs the openspiel extra, which is not installed: "
+                                          r"pip install -e '\.\[openspiel\]'"):
+        asyncio.run(rate({"python": "arena.players.house:HouseBot"}, zoo, tmp_path / "r"))
+    assert not (tmp_path / "r").exists()  # said before a block is played
+
+
+def test_the_trios_follow_the_members_names_not_their_places_in_the_list() -> None:
+    shuffled = dataclasses.replace(ZOO, members=tuple(reversed(ZOO.members)))
+    assert [opponents(shuffled, i) for i in range(ZOO.cycle)] == [opponents(ZOO, i) for i in range(ZOO.cycle)]
+
+
 def test_a_wrong_bot_is_one_line_saying_what_rate_takes(tmp_path: Path) -> None:
     nothing = cli("rate", "nonsense")
-    assert nothing.returncode == 2 and "BOT must be a zoo member (random, heuristic" in nothing.stderr
+    members = ", ".join(m.name for m in ZOO.members)
+    assert nothing.returncode == 2 and f"BOT must be a zoo member ({members})" in nothing.stderr
     missing = cli("rate", f"{tmp_path / 'nope.py'}:Bot")
     assert missing.returncode == 2 and "cannot load the in-process bot" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1

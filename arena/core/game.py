@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from arena.core.cards import CARDS, FULL_DECK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.core.dealing import Deal, DealSource, seat_seed
-from arena.core.rules import TAKES, Reason, Rules, TrumpMode, explain, legal_mask, legal_table
+from arena.core.rules import TAKES, Reason, Rules, TrumpMode, explain, legal_from, legal_table
 from arena.core.scoring import score_table
 from arena.core.turns import NEXT_SEAT, call_order, dealer_of, four
 from arena.core.views import Phase, PublicView, RoundSummary, SeatView, Trick
@@ -36,6 +36,9 @@ __all__ = [
     "Trick",
     "places",
 ]
+
+_CALLING, _PLAYING, _OVER = Phase.CALLING, Phase.PLAYING, Phase.OVER
+"""The phases, read at every call and card (a module's name is read faster than an enum's member)."""
 
 MAX_REDEALS = 20
 """Redeals allowed in one round; after that the round is played as dealt, whatever the calls."""
@@ -93,6 +96,7 @@ class Round:
         "_legal",
         "_reason",
         "_seeds",
+        "_table",
         "_tricks",
         "attempt",
         "calls",
@@ -152,6 +156,8 @@ class Round:
         self.scores: tuple[int, int, int, int] | None = None
         self._legal = -1
         self._reason = Reason.LEAD
+        self._table = legal_table(rules, trump)
+        """The legal-card rule of these rules and trumps, read at every card."""
         self._tricks: tuple[Trick, ...] = ()
         self._seeds: tuple[int, ...] = ()
 
@@ -192,7 +198,7 @@ class Round:
 
     def call(self, value: int) -> None:
         """The current seat calls ``value`` tricks."""
-        if self.phase is not Phase.CALLING:
+        if self.phase is not _CALLING:
             raise IllegalCall("the calls are over: it is time to play a card")
         rules = self.rules
         if isinstance(value, bool) or not isinstance(value, int) or not rules.min_call <= value <= rules.max_call:
@@ -211,8 +217,8 @@ class Round:
     def legal_mask(self) -> int:
         """The mask of the current seat's legal cards (cached until the next card)."""
         if self._legal < 0:
-            self._legal, self._reason = legal_mask(
-                self.rules, self.hands[self.current_seat], self.led, self.win, self.trump, not self.winners
+            self._legal, self._reason = legal_from(
+                self._table, self.hands[self.current_seat], self.led, self.win, not self.winners
             )
         return self._legal
 
@@ -229,7 +235,7 @@ class Round:
 
     def play_index(self, index: int) -> None:
         """:meth:`play` by card index."""
-        if self.phase is not Phase.PLAYING:
+        if self.phase is not _PLAYING:
             if self.phase is Phase.CALLING:
                 raise IllegalPlay("the calls are not finished yet: it is time to call, not to play")
             raise IllegalPlay("the round is over: there is no card to play")
@@ -458,7 +464,7 @@ class Game:
             raise IllegalPlay("the game is over")
         rnd = self.round
         rnd.play_index(index)
-        if rnd.phase is Phase.OVER:
+        if rnd.phase is _OVER:
             self._finish_round(rnd)
 
     def playout(self, choose_call: Chooser, choose_card: Chooser | Sequence[Chooser]) -> None:

@@ -33,6 +33,7 @@ __all__ = [
     "Step",
     "TrumpMode",
     "explain",
+    "legal_from",
     "legal_mask",
     "legal_table",
     "legal_with_reason",
@@ -403,13 +404,22 @@ def legal_mask(
     The game state machine calls it directly, because it keeps ``led`` and ``win`` up to date as
     cards fall. An empty hand gets an empty mask.
     """
-    table = legal_table(rules, trump)
+    return legal_from(legal_table(rules, trump), hand, led, win, first_trick)
+
+
+def legal_from(table: LegalTable, hand: int, led: int, win: int, first_trick: bool) -> tuple[int, Reason]:
+    """:func:`legal_mask` from the :class:`LegalTable` of the rules and trump suit (a round keeps its own)."""
     row, column = (led, win) if led >= 0 else (4, int(first_trick))
     lines = table.lines[row][column]
-    for line in range(LINES - 1):
-        legal = hand & lines[2 * line]
-        if legal:
-            return hand if lines[2 * line + 1] else legal, table.reasons[row][column][line]
+    # The first four lines in turn, unrolled (this runs at every card of the step-by-step path).
+    if legal := hand & lines[0]:
+        return hand if lines[1] else legal, table.reasons[row][column][0]
+    if legal := hand & lines[2]:
+        return hand if lines[3] else legal, table.reasons[row][column][1]
+    if legal := hand & lines[4]:
+        return hand if lines[5] else legal, table.reasons[row][column][2]
+    if legal := hand & lines[6]:
+        return hand if lines[7] else legal, table.reasons[row][column][3]
     return hand, table.reasons[row][column][LINES - 1]
 
 

@@ -1,24 +1,31 @@
 """Research environments on the rules core: PettingZoo (:mod:`arena.envs.callbreak_v0`), Gymnasium
-(:class:`SingleSeat`), OpenSpiel (:mod:`arena.envs.openspiel`), and :func:`policy_bot`, which enters a
-trained policy in a tournament.
+(:class:`SingleSeat`, registered as ``callbreak/SingleSeat-v0``, and :class:`ActionMasks` for masking
+libraries), OpenSpiel (:mod:`arena.envs.openspiel`), and the ways back into a tournament: :func:`policy_bot`
+for a trained policy, :func:`openspiel_bot` for any OpenSpiel bot.
 
 The observation and action layout is :mod:`arena.envs.layout`. Everything here needs the ``rl`` extra
 (numpy, and PettingZoo or Gymnasium where named; OpenSpiel is the ``openspiel`` extra), but this package
-imports without them: the names below are loaded from their modules when first used.
+imports without them: the names below are loaded from their modules when first used. Where Gymnasium is
+installed, importing this package registers ``callbreak/SingleSeat-v0``, so ``gymnasium.make`` finds it
+(also as ``gymnasium.make("arena.envs:callbreak/SingleSeat-v0")``, which imports the package first).
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from arena.envs.policy import PolicyBot, policy_bot
-    from arena.envs.single_seat import SingleSeat
+    from arena.envs.single_seat import ActionMasks, SingleSeat
+    from arena.envs.spiel_bot import openspiel_bot
 
-__all__ = ["PolicyBot", "SingleSeat", "policy_bot"]
+__all__ = ["ActionMasks", "PolicyBot", "SingleSeat", "openspiel_bot", "policy_bot"]
 
-_HOMES = {"PolicyBot": "arena.envs.policy", "SingleSeat": "arena.envs.single_seat", "policy_bot": "arena.envs.policy"}
+_HOMES = {"ActionMasks": "arena.envs.single_seat", "PolicyBot": "arena.envs.policy",
+          "SingleSeat": "arena.envs.single_seat", "openspiel_bot": "arena.envs.spiel_bot",
+          "policy_bot": "arena.envs.policy"}
 """Where each public name lives (its module needs an optional extra)."""
 
 
@@ -30,3 +37,7 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(home), name)
     globals()[name] = value
     return value
+
+
+if importlib.util.find_spec("gymnasium") is not None:
+    importlib.import_module("arena.envs.single_seat").register()

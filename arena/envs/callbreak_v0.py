@@ -96,7 +96,8 @@ class _Ordered(wrappers.OrderEnforcingWrapper):
 class raw_env(AECEnv):
     """The unwrapped environment (PettingZoo's name for it); see the module docstring."""
 
-    metadata: ClassVar[dict[str, Any]] = {"name": "callbreak_v0", "render_modes": ["ansi"], "is_parallelizable": False}
+    metadata: ClassVar[dict[str, Any]] = {"name": "callbreak_v0", "render_modes": ["ansi", "human"],
+                                          "is_parallelizable": False}
 
     def __init__(self, profile: str = "nepali", *, reward: str = "round", seed: int | None = None,
                  render_mode: str | None = None, **switches: object) -> None:
@@ -104,7 +105,7 @@ class raw_env(AECEnv):
         if reward not in REWARDS:
             raise ArenaError(f"reward must be one of {', '.join(REWARDS)}, not {reward!r}")
         if render_mode not in (None, *self.metadata["render_modes"]):
-            raise ArenaError(f"render_mode must be None or 'ansi', not {render_mode!r}")
+            raise ArenaError(f"render_mode must be None, 'ansi' or 'human', not {render_mode!r}")
         self.rules = Rules.profile(profile, **switches)
         self.reward = reward
         self.render_mode = render_mode
@@ -124,6 +125,9 @@ class raw_env(AECEnv):
         self._tracker = Tracker(self.rules)
         self._calls = call_mask(self.rules.call_range)
         self._rewarded = False
+        self._over = False
+        if render_mode == "human":  # the table after every step too, as Gymnasium's human mode does
+            self.step = self._step_and_render  # type: ignore[method-assign]
         self.game = Game(self.rules, seeded_deals(0, 1))
         """The game being played, on the rules core (hidden cards and all: for tools, never for an agent)."""
 
@@ -157,7 +161,11 @@ class raw_env(AECEnv):
         self.truncations = dict.fromkeys(AGENTS, False)
         self.infos: dict[str, dict[str, Any]] = {agent: {} for agent in AGENTS}
         self._rewarded = False
+        self._over = False
+        """True once the game is over (every agent terminated)."""
         self.agent_selection = AGENTS[self.game.current_seat]
+        if self.render_mode == "human":
+            self.render()
 
     def observe(self, agent: str) -> Observation:
         """What ``agent``'s seat may know now: its vector and action mask (new arrays)."""
@@ -174,13 +182,19 @@ class raw_env(AECEnv):
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection
-        return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                self.terminations[agent], self.truncations[agent], self.infos[agent])
+        if self._over or not observe:
+            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                    self.terminations[agent], self.truncations[agent], self.infos[agent])
+        # The selected agent is the seat to act (observe()'s work, without its questions): the hot path.
+        rnd = self.game.round
+        mask = card_mask(rnd.legal_mask()) if rnd.phase is _PLAYING else self._calls.copy()
+        return ({"observation": self._tracker.observation(rnd.current_seat), "action_mask": mask},
+                self._cumulative_rewards[agent], False, False, self.infos[agent])
 
     def step(self, action: int | None) -> None:
         """The selected agent acts: a card (0-51) or a call (52 + v); ``None`` once it is terminated."""
         agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
+        if self._over:  # every agent is terminated at once, at the end of the game
             self._was_dead_step(action)
             return
         if action is None:
@@ -213,6 +227,10 @@ class raw_env(AECEnv):
             self._round_over(rnd.scores or (0, 0, 0, 0))
         self.agent_selection = AGENTS[game.round.current_seat]
 
+    def _step_and_render(self, action: int | None) -> None:
+        raw_env.step(self, action)
+        self.render()
+
     def _round_over(self, scores: tuple[int, int, int, int]) -> None:
         """Rewards, the end of the game, or the next round's deal."""
         game = self.game
@@ -223,6 +241,7 @@ class raw_env(AECEnv):
                 given = tuple(game.totals)
             for agent in AGENTS:
                 self.terminations[agent] = True
+            self._over = True
             self._tracker.finished(game)
         else:
             self._tracker.dealt(game)
@@ -236,12 +255,18 @@ class raw_env(AECEnv):
     def state(self) -> npt.NDArray[np.float32]:
         """The whole table for centralised training: the four hands (52 values each, by seat), then
         the observation blocks with absolute seats (seat 0's part first)."""
-        return self._tracker.table.copy()
+        return self._tracker.table
 
     def render(self) -> str | None:
-        """The table as text (``render_mode="ansi"``): every hand, the calls, the trick and the totals."""
-        if self.render_mode != "ansi":
+        """The table as text: every hand, the calls, the trick and the totals; returned under
+        ``render_mode="ansi"``, printed under ``"human"`` (which also prints it after every reset and step)."""
+        if self.render_mode == "human":
+            print(self.table_text(), flush=True)
             return None
+        return self.table_text() if self.render_mode == "ansi" else None
+
+    def table_text(self) -> str:
+        """The table as text, whatever the render mode."""
         game = self.game
         rnd = game.round
         lines = [f"deal set {self.deal_set}, round {rnd.round_number}, dealer {rnd.dealer}, "

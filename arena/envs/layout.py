@@ -104,27 +104,21 @@ OBSERVATION_SIZE = 547
 Observation = dict[str, npt.NDArray[Any]]
 """What an agent observes: ``{"observation": float32 vector, "action_mask": int8 vector}``."""
 
-_BY_SEAT = ((PLAYED, 52), (TRICK, 52), (LEADER, 1), (CALLS, 14), (WON, 1), (TOTALS, 1), (DEALER, 1))
-"""The blocks with one part per seat, and the width of a part."""
-_TABLE = 4 * 52
-"""Where the shared blocks begin in a :class:`Tracker`'s table: after the four hands."""
-_PLAYED_AT = _TABLE + PLAYED
-_TRICK_AT = _TABLE + TRICK
+_SEATS_AT = tuple(OBSERVATION_SIZE * seat for seat in range(4))
+"""Where each seat's observation begins in a :class:`Tracker`'s memory."""
 
 
-def _gather(seat: int) -> npt.NDArray[np.intp]:
-    """Where each value of ``seat``'s observation sits in a :class:`Tracker`'s table."""
-    index = np.arange(_TABLE, _TABLE + OBSERVATION_SIZE)
-    index[HAND:HAND + 52] = np.arange(52 * seat, 52 * seat + 52)
-    for start, width in _BY_SEAT:
-        for part in range(4):
-            absolute = seat_after(seat, part)
-            index[start + width * part:start + width * (part + 1)] = np.arange(
-                _TABLE + start + width * absolute, _TABLE + start + width * (absolute + 1))
-    return index
+def _parts(start: int, width: int) -> tuple[tuple[int, int, int, int], ...]:
+    """For each absolute seat, where its part of the by-seat block at ``start`` (parts ``width`` wide) begins in
+    each of the four observations of a :class:`Tracker`'s memory."""
+    def part(seat: int, absolute: int) -> int:
+        return _SEATS_AT[seat] + start + width * places_after(seat, absolute)
+
+    return tuple((part(0, absolute), part(1, absolute), part(2, absolute), part(3, absolute)) for absolute in range(4))
 
 
-_GATHERS = tuple(_gather(seat) for seat in range(4))
+_PLAYED_PARTS, _TRICK_PARTS, _CALL_PARTS = _parts(PLAYED, 52), _parts(TRICK, 52), _parts(CALLS, 14)
+_LEADER_PARTS, _WON_PARTS, _TOTAL_PARTS, _DEALER_PARTS = (_parts(start, 1) for start in (LEADER, WON, TOTALS, DEALER))
 
 
 def _suit_bytes(bits: int) -> bytes:
@@ -228,73 +222,94 @@ def observation_of(view: View) -> Observation:
 class Tracker:
     """The four seats' observations of one game, kept up to date as calls and cards are made.
 
-    One float32 table holds the four hands and every public block by absolute seat; a seat's
-    observation is one gather from it (a new array each time). The caller tells the tracker of each
-    call (:meth:`called`) and card (:meth:`played`) after applying it to the game, and of each new
-    deal (:meth:`dealt`): what a trick or a round changed it reads from the game, never works out.
-    ``values`` restores a copy: the bytes of another tracker's table.
+    One float32 memory holds the four observations one after the other; a seat's observation is a copy
+    of its part (a new array each time), and a call or a card sets the values it changes in each of the
+    four. The caller tells the tracker of each call (:meth:`called`) and card (:meth:`played`) after
+    applying it to the game, and of each new deal (:meth:`dealt`): what a trick or a round changed it reads
+    from the game, never works out. ``values`` restores a copy: the bytes of another tracker's memory.
     """
 
-    __slots__ = ("_cells", "_scale", "rules", "table")
+    __slots__ = ("_cells", "_rows", "_scale", "_seats", "rules")
 
     def __init__(self, rules: Rules, values: bytes = b"") -> None:
         self.rules = rules
-        self._cells = array.array("f", values or bytes(4 * (_TABLE + OBSERVATION_SIZE)))
-        """The table's memory. A card or a call sets single values, which an ``array`` sets several
-        times faster than numpy does; blocks and gathers go through :attr:`table`."""
-        self.table = np.frombuffer(self._cells, np.float32)
-        """The hands (52 values each, by seat), then the observation blocks with absolute seats."""
+        self._cells = array.array("f", values or bytes(4 * 4 * OBSERVATION_SIZE))
+        """The memory. A card or a call sets single values, which an ``array`` sets several times faster
+        than numpy does."""
+        self._seats = np.frombuffer(self._cells, np.float32).reshape(4, OBSERVATION_SIZE)
+        """The same memory as numpy sees it, a row per seat: blocks are set through it."""
+        self._rows = tuple(self._seats)
+        """Each seat's row, made once: a copy of one is that seat's observation."""
         self._scale = score_scale(rules)
 
     def __reduce__(self) -> tuple[type[Tracker], tuple[Rules, bytes]]:
         # A copy or a pickle must hold one memory again, not an array and a separate copy of its view.
         return Tracker, (self.rules, self._cells.tobytes())
 
+    @property
+    def table(self) -> npt.NDArray[np.float32]:
+        """The whole table (a new array): the four hands (52 values each, by seat), then the observation blocks
+        with absolute seats, which are seat 0's."""
+        seats = self._seats
+        return np.concatenate((seats[:, HAND:HAND + 52].ravel(), seats[0, HAND + 52:]))
+
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector now (a new array)."""
-        return self.table.take(_GATHERS[seat])
+        return self._rows[seat].copy()
 
     def dealt(self, game: Game) -> None:
         """The game's current round has just been dealt (a new round, or a redeal)."""
-        table, cells = self.table, self._cells
-        table[:] = 0.0
+        seats, cells, scale = self._seats, self._cells, self._scale
+        seats[:] = 0.0
         rnd = game.round
         for seat in range(4):
-            table[52 * seat:52 * seat + 52] = card_mask(rnd.hands[seat])[:52]
-            cells[_TABLE + CALLS + 14 * seat] = 1.0
-            cells[_TABLE + TOTALS + seat] = game.totals[seat] / self._scale
-        cells[_TABLE + LEADER + rnd.leader] = 1.0
-        cells[_TABLE + ROUND] = rnd.round_number / self.rules.rounds
-        cells[_TABLE + PHASE] = 1.0
-        cells[_TABLE + TRUMP + rnd.trump] = 1.0
-        cells[_TABLE + DEALER + rnd.dealer] = 1.0
+            seats[seat, HAND:HAND + 52] = card_mask(rnd.hands[seat])[:52]
+            for at in _CALL_PARTS[seat]:
+                cells[at] = 1.0
+            for at in _TOTAL_PARTS[seat]:
+                cells[at] = game.totals[seat] / scale
+        for at in _LEADER_PARTS[rnd.leader]:
+            cells[at] = 1.0
+        for at in _DEALER_PARTS[rnd.dealer]:
+            cells[at] = 1.0
+        seats[:, ROUND] = rnd.round_number / self.rules.rounds
+        seats[:, PHASE] = 1.0
+        seats[:, TRUMP + rnd.trump] = 1.0
 
     def called(self, seat: int, value: int, rnd: Round) -> None:
         """``seat`` has called ``value`` in ``rnd`` (the round it was called in, not thrown in)."""
         cells = self._cells
-        cells[_TABLE + CALLS + 14 * seat] = 0.0
-        cells[_TABLE + CALLS + 14 * seat + value] = 1.0
+        for at in _CALL_PARTS[seat]:
+            cells[at] = 0.0
+            cells[at + value] = 1.0
         if rnd.phase is Phase.PLAYING:
-            cells[_TABLE + PHASE] = 0.0
-            cells[_TABLE + PHASE + 1] = 1.0
+            seats = self._seats
+            seats[:, PHASE] = 0.0
+            seats[:, PHASE + 1] = 1.0
 
     def played(self, seat: int, card: int, rnd: Round) -> None:
         """``seat`` has played ``card`` in ``rnd``."""
         cells = self._cells
-        cells[52 * seat + card] = 0.0
-        cells[_PLAYED_AT + 52 * seat + card] = 1.0
+        cells[_SEATS_AT[seat] + card] = 0.0
+        a, b, c, d = _PLAYED_PARTS[seat]
+        cells[a + card] = cells[b + card] = cells[c + card] = cells[d + card] = 1.0
         if len(rnd.played) & 3:
-            cells[_TRICK_AT + 52 * seat + card] = 1.0
+            a, b, c, d = _TRICK_PARTS[seat]
+            cells[a + card] = cells[b + card] = cells[c + card] = cells[d + card] = 1.0
             return
         # The trick is over: the game has counted it; the winner leads the next one.
-        table = self.table
-        table[_TRICK_AT:_TRICK_AT + 208] = 0.0
-        table[_TABLE + LEADER:_TABLE + LEADER + 4] = 0.0
+        seats = self._seats
+        seats[:, TRICK:TRICK + 208] = 0.0
+        seats[:, LEADER:LEADER + 4] = 0.0
         winner = rnd.winners[-1]
-        cells[_TABLE + LEADER + winner] = 1.0
-        cells[_TABLE + WON + winner] = rnd.tricks_won[winner] / 13
+        a, b, c, d = _LEADER_PARTS[winner]
+        cells[a] = cells[b] = cells[c] = cells[d] = 1.0
+        a, b, c, d = _WON_PARTS[winner]
+        cells[a] = cells[b] = cells[c] = cells[d] = rnd.tricks_won[winner] / 13
 
     def finished(self, game: Game) -> None:
         """The game is over: the totals now count its last round, as a seat's view of the end does."""
+        cells, scale = self._cells, self._scale
         for seat in range(4):
-            self._cells[_TABLE + TOTALS + seat] = game.totals[seat] / self._scale
+            for at in _TOTAL_PARTS[seat]:
+                cells[at] = game.totals[seat] / scale

@@ -23,17 +23,24 @@ from collections.abc import Sequence
 from typing import Any
 
 import gymnasium
+import numpy as np
+import numpy.typing as npt
 
 from arena.core.cards import Card
 from arena.core.game import Phase
 from arena.core.scoring import score_table, tenths_per_point
 from arena.envs.callbreak_v0 import AGENTS, raw_env
-from arena.envs.layout import CALL_BASE, Observation
+from arena.envs.layout import ACTIONS, CALL_BASE, Observation
 from arena.errors import ArenaError, IllegalAction
 from arena.event.bots import HOUSE_BOT, load_bot_class, make_bot, registered_bot
 from arena.players.local import InProcessBot
 
-__all__ = ["SingleSeat"]
+__all__ = ["ENV_ID", "ActionMasks", "SingleSeat", "register"]
+
+ENV_ID = "callbreak/SingleSeat-v0"
+"""The Gymnasium id of :class:`SingleSeat` (``gymnasium.make(ENV_ID, seat=..., opponents=[...])``)."""
+DEFAULT_OPPONENTS = ("heuristic", "house", "house")
+"""The opponents of ``gymnasium.make(ENV_ID)`` when none are given."""
 
 
 class SingleSeat(gymnasium.Env[Observation, int]):
@@ -48,7 +55,7 @@ class SingleSeat(gymnasium.Env[Observation, int]):
     :func:`arena.envs.callbreak_v0.env`.
     """
 
-    metadata: dict[str, Any] = {"render_modes": ["ansi"]}  # noqa: RUF012 (gymnasium declares it so)
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 2}  # noqa: RUF012 (gymnasium declares it so)
 
     def __init__(self, seat: int = 0, opponents: Sequence[InProcessBot | str] = (), profile: str = "nepali", *,
                  reward: str = "round", seed: int | None = None, illegal_reward: float | None = None,
@@ -101,7 +108,8 @@ class SingleSeat(gymnasium.Env[Observation, int]):
         return table.observe(self.agent), float(reward), self._done, False, {}
 
     def render(self) -> str | None:
-        """The table as text, with every hand (``render_mode="ansi"``)."""
+        """The table as text, with every hand: returned under ``render_mode="ansi"``, printed under ``"human"``
+        (which also prints it after every step of the game)."""
         return self.table.render()
 
     def _opponents_play(self) -> float:
@@ -130,3 +138,31 @@ def _spec(name: str) -> str:
     if ":" in name:
         return name
     return HOUSE_BOT if name == "house" else registered_bot(name)
+
+
+class ActionMasks(gymnasium.ObservationWrapper[npt.NDArray[np.float32], int, Observation]):
+    """A :class:`SingleSeat` (or ``gymnasium.make(ENV_ID)``) whose observation is the vector alone, a ``Box``,
+    with the mask of the legal actions from :meth:`action_masks`: what sb3-contrib's ``MaskablePPO`` takes as it
+    is (``MaskablePPO("MlpPolicy", ActionMasks(env))``)."""
+
+    def __init__(self, env: gymnasium.Env[Observation, int]) -> None:
+        super().__init__(env)
+        space = env.observation_space
+        assert isinstance(space, gymnasium.spaces.Dict), "ActionMasks wraps an environment of SingleSeat's observations"
+        self.observation_space = space["observation"]
+        self._mask: npt.NDArray[np.bool_] = np.zeros(ACTIONS, bool)
+
+    def observation(self, observation: Observation) -> npt.NDArray[np.float32]:
+        self._mask = observation["action_mask"].astype(bool)
+        return observation["observation"]
+
+    def action_masks(self) -> npt.NDArray[np.bool_]:
+        """The legal actions of the seat now (all False once the game is over)."""
+        return self._mask
+
+
+def register() -> None:
+    """Registers :data:`ENV_ID` with Gymnasium (done when :mod:`arena.envs` is imported, Gymnasium installed)."""
+    if ENV_ID not in gymnasium.registry:
+        gymnasium.register(id=ENV_ID, entry_point="arena.envs.single_seat:SingleSeat",
+                           kwargs={"opponents": DEFAULT_OPPONENTS})

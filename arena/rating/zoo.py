@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.event.bots import registered_bot
+from arena.event.bots import load_bot_class, registered_bot
 from arena.event.config import parse_config
 from arena.event.preparation import as_begun
 from arena.event.store import ResultsStore
@@ -36,7 +36,8 @@ from arena.event.tables import toml_value
 from arena.event.tournament import Tournament
 from arena.rating.stats import mean_ci
 
-__all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seat_key", "block_seed", "load_zoo", "opponents", "rate"]
+__all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seat_key", "block_seed", "check_members", "load_zoo",
+           "opponents", "rate"]
 
 CANDIDATE = "candidate"
 """The candidate's name in the blocks' records."""
@@ -54,6 +55,8 @@ class Member:
     score: float
     low: float
     high: float
+    extra: str = ""
+    """The optional extra of the package the member needs (``openspiel``), or empty."""
 
     @property
     def label(self) -> str:
@@ -90,7 +93,8 @@ def load_zoo(path: Path | None = None) -> Zoo:
     for entry in data["members"]:
         spec = entry["python"] if "python" in entry else registered_bot(entry["registered"])
         members.append(Member(entry["name"], int(entry["version"]), spec, dict(entry.get("options", {})),
-                              float(entry["score"]), float(entry["low"]), float(entry["high"])))
+                              float(entry["score"]), float(entry["low"]), float(entry["high"]),
+                              str(entry.get("extra", ""))))
     if len(members) < 3:
         raise ConfigError("a zoo needs at least three members: a block seats three of them")
     return Zoo(tuple(members), int(data["pool_seed"]), str(data["profile"]), int(data["blocks"]))
@@ -108,9 +112,23 @@ def block_seat_key(pool_seed: int, index: int) -> bytes:
     return hashlib.sha256(f"callbreak-arena/zoo/seat-key/v1/{pool_seed}/{index}".encode()).digest()
 
 
+def check_members(zoo: Zoo) -> None:
+    """Raises :class:`ConfigError`, naming the extra to install, when a member's bot cannot be loaded."""
+    for member in zoo.members:
+        try:
+            load_bot_class(member.spec)
+        except ConfigError as err:
+            if not member.extra:
+                raise
+            raise ConfigError(f"the zoo's member {member.label} needs the {member.extra} extra, which is not "
+                              f"installed: pip install -e '.[{member.extra}]' (or pip install "
+                              f"'callbreak-arena[{member.extra}]'), then rate again") from err
+
+
 def opponents(zoo: Zoo, index: int) -> tuple[Member, Member, Member]:
-    """The three members of block ``index``: the trios of members in a fixed order, cycled."""
-    trios = list(itertools.combinations(zoo.members, 3))
+    """The three members of block ``index``: the trios of members in a fixed order (of their names, so a member's
+    place in the list does not move the trios), cycled."""
+    trios = list(itertools.combinations(sorted(zoo.members, key=lambda member: member.name), 3))
     first, second, third = trios[index % len(trios)]
     return first, second, third
 
@@ -187,6 +205,7 @@ async def rate(
     have passed."""
     if precision <= 0 or max_blocks < 1 or seconds <= 0:
         raise ConfigError("the precision, the blocks and the seconds of a rating must be above 0")
+    check_members(zoo)
     pool = zoo.pool_seed if seed is None else seed
     limit = max(zoo.cycle, max_blocks - max_blocks % zoo.cycle)  # whole cycles of trios only
     began = time.monotonic()
