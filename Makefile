@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast lint bench clean
+.PHONY: demo test test-fast soak lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,11 +15,14 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)  ## set up, then run the demo tournament over real gRPC
 	$(BIN)/callbreak-arena run --results results/demo --fresh
 
-test: $(STAMP)  ## set up, then run the whole test suite
-	$(BIN)/python -m pytest -q -n 2
+test: $(STAMP)  ## set up, then run the test suite (all but the long soak runs marked soak)
+	$(BIN)/python -m pytest -q -n 2 -m "not soak"
 
 test-fast: $(STAMP)  ## set up, then run the tests not marked slow (the long soak, load and end-to-end runs)
-	$(BIN)/python -m pytest -q -n 2 -m "not slow"
+	$(BIN)/python -m pytest -q -n 2 -m "not slow and not soak"
+
+soak: $(STAMP)  ## set up, then run the long soak and statistical runs that make test leaves out
+	$(BIN)/python -m pytest -q -n 2 -m soak
 
 lint: $(STAMP)  ## ruff and mypy (strict) on the package
 	$(BIN)/ruff check arena tests benchmarks scripts sample_bots examples
@@ -47,6 +50,9 @@ bench: $(STAMP)  ## the benchmarks, printed; they write nothing into the reposit
 	$(BIN)/python benchmarks/env_speed.py
 	$(BIN)/python benchmarks/zoo.py
 	$(BIN)/python benchmarks/crn.py
+	$(BIN)/python benchmarks/fresh_process.py
+	$(BIN)/python benchmarks/memory_test.py
+	$(BIN)/python benchmarks/rank_ranges.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -138,17 +138,37 @@ def test_a_bot_that_saw_no_deal_set_twice_has_first_games_only_and_is_not_flagge
     assert math.isnan(MemoryTest().p)
 
 
-@pytest.mark.slow
-def test_the_pair_report_flags_two_bots_that_throw_tricks_to_each_other(tmp_path: Path) -> None:
-    # Each of the pair lets the other keep a trick it is winning, ducks before it, and takes from the others the
-    # tricks it lost; three heuristic bots play with them in a 5-bot round robin.
+def _feeding_pair(folder: Path, deal_sets: int) -> Path:
+    """A 5-bot round robin in ``folder``: a pair that throws tricks to each other (each lets the other keep a trick
+    it is winning, ducks before it, and takes from the others the tricks it lost) and three heuristic bots."""
     text = tournament_text(
-        ("friend", "feeder", "h1", "h2", "h3"), seed=303, deal_sets=120, concurrency=2, spec=HEURISTIC,
+        ("friend", "feeder", "h1", "h2", "h3"), seed=303, deal_sets=deal_sets, concurrency=2, spec=HEURISTIC,
         friend="benchmarks.planted_bots:FeedingBot", feeder="benchmarks.planted_bots:FeedingBot")
     text = text.replace('name = "friend"\n', 'name = "friend"\noptions = { friend = "feeder" }\n')
     text = text.replace('name = "feeder"\n', 'name = "feeder"\noptions = { friend = "friend" }\n')
-    run(write(tmp_path / "t.toml", text), tmp_path / "out", timeout=600)
-    report = read_folder(tmp_path / "out")
+    run(write(folder / "t.toml", text), folder / "out", timeout=900)
+    return folder / "out"
+
+
+@pytest.mark.slow
+def test_the_pair_report_compares_every_pair_of_a_short_event_with_and_without_each_other(tmp_path: Path) -> None:
+    # The short form of the planted pair below (make test runs it; the flag itself needs 120 deal sets): every
+    # ordered pair is compared, in blocks with and without the other, in the report and in standings.json.
+    out = _feeding_pair(tmp_path, 6)
+    report = read_folder(out)
+    assert len(report.pairs) == 20 and all(e.deal_sets == 6 and e.games_with and e.games_without
+                                           for e in report.pairs)
+    fed = next(e for e in report.pairs if (e.bot, e.other) == ("friend", "feeder"))
+    assert fed.low <= fed.effect <= fed.high and 0 <= fed.p <= 1
+    written = json.loads((out / "standings.json").read_text(encoding="utf-8"))["pairs"]
+    assert {(e["bot"], e["other"]) for e in written} == {(e.bot, e.other) for e in report.pairs}
+    assert render_report(report, "table").count("Pair report (20 ordered pairs compared") == 1
+
+
+@pytest.mark.slow
+@pytest.mark.soak
+def test_the_pair_report_flags_two_bots_that_throw_tricks_to_each_other(tmp_path: Path) -> None:
+    report = read_folder(_feeding_pair(tmp_path, 120))
     flagged = {(e.bot, e.other) for e in report.pairs if e.flagged}
     assert flagged and flagged <= {("friend", "feeder"), ("feeder", "friend")}
     said = render_report(report, "table")

@@ -1,7 +1,9 @@
 """The test suite's own promises: it runs in any clone, it has a quick subset, and no test module imports another.
 
 - What a test needs to read is in the repository (``tests/data``), never in a folder beside it.
-- ``make test`` runs every test; ``make test-fast`` leaves out those marked ``slow``, and some are.
+- ``make test`` runs every test but the long soak runs (marked ``soak``, each with a shorter test of its promise
+  that does run); ``make test-fast`` also leaves out those marked ``slow``, and some are; ``make soak`` runs
+  the soak runs.
 - What test modules share is in ``tests/helpers``: a test module imports no other test module.
 """
 
@@ -59,8 +61,11 @@ def make_dry_run(target: str) -> list[str]:
     return [line for line in done.stdout.splitlines() if " -m pytest " in line]
 
 
-def test_make_test_runs_everything_and_make_test_fast_leaves_out_the_slow_tests() -> None:
-    assert make_dry_run("test") == [".venv/bin/python -m pytest -q -n 2"]
-    assert make_dry_run("test-fast") == ['.venv/bin/python -m pytest -q -n 2 -m "not slow"']
+def test_make_test_runs_all_but_the_soak_runs_and_make_test_fast_leaves_out_the_slow_tests() -> None:
+    assert make_dry_run("test") == ['.venv/bin/python -m pytest -q -n 2 -m "not soak"']
+    assert make_dry_run("test-fast") == ['.venv/bin/python -m pytest -q -n 2 -m "not slow and not soak"']
+    assert make_dry_run("soak") == [".venv/bin/python -m pytest -q -n 2 -m soak"]
     marked = [path.name for path in suite_modules() if "pytest.mark.slow" in path.read_text(encoding="utf-8")]
     assert len(marked) >= 10, marked  # the marker is used, so the quick subset is quicker
+    soaked = [path.name for path in suite_modules() if "pytest.mark.soak" in path.read_text(encoding="utf-8")]
+    assert 0 < len(soaked) <= 3, soaked  # a few long runs, not a way around the suite
