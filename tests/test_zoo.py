@@ -101,6 +101,7 @@ def test_it_stops_at_a_cycles_end_when_precise_enough_or_out_of_time(tmp_path: P
 
 
 @pytest.mark.slow
+@pytest.mark.soak  # a whole cycle of the zoo for each member: the score's arithmetic is held by a short test above
 @pytest.mark.parametrize("member", ["random", "heuristic"])
 def test_rating_a_member_lands_it_on_its_published_score(tmp_path: Path, member: str) -> None:
     published = ZOO.member(member)
