@@ -17,6 +17,7 @@ import asyncio
 import contextlib
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -37,6 +38,11 @@ from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# A suite started in the background (`make test &`) inherits Ctrl-C ignored, and so would every process it starts,
+# where the tests of Ctrl-C send one: the processes it starts get Ctrl-C's default back (a handler is reset at exec).
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 RANDOM_BOT = ROOT / "sample_bots" / "random_bot.py"
 HEURISTIC_BOT = ROOT / "sample_bots" / "heuristic_bot.py"
 FAKE_BOTS = ROOT / "tests" / "fake_bots.py"
