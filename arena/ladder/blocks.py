@@ -182,7 +182,7 @@ def outcome(folder: Path) -> BlockOutcome:
     games = tuple(sorted(played, key=lambda game: (game.first.rotation, game.first.group)))
     config = (store.manifest() or {}).get("config", {})
     if isinstance(config, dict) and config.get("rotation") == Rotation.ONCE:
-        return dataclasses.replace(_once_outcome(games), played=played)
+        return _once_outcome(games, played)
     points: dict[str, int] = {}
     score: dict[str, float] = {}
     faults: dict[str, int] = {}
@@ -200,7 +200,7 @@ def outcome(folder: Path) -> BlockOutcome:
                         played=played)
 
 
-def _once_outcome(games: tuple[GameRecords, ...]) -> BlockOutcome:
+def _once_outcome(games: tuple[GameRecords, ...], played: tuple[GameRecords, ...]) -> BlockOutcome:
     """A block played under ``rotation = "once"``: each game one version against the house trio, the versions on
     the same cards in the same seat, so each is scored against the mean of the versions' totals and they are placed
     by those totals."""
@@ -218,7 +218,7 @@ def _once_outcome(games: tuple[GameRecords, ...]) -> BlockOutcome:
     mean = sum(points.values()) / len(points) if points else 0.0
     score = {bot: float(total - mean) for bot, total in points.items()}
     ranking = (versions, places([points[bot] for bot in versions])) if len(versions) == 4 else None
-    return BlockOutcome(games, points, score, faults, (ranking,) if ranking else (), once=True)
+    return BlockOutcome(games, points, score, faults, (ranking,) if ranking else (), once=True, played=played)
 
 
 class RatingModel:
