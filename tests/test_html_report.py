@@ -301,7 +301,7 @@ def test_the_page_renders_in_chromium(event: Path, tmp_path: Path) -> None:
             target = (link.get_attribute("href") or "#")[1:]
             assert target and not page.evaluate(f"document.getElementById({json.dumps(target)}).open")
             link.click()
-            page.wait_for_function(f"document.getElementById({json.dumps(target)}).open")
+            page.wait_for_function(f"() => document.getElementById({json.dumps(target)}).open")  # a function: no eval
             # On a phone the page itself never scrolls sideways: wide tables scroll inside their own box.
             phone = context.new_page()
             phone.set_viewport_size({"width": 390, "height": 844})

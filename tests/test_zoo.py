@@ -17,7 +17,7 @@ from arena.event.audit import audit
 from arena.event.store import ResultsStore
 from arena.rating.zoo import CANDIDATE, Zoo, block_seat_key, block_seed, load_zoo, opponents, rate
 from tests.helpers.ladder import GOOD_BOT
-from tests.helpers.runs import cli
+from tests.helpers.runs import cli, needs_zoo
 
 ZOO = load_zoo()
 
@@ -100,6 +100,7 @@ def test_it_stops_at_a_cycles_end_when_precise_enough_or_out_of_time(tmp_path: P
         asyncio.run(rate(table, zoo, tmp_path / "none", precision=0))
 
 
+@needs_zoo
 @pytest.mark.slow
 @pytest.mark.soak  # a whole cycle of the zoo for each member: the score's arithmetic is held by a short test above
 @pytest.mark.parametrize("member", ["random", "heuristic"])
@@ -114,6 +115,7 @@ def test_rating_a_member_lands_it_on_its_published_score(tmp_path: Path, member:
     assert rating["pool"] == ZOO.pool_seed
 
 
+@needs_zoo
 @pytest.mark.slow
 def test_a_bots_folder_is_rated_as_a_launched_bot_and_the_text_names_its_place(tmp_path: Path) -> None:
     folder = tmp_path / "lowest"

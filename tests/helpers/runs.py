@@ -4,6 +4,7 @@ and records compared without their timings."""
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import shutil
 import subprocess
@@ -11,6 +12,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from arena.event.config import load_config
 from arena.event.summary import RunSummary
@@ -35,6 +38,13 @@ KEPT = "fresh_process = false\n"
 process's start for every game (tests/test_fresh_process.py holds the default)."""
 """For launched test bots that tell the test what they saw through files outside their own folder, or
 connect over TLS (a sandboxed bot has neither: tests/test_sandbox.py)."""
+
+
+needs_zoo = pytest.mark.skipif(
+    importlib.util.find_spec("pyspiel") is None,
+    reason="a rating on the zoo seats its ismcts member, which needs the openspiel extra: "
+           "pip install -e '.[openspiel]'")
+"""For a test that rates a bot on the published zoo (every rating plays some of its blocks against ismcts)."""
 
 
 def bot_tables(names: Sequence[str], kind: str = "python", spec: str = RANDOM, **special: str) -> str:
