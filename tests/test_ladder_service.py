@@ -97,12 +97,13 @@ def _scenario(tmp_path: Path, database: str | None) -> None:
         remote_bot = _remote(served.remote, tokens["remote-0"])
         _wait(ladder, lambda s: all(v.state == VersionState.ACTIVE for v in s.scalars(select(Version))),
               180, "every version's check")
-        def remote_done(session: object) -> bool:
-            remote = session.scalars(select(Version.id).where(Version.kind == "remote")).one()  # type: ignore
-            return any(remote in b.seats for b in _blocks(session, BlockState.DONE))
+        def every_kind_done(session: object) -> bool:
+            seated = {v for b in _blocks(session, BlockState.DONE) for v in b.seats}
+            return {session.get(Version, v).kind for v in seated} >= {"python", "stdio", "remote"}  # type: ignore
 
-        _wait(ladder, lambda s: len(_blocks(s, BlockState.DONE)) >= 4 and remote_done(s)
-              and _blocks(s, BlockState.PLAYING), 240, "four blocks done, one with the remote entrant, one in play")
+        _wait(ladder, lambda s: len(_blocks(s, BlockState.DONE)) >= 4 and every_kind_done(s)
+              and _blocks(s, BlockState.PLAYING), 240,
+              "four blocks done, among them python, stdio and remote entrants, and one in play")
         served.kill()
         with ladder.session() as session:
             in_play = [b.id for b in _blocks(session, BlockState.PLAYING)]
@@ -149,5 +150,6 @@ def postgres_url() -> Iterator[str]:
 
 
 @pytest.mark.slow
+@pytest.mark.soak  # the same scenario as on SQLite, which make test runs; PostgreSQL's own tests are in make test
 def test_twelve_entrants_survive_a_sigkill_mid_block_on_postgresql(tmp_path: Path, postgres_url: str) -> None:
     _scenario(tmp_path, fresh_database(postgres_url, "scenario"))

@@ -1,12 +1,12 @@
 """The Ray backend: games of in-process bots played as Ray tasks give the records of one process, and
-a run resumed on Ray submits only the games not yet recorded. One local Ray session (2 CPUs) serves
-the module; without Ray installed these tests are skipped, and ``backend = "ray"`` is refused."""
+a run resumed on Ray submits only the games not yet recorded. One local Ray (2 CPUs, the ``ray_session``
+fixture) serves the module; without Ray installed these tests are skipped, and
+``backend = "ray"`` is refused."""
 
 from __future__ import annotations
 
-import logging
 import os
-from collections.abc import Iterator
+import sys
 from pathlib import Path
 
 import pytest
@@ -31,15 +31,38 @@ def test_without_ray_installed_the_ray_backend_is_refused_in_one_line(tmp_path: 
     assert not (tmp_path / "out" / "manifest.json").exists()
 
 
-@pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'callbreak-arena[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
+
+class _SlowToStartRay:
+    """Stands for the ``ray`` module on a machine too busy for Ray's node to register in its 30 s."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures, self.calls = failures, []
+
+    def init(self, **options: object) -> None:
+        self.calls.append("init")
+        if self.calls.count("init") <= self.failures:
+            raise Exception("The current node timed out during startup.")  # what Ray raises
+
+    def shutdown(self) -> None:
+        self.calls.append("shutdown")
+
+
+def test_a_local_ray_that_misses_its_start_is_cleaned_up_and_tried_again_then_refused_in_words(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arena.errors import ConfigError
+    from arena.event.backends import start_local_ray
+    once = _SlowToStartRay(failures=1)
+    monkeypatch.setitem(sys.modules, "ray", once)
+    start_local_ray(2)
+    assert once.calls == ["init", "shutdown", "init"]  # the half-started processes are stopped first
+    always = _SlowToStartRay(failures=9)
+    monkeypatch.setitem(sys.modules, "ray", always)
+    with pytest.raises(ConfigError, match=r'^cannot start a local Ray \(tried 2 times; a busy machine .* timed out '
+                                          r'during startup\. Try again, or set backend = "local" with workers = N$'):
+        start_local_ray(2)
+    assert always.calls == ["init", "shutdown", "init", "shutdown"]
 
 @pytest.mark.slow
 def test_local_workers_and_ray_give_the_same_records_and_ray_resumes(tmp_path: Path, ray_session: None) -> None:

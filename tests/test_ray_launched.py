@@ -1,12 +1,10 @@
 """Launched bots on Ray: each task launches the bots of its games on the node that runs it, and the records
 of one process, of two worker processes and of Ray tasks are the same but for their timings, for
-``command``, ``stdio`` and ``bhoos`` bots. One local Ray session (2 CPUs) serves the module; without Ray
-installed these tests are skipped."""
+``command``, ``stdio`` and ``bhoos`` bots. One local Ray (2 CPUs, the ``ray_session`` fixture) serves
+the module; without Ray installed these tests are skipped."""
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,15 +17,6 @@ PROBLEM = bwrap_problem()
 STDIO = f"{{python}} {ROOT / 'sample_bots' / 'stdio' / 'lowest_bot.py'}"
 SETUPS = {"local": "", "workers": "workers = 2\n", "ray": 'backend = "ray"\n'}
 
-
-@pytest.fixture(scope="module")
-def ray_session() -> Iterator[None]:
-    ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'callbreak-arena[ray]')")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False, logging_level=logging.WARNING)
-    try:
-        yield
-    finally:
-        ray.shutdown()
 
 
 def three_ways(tmp_path: Path, text: str) -> dict[str, Path]:

@@ -278,9 +278,11 @@ def test_the_key_is_the_folders_alone_and_a_resumed_event_hands_out_the_same_see
     "workers = 2\n",
     pytest.param('backend = "ray"\n', marks=pytest.mark.slow, id="ray"),
 ])
-def test_the_workers_and_ray_tasks_hand_out_the_events_seeds(tmp_path: Path, backend: str) -> None:
+def test_the_workers_and_ray_tasks_hand_out_the_events_seeds(
+    tmp_path: Path, backend: str, request: pytest.FixtureRequest,
+) -> None:
     if "ray" in backend:
-        pytest.importorskip("ray", reason="Ray is not installed (pip install 'callbreak-arena[ray]')")
+        request.getfixturevalue("ray_session")
     results = tmp_path / "results"
     summary = run(_config(tmp_path, deal_sets=2, tournament=backend), results)
     assert (summary.played, summary.faults) == (8, 0)

@@ -259,13 +259,18 @@ def _when_playing(arena: subprocess.Popen[bytes], folder: Path, log: Path, kille
     raise AssertionError(f"the run did not get going: {log.read_text(encoding='utf-8')}")
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux only)")
-def test_kill_9_of_a_worker_or_of_the_arena_then_resume_gives_the_uninterrupted_records(tmp_path: Path) -> None:
+def _uninterrupted(tmp_path: Path) -> Path:
+    """The configuration of the killed runs, played once without a kill into ``whole``."""
     config = write(tmp_path / "t.toml", KILLED)
     whole = run(config, tmp_path / "whole", timeout=300)
     assert (whole.played, whole.outstanding) == (80, 0)
+    return config
 
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux only)")
+def test_kill_9_of_a_worker_gives_the_uninterrupted_records(tmp_path: Path) -> None:
+    config = _uninterrupted(tmp_path)
     # A worker killed: new workers play the games that were in play, and the run ends as if nothing had
     # happened, with the same records.
     arena = _start(config, tmp_path / "handed", tmp_path / "handed.err")
@@ -280,6 +285,12 @@ def test_kill_9_of_a_worker_or_of_the_arena_then_resume_gives_the_uninterrupted_
     assert stripped_list(tmp_path / "handed") == stripped_list(tmp_path / "whole")
     assert cli("verify", tmp_path / "handed").returncode == 0
 
+
+@pytest.mark.slow
+@pytest.mark.soak  # three runs killed and resumed; one killed worker is the test above
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc (Linux only)")
+def test_workers_that_keep_dying_end_the_run_and_an_arena_killed_takes_its_workers_then_resume(tmp_path: Path) -> None:
+    config = _uninterrupted(tmp_path)
     # Workers that keep dying: past the restarts a run allows, it ends with status 2 and the reason; the
     # games in flight are lost, the records written stay, and a resumed run plays the rest.
     arena = _start(config, tmp_path / "part", tmp_path / "one.err")

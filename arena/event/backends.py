@@ -337,16 +337,13 @@ class RayPool:
         self._ray = ray
         self._started = False
         if not ray.is_initialized():
-            try:
-                if address:
+            if address:
+                try:
                     ray.init(address=address, logging_level=logging.WARNING, log_to_driver=False)
-                else:  # a Ray of our own on this machine, with our import path (the bots' code is where we see it)
-                    ray.init(num_cpus=workers if workers > 1 else None, include_dashboard=False,
-                             logging_level=logging.WARNING, log_to_driver=False,
-                             runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(_import_path())}})
-            except (ConnectionError, RuntimeError, ValueError) as err:
-                where = f"the Ray cluster at {address!r}" if address else "a local Ray"
-                raise ConfigError(f"cannot start or reach {where}: {' '.join(str(err).split())}") from None
+                except (ConnectionError, RuntimeError, ValueError) as err:
+                    raise ConfigError(f"cannot reach the Ray cluster at {address!r}: {_said(err)}") from None
+            else:
+                start_local_ray(workers)
             self._started = True
         cpus = int(ray.cluster_resources().get("CPU", 1))
         self.workers = max(1, cpus)
@@ -360,6 +357,34 @@ class RayPool:
     def close(self) -> None:
         if self._started:
             self._ray.shutdown()
+
+
+LOCAL_RAY_STARTS = 2
+"""Times the arena tries to start a local Ray: Ray gives its node a fixed 30 s to register, which a
+machine busy with other work can miss once."""
+
+
+def start_local_ray(workers: int) -> None:
+    """Starts a Ray of our own on this machine, with our import path (the bots' code is where we see it).
+    A start that times out is cleaned up (Ray leaves its half-started processes running) and tried again;
+    the last failure is a :class:`ConfigError` in words."""
+    ray: Any = importlib.import_module("ray")
+    for attempt in range(1, LOCAL_RAY_STARTS + 1):
+        try:
+            ray.init(num_cpus=workers if workers > 1 else None, include_dashboard=False,
+                     logging_level=logging.WARNING, log_to_driver=False,
+                     runtime_env={"env_vars": {"PYTHONPATH": os.pathsep.join(_import_path())}})
+            return
+        except Exception as err:  # Ray raises a bare Exception when its node does not start in time
+            ray.shutdown()
+            if attempt == LOCAL_RAY_STARTS:
+                raise ConfigError(f"cannot start a local Ray (tried {LOCAL_RAY_STARTS} times; a busy machine can "
+                                  f"make it miss its start-up time): {_said(err).rstrip('.')}. Try again, or set "
+                                  f'backend = "local" with workers = N') from None
+
+
+def _said(err: BaseException) -> str:
+    return " ".join(str(err).split())
 
 
 def _import_path() -> list[str]:
