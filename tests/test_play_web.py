@@ -1,9 +1,11 @@
 """The seat in the browser without a browser: ``play --web``'s page served by uvicorn on port 0, driven over HTTP.
 
-A whole deal set is played through the page's forms and its records pass the audit; what the page shows never
-holds a card another seat still hides; bad input (a stale token, a form of another site, a missing field, a body
-too large, a call out of range, an answer out of turn) is answered in a sentence and loses nothing; the command
-line refuses an unknown bot and a folder that holds something, and its help documents --web and --port.
+A whole deal set is played through the page's forms and its records pass the audit; the log of each game's last
+page lists its tricks as the records hold them; a round's last trick stays through the next round's calls, and the
+log keeps two rounds; what the page shows never holds a card another seat still hides; bad input (a stale token, a
+form of another site, a missing field, a body too large, a call out of range, an answer out of turn) is answered in
+a sentence and loses nothing; the command line refuses an unknown bot and a folder that holds something, and its
+help documents --web and --port.
 """
 
 from __future__ import annotations
@@ -66,8 +68,9 @@ class Spy:
 
 
 async def _sitting(folder: Path, drive: Driver,
-                   opponents: Sequence[str | Mapping[str, Any]] = ("random", "heuristic", "random")) -> None:
-    sitting = Sitting(RULES, 4, list(opponents), folder)
+                   opponents: Sequence[str | Mapping[str, Any]] = ("random", "heuristic", "random"),
+                   rules: Rules = RULES) -> None:
+    sitting = Sitting(rules, 4, list(opponents), folder)
     site = SeatSite(sitting)
     url = await site.start("127.0.0.1", 0)
     playing = asyncio.ensure_future(sitting.play())
@@ -129,6 +132,14 @@ def test_a_whole_deal_set_played_through_the_page_verifies_and_shows_no_hidden_c
     assert all(not r.faults for g in games for r in g.rounds) and all(len(g.rounds) == 1 for g in games)
     played = [html for html in pages if 'data-asked="play"' in html]
     assert len(played) == 4 * 13
+    # Each game's last page lists its thirteen tricks, the latest first, each with its cards by seat and its winner.
+    ends = [html for html in pages if 'id="next"' in html or 'id="done"' in html]
+    assert len(ends) == 4
+    for game, html in zip(games, ends, strict=True):
+        names = ["you" if name == PERSON else name for name in game.seats]
+        assert _logged(html) == [
+            (k + 1, [(names[(t.leader + j) % 4], str(card)) for j, card in enumerate(t.cards)], names[t.winner])
+            for k, t in enumerate(game.first.tricks)][::-1]
     assert all(not _hidden(html, games) for html in played)
     # ... and a card of another seat drawn before it is played is caught.
     first = games[0].first
@@ -136,6 +147,47 @@ def test_a_whole_deal_set_played_through_the_page_verifies_and_shows_no_hidden_c
         first.tricks[-1].cards[1]
     words = f"{'10' if later.rank.letter == 'T' else later.rank.letter} of {later.suit.noun.lower()}"
     assert _hidden(played[0].replace("</ol>", f'<span title="{words}"></span></ol>', 1), games) == {str(later)}
+
+
+def test_a_rounds_last_trick_stays_through_the_next_calls_and_the_log_keeps_two_rounds(tmp_path: Path) -> None:
+    folder = tmp_path / "results"
+    calls: dict[int, str] = {}
+
+    async def drive(client: httpx.AsyncClient, token: str) -> None:
+        html = (await client.get("/table")).text
+        script = {"X-Seat-Script": "1"}
+        while 'id="next"' not in html:
+            html = await _next_asked(client, html)
+            if asked(html) == "call":
+                found = re.search(r"round (\d) of 3", html)
+                assert found is not None
+                calls[int(found.group(1))] = html
+                html = (await client.post("/call", data={"csrf": token, "call": "1"}, headers=script)).text
+            elif asked(html) == "play":
+                legal = re.findall(r'data-card="(\w+)" class="card [^"]*legal', html)
+                html = (await client.post("/play", data={"csrf": token, "card": legal[0]}, headers=script)).text
+
+    asyncio.run(_sitting(folder, drive, ("random",) * 3, Rules.profile("nepali").with_text_switches(["rounds=3"])))
+    game = next(g for g in ResultsStore(folder).games() if g.first.rotation == 0)
+    names = ["you" if name == PERSON else name for name in game.seats]
+    assert sorted(calls) == [1, 2, 3]
+    assert 'id="last-trick"' not in calls[1] and not _logged(calls[1])
+    for number in (2, 3):  # the round before's thirteenth trick, named with its round; its tricks in the log
+        before = game.rounds[number - 2].tricks
+        winner = names[before[-1].winner]
+        assert f"<h2>Trick 13 of round {number - 1}: {winner} won it</h2>" in calls[number]
+        assert _logged(calls[number]) == [
+            (k + 1, [(names[(t.leader + j) % 4], str(card)) for j, card in enumerate(t.cards)], names[t.winner])
+            for k, t in enumerate(before)][::-1]
+        assert f"<li>Round {number}: " in calls[number] and (number == 2) == ("<li>Round 1: " in calls[number])
+
+
+def _logged(html: str) -> list[tuple[int, list[tuple[str, str]], str]]:
+    """The tricks a page's log lists, as it lists them: the number, the cards by seat (who, card), the winner."""
+    lines = re.findall(r'<li data-trick="(\d+)">Trick \1: (.*?); ([^;<]+) won it</li>', html)
+    return [(int(number), [(who, str(Card.parse(rank + suit[0]))) for who, rank, suit in
+                           re.findall(r' ?([^,>]+?) <span class="suit-\w+" title="(\w+) of (\w+)">', cards)], winner)
+            for number, cards, winner in lines]
 
 
 def _hidden(html: str, games: list[GameRecords]) -> set[str]:
@@ -211,7 +263,8 @@ def test_the_table_is_the_persons_alone_who_holds_the_address_printed(tmp_path: 
         try:
             assert secret and len(secret) >= 32
             async with httpx.AsyncClient(base_url=base, timeout=30) as stranger:  # another user of the machine
-                for path in ("/", "/table", "/table?since=0", f"/?token={secret[:-1]}x"):
+                wrong = secret[:-1] + ("y" if secret.endswith("x") else "x")  # one character off, never the same
+                for path in ("/", "/table", "/table?since=0", f"/?token={wrong}"):
                     refused = await stranger.get(path)
                     assert (refused.status_code, refused.text) == (403, NOT_YOURS), path
                 refused = await stranger.post("/call", data={"csrf": "x", "call": "2"})

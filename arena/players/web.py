@@ -4,6 +4,8 @@
 :class:`~arena.players.human.HumanPlayer`: the table runner asks it, judges its answers with the rules core and
 tells it what happens. What the page shows is :class:`SeatState`, made only from what the seat is told and asked
 (its own hand, the calls, the cards played, the tricks won, the scores), so it holds nothing another seat hides.
+The last trick won stays in :attr:`SeatState.last` until the next is won, whoever leads meanwhile, and
+:attr:`SeatState.log` holds every trick of the round and of the round before, its cards by seat and its winner.
 :meth:`WebSeat.answer` hands the page's answer to the waiting decision and returns the rules' refusal, in the
 words the terminal shows, or ``None`` once the answer was played. Every change counts one more
 :attr:`SeatState.version`, which :meth:`WebSeat.changed` waits for.
@@ -32,11 +34,11 @@ from arena.players.base import (
     TrickWon,
 )
 
-__all__ = ["RoundLine", "SeatState", "WebSeat", "refusal_text"]
+__all__ = ["LogLine", "RoundLine", "SeatState", "TrickLine", "WebSeat", "refusal_text"]
 
 NOT_YOUR_TURN = "it is not your turn yet: wait until the page asks you for a call or a card"
-LOG_LINES = 8
-"""The lines of what happened that the page keeps."""
+LOG_ROUNDS = 2
+"""The rounds whose lines of what happened the page keeps: this one and the one before (a game may have a hundred)."""
 
 
 def refusal_text(reason: str) -> str:
@@ -56,6 +58,25 @@ class RoundLine:
     totals: tuple[int, ...]
 
 
+@dataclasses.dataclass(frozen=True)
+class TrickLine:
+    """A trick won: its round, its number in the round, its cards by seat in the order played, and who won it."""
+
+    round_number: int
+    number: int
+    cards: tuple[tuple[int, Card], ...]
+    winner: int
+
+
+@dataclasses.dataclass(frozen=True)
+class LogLine:
+    """A line of what happened, in the round it happened in: words, or a trick won."""
+
+    round_number: int
+    text: str = ""
+    trick: TrickLine | None = None
+
+
 @dataclasses.dataclass
 class SeatState:
     """What one seat's page shows: what that seat may know, and what it is asked."""
@@ -71,8 +92,8 @@ class SeatState:
     calls: list[int | None] = dataclasses.field(default_factory=lambda: [None] * 4)
     trick: list[tuple[int, Card]] = dataclasses.field(default_factory=list)
     """The cards on the table, by seat, in the order they were played."""
-    last_trick: list[tuple[int, Card]] = dataclasses.field(default_factory=list)
-    last_winner: int | None = None
+    last: TrickLine | None = None
+    """The last trick won, until the next is won (into the next round's calls, too)."""
     tricks_won: list[int] = dataclasses.field(default_factory=lambda: [0] * 4)
     rounds: list[RoundLine] = dataclasses.field(default_factory=list)
     asked: DecisionKind | None = None
@@ -82,7 +103,8 @@ class SeatState:
     legal_calls: tuple[int, ...] = ()
     refusal: str = ""
     """Why its last answer was refused (empty once an answer is played)."""
-    log: list[str] = dataclasses.field(default_factory=list)
+    log: list[LogLine] = dataclasses.field(default_factory=list)
+    """What happened in this round and the one before, oldest first."""
     totals: tuple[int, ...] = (0, 0, 0, 0)
     places: tuple[int, ...] = ()
     """The places once the game is over (empty before)."""
@@ -130,8 +152,10 @@ class WebSeat:
             self._outcome.set_result(outcome)
         self._outcome = None
 
-    def _say(self, line: str) -> None:
-        self.state.log = [*self.state.log, line][-LOG_LINES:]
+    def _say(self, text: str = "", trick: TrickLine | None = None) -> None:
+        kept = self.state.round_number - LOG_ROUNDS + 1
+        self.state.log = [*(line for line in self.state.log if line.round_number >= kept),
+                          LogLine(self.state.round_number, text, trick)]
 
     async def answer(self, value: object) -> str | None:
         """Plays the page's answer (an ``int`` call or a card's text): the refusal in words, or ``None`` once it
@@ -174,7 +198,7 @@ class WebSeat:
             state.round_number, state.dealer, state.trump = body.round_number, body.dealer, body.trump
             state.hand = list(body.hand.cards())
             state.calls, state.tricks_won = [None] * 4, [0] * 4
-            state.trick, state.last_trick, state.last_winner = [], [], None
+            state.trick = []
             self._say(f"Round {body.round_number}: {state.who(body.dealer)} dealt; trump {body.trump.noun}")
         elif isinstance(body, CallMade):
             state.calls[body.seat] = body.call
@@ -183,8 +207,6 @@ class WebSeat:
                 state.refusal = ""
                 self._settle(None)
         elif isinstance(body, CardPlayed):
-            if not state.trick:
-                state.last_trick, state.last_winner = [], None
             state.trick.append((body.seat, body.card))
             if body.seat == state.seat:
                 state.hand = [card for card in state.hand if card != body.card]
@@ -194,10 +216,11 @@ class WebSeat:
             trick = body.trick
             assert trick.winner is not None
             state.tricks_won[trick.winner] += 1
-            state.last_trick = [(seat_after(trick.leader, k), card) for k, card in enumerate(trick.cards)]
-            state.last_winner, state.trick = trick.winner, []
-            self._say(f"{state.who(trick.winner)} {'win' if trick.winner == state.seat else 'wins'} trick "
-                      f"{sum(state.tricks_won)}")
+            state.last = TrickLine(state.round_number, sum(state.tricks_won),
+                                   tuple((seat_after(trick.leader, k), card) for k, card in enumerate(trick.cards)),
+                                   trick.winner)
+            state.trick = []
+            self._say(trick=state.last)
         elif isinstance(body, RoundEnd):
             result = body.result
             state.rounds.append(RoundLine(result.round_number, tuple(result.calls), tuple(result.tricks_won),

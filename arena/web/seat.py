@@ -2,7 +2,8 @@
 (:func:`seat_app`) that :class:`SeatSite` serves with uvicorn on the event loop the sitting plays on.
 
 =========================  =================================================================================
-``GET /``                  the page: the table, the hand by suit, the calls, the scores by round
+``GET /``                  the page: the seats and their calls, the trick on the table and the last one won, the
+                           hand by suit in a grid, the scores by round, what happened (every trick's cards)
 ``GET /table?since=N``     the table alone (what the page's script fetches), once it has changed since version
                            ``N`` or after a few seconds; at once without ``since``
 ``POST /call``             ``call=N``: the person's call
@@ -53,7 +54,7 @@ from arena.core.cards import Card, Suit
 from arena.core.scoring import format_score
 from arena.errors import CardError, ConfigError
 from arena.players.base import DecisionKind
-from arena.players.web import SeatState
+from arena.players.web import SeatState, TrickLine
 from arena.rating.pages import policy
 from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
 from arena.web.sitting import Sitting
@@ -91,6 +92,13 @@ def _face(card: Card) -> dict[str, str]:
             "words": f"{rank} of {card.suit.noun.lower()}"}
 
 
+def _trick(state: SeatState, trick: TrickLine) -> dict[str, Any]:
+    """A trick won as the page draws it: its number and round, who won it, and its cards by seat."""
+    return {"number": trick.number, "round": trick.round_number, "winner": state.who(trick.winner),
+            "cards": [{"who": state.who(seat), **_face(card), "win": seat == trick.winner}
+                      for seat, card in trick.cards]}
+
+
 def _context(sitting: Sitting, token: str) -> dict[str, Any]:
     state: SeatState = sitting.seat.state
     rules = state.rules
@@ -102,13 +110,12 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
     seats = [{"seat": s, "name": state.who(s), "dealer": s == state.dealer and bool(state.round_number),
               "call": state.calls[s], "won": state.tricks_won[s], "total": format_score(rules, state.totals[s]),
               "you": s == state.seat} for s in range(4)]
-    shown = state.trick or state.last_trick
     return {
         "token": token, "state": state, "version": state.version, "seats": seats, "hand": hand,
-        "trick": [{"who": state.who(seat), **_face(card), "win": not state.trick and seat == state.last_winner}
-                  for seat, card in shown],
-        "trick_done": not state.trick and bool(state.last_trick),
-        "last_winner": state.who(state.last_winner) if state.last_winner is not None else "",
+        "trick": [{"who": state.who(seat), **_face(card), "win": False} for seat, card in state.trick],
+        "last": _trick(state, state.last) if state.last is not None else None,
+        "log": [{"text": line.text, "trick": _trick(state, line.trick) if line.trick is not None else None}
+                for line in state.log],
         "asked": state.asked.value if state.asked is not None else "",
         "calling": state.asked is DecisionKind.CALL, "playing": state.asked is DecisionKind.PLAY,
         "trump": {"symbol": state.trump.symbol, "noun": state.trump.noun} if state.round_number else None,

@@ -1,13 +1,18 @@
 (function(){
 var table=document.getElementById('table'),note=document.getElementById('note');
 function version(){return table.getAttribute('data-version');}
+function fit(){
+var boxes=table.querySelectorAll('.wide');
+for(var i=0;i<boxes.length;i++){var hint=boxes[i].parentNode.querySelector('.scroll-hint');
+if(hint)hint.hidden=boxes[i].scrollWidth<=boxes[i].clientWidth+1;}
+}
 function show(html){
 var holder=document.createElement('div');holder.innerHTML=html;var next=holder.firstElementChild;
 if(!next||next.id!=='table'||+next.getAttribute('data-version')<+version())return;
 var active=document.activeElement,typed=active&&active.tagName==='INPUT'?active.id:'',value=typed?active.value:'';
 var asked=table.getAttribute('data-asked')!==next.getAttribute('data-asked')||next.querySelector('#refusal');
 var inside=active&&table.contains(active),card=active&&active.getAttribute?active.getAttribute('data-card'):null;
-table.replaceWith(next);table=next;
+table.replaceWith(next);table=next;fit();
 var again=typed&&document.getElementById(typed);
 if(again){again.value=next.querySelector('#refusal')?value:'';again.focus();return;}
 if(!inside&&!asked)return;
@@ -28,5 +33,6 @@ fetch(form.getAttribute('action'),{method:'POST',body:data,headers:{'X-Seat-Scri
 .then(function(r){return r.text().then(function(t){if(r.ok){note.textContent='';show(t);}else{note.textContent=t;}});})
 .catch(function(){note.textContent='The game cannot be reached: your answer was not sent. Try again.';});
 });
-poll();
+window.addEventListener('resize',fit);
+fit();poll();
 })();
