@@ -17,6 +17,7 @@ from arena.event.roster import ROSTER_FILE, read_roster
 from arena.event.sandbox import bwrap_problem
 from arena.event.status import read_status
 from arena.rating.leaderboard import Board
+from arena.rating.standing import NOT_RANKED_TITLE
 from tests.helpers.runs import ROOT, run
 
 FIRST = ("Ada", "Alan", "Barbara", "Claude", "Donald", "Edsger", "Frances", "Grace", "Hedy", "Ivan", "John",
@@ -96,3 +97,73 @@ def test_a_class_of_thirty_plays_a_league_from_its_roster(tmp_path: Path, capsys
             assert "in the sandbox: it sees" in (folder / "logs" / f"{name}.log").read_text(encoding="utf-8")
     assert len(read_roster(roster_path).students) == 30
     print(f"a class of thirty: {time.monotonic() - began:.1f} s, sandbox {sandbox}")
+
+
+ILLEGAL_BOT = """\
+from arena.botkit import Bot, Card, run
+
+
+class Illegal(Bot):
+    \"\"\"Calls legally, and answers every card with one it may not play: a card of its hand that is not legal, or,
+    when every card it holds is, one it does not hold.\"\"\"
+
+    def call(self, view):
+        return view.legal_calls[0]
+
+    def play(self, view):
+        held = {str(card) for card in view.hand}
+        barred = sorted(held - {str(card) for card in view.legal})
+        return Card.parse(barred[0] if barred else next(c for c in ("AS", "2C", "AH") if c not in held))
+
+
+raise SystemExit(run(Illegal))
+"""
+
+
+def test_a_student_whose_every_card_the_fallback_played_is_listed_apart_with_why(tmp_path: Path) -> None:
+    """A class's event with its defaults: a submitted bot that never answers a legal card is not ranked among the
+    bots that played (the fallback player's lowest legal card beats the random sample bots), and the standings say
+    why; faults.unranked_above_fallback_pct changes the share, on the same records."""
+    roster_path = tmp_path / ROSTER_FILE
+    (tmp_path / "students.csv").write_text("name,display\neve,Eve Evans\n", encoding="utf-8")
+    assert main(["roster", "import", str(tmp_path / "students.csv"), "--roster", str(roster_path),
+                 "--tokens-out", str(tmp_path / "tokens.csv")]) == 0
+    (tmp_path / "bot.py").write_text(ILLEGAL_BOT, encoding="utf-8")
+    assert main(["roster", "submit", "eve", str(tmp_path / "bot.py"), "--roster", str(roster_path)]) == 0
+    teacher = "".join(f'\n[[bots]]\nname = "{name}"\npython = "{bot}"\n' for name, bot in (
+        ("teacher", "sample_bots.heuristic_bot:HeuristicBot"), ("rand-1", "sample_bots.random_bot:RandomBot"),
+        ("rand-2", "sample_bots.random_bot:RandomBot")))
+    config = tmp_path / "week-1.toml"
+    config.write_text('[tournament]\nname = "week-1"\nseed = 5094852831912121465\ndeal_sets = 1\n'
+                      'roster = "roster.toml"\n' + teacher, encoding="utf-8")
+    folder = tmp_path / "results"
+    assert main(["run", str(config), "--results", str(folder), "--no-progress"]) == 0
+
+    rows = {row["bot"]: row for row in json.loads((folder / "standings.json").read_text(encoding="utf-8"))["standings"]}
+    eve = rows["eve"]
+    assert eve["games"] == 4 and eve["fallbacks"] == 4 * 5 * 13 and eve["decisions"] == 4 * 5 * 14
+    assert eve["faults"] == 4 * 5 * 13 * 4  # every card: refused, asked again three times, then the fallback's
+    assert eve["rank"] is None and eve["rank_range"] is None
+    assert eve["not_ranked"] == (
+        "the fallback played 93% for it (260 of its 280 decisions), more than the 50% a ranked bot may leave to the "
+        "fallback (faults.unranked_above_fallback_pct), so these results are the fallback player's, not the bot's")
+    assert sorted(row["rank"] for bot, row in rows.items() if bot != "eve") == [1, 2, 3]
+    assert all(row["not_ranked"] == "" for bot, row in rows.items() if bot != "eve")
+
+    text = (folder / "standings.txt").read_text(encoding="utf-8")
+    ranking, apart = text.split(NOT_RANKED_TITLE)
+    assert " eve " not in ranking and all(f" {bot} " in ranking for bot in ("teacher", "rand-1", "rand-2"))
+    assert "finished, the fallback played 93% for it" in apart
+    assert " ".join(apart.split()).count("eve is not ranked: the fallback played 93% for it (260 of its 280 "
+                                         "decisions), more than the 50% a ranked bot") == 1
+    report = (folder / "report.html").read_text(encoding="utf-8")
+    assert "eve is not ranked: the fallback played 93% for it" in report
+
+    # The organiser's choice: with 100, every bot that played a game is ranked, and this one above a working bot.
+    config.write_text(config.read_text(encoding="utf-8") + "\n[faults]\nunranked_above_fallback_pct = 100\n",
+                      encoding="utf-8")
+    assert main(["run", str(config), "--results", str(folder), "--no-progress"]) == 0
+    rows = {row["bot"]: row for row in json.loads((folder / "standings.json").read_text(encoding="utf-8"))["standings"]}
+    assert rows["eve"]["rank"] is not None and rows["eve"]["not_ranked"] == ""
+    assert rows["eve"]["rank"] < max(rows[bot]["rank"] for bot in ("rand-1", "rand-2"))
+    assert NOT_RANKED_TITLE not in (folder / "standings.txt").read_text(encoding="utf-8")

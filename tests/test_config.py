@@ -54,6 +54,8 @@ BAD = [
     ("negative grace", "[time]\nreconnect_grace_s = -1\n" + FOUR, ["time.reconnect_grace_s", "from 0"]),
     ("negative restarts", "[faults]\nrestarts = -1\n" + FOUR, ["faults.restarts", "from 0"]),
     ("negative retries", "[faults]\nmax_retries = -1\n" + FOUR, ["faults.max_retries", "from 0 to 100"]),
+    ("fallback share over 100", "[faults]\nunranked_above_fallback_pct = 150\n" + FOUR,
+     ["faults.unranked_above_fallback_pct", "a number from 0 to 100", "150"]),
     ("port out of range", "[server]\nport = 70000\n" + FOUR, ["server.port", "65535", "70000"]),
     ("bad tournament name", '[tournament]\nname = "a/b"\n' + FOUR, ["tournament.name", "'a/b'"]),
     ("missing bots", '[tournament]\nname = "x"\n', ["missing key 'bots'", "[[bots]]"]),
@@ -237,6 +239,7 @@ max_retries = 1
 disqualify_after = 7
 unresponsive_after = 5
 restarts = 1
+unranked_above_fallback_pct = 75
 
 [server]
 host = "0.0.0.0"
@@ -278,6 +281,10 @@ token_sha256 = "5E884898DA28047151D0E56F8DC6292773603D0D6AABBDD62A11EF721D1542D8
     assert (config.table.deadline_ms, config.table.time_bank_ms, config.absent_after) == (500, 3000, 9.0)
     assert (config.table.max_retries, config.disqualify_after) == (1, 7)
     assert (config.reconnect_grace, config.unresponsive_after, config.restarts, config.forfeit) == (2.5, 5, 1, "wait")
+    assert config.unranked_above_fallback_pct == 75.0 and parse_config(FOUR).unranked_above_fallback_pct == 50.0
+    # The standings alone read it: another share on a resumed folder plays the same games.
+    assert config.to_dict()["operations"]["unranked_above_fallback_pct"] == 75.0 and "unranked" not in str(
+        config.identity())
     assert (config.host, config.port) == ("0.0.0.0", 5555)
     assert config.tls_cert == Path("/srv/league/c.pem") and config.tls_key == Path("/srv/league/k.pem")
     assert config.tls_client_ca == Path("/srv/league/clients.pem") and config.sessions_per_bot == 3

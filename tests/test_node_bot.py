@@ -1,6 +1,7 @@
-"""The Node.js sample bot (sample_bots/node/bot.js) plays real tournaments over real gRPC.
+"""The Node.js sample bot (sample_bots/node/bot.js) plays real tournaments over real gRPC, and a copy of its
+folder, made as docs/writing-a-bot.md says, passes check-bot in the sandbox.
 
-It reads protocol/callbreak.proto at run time with @grpc/proto-loader. The tests need ``node``; when
+It reads its copy of protocol/callbreak.proto at run time with @grpc/proto-loader. The tests need ``node``; when
 ``sample_bots/node/node_modules`` is missing they run ``npm ci`` there first, and skip only when npm
 is missing or cannot reach its registry.
 """
@@ -23,11 +24,13 @@ from arena.core.cards import Card, Hand, Suit
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules, legal_with_reason
 from arena.event.audit import audit
+from arena.event.sandbox import bwrap_problem
 from arena.players.records import GameRecord
 from arena.players.table import TableSettings
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from tests.conftest import ROOT, BotProcess, Bots, check_record, free_port, run, token, tokens
 from tests.helpers import runs
+from tests.helpers.runs import cli
 from tests.helpers.seating import seat_and_play
 
 NODE_DIR = ROOT / "sample_bots" / "node"
@@ -241,3 +244,45 @@ def test_an_error_in_a_node_bots_decision_is_told_to_the_arena_at_once(node: str
     faults = [f for r in runs.records(tmp_path / "results") for f in r["faults"]]
     assert faults and {f["kind"] for f in faults} == {"crash"}, faults  # not "late": no deadline was waited out
     assert all(f"RangeError: the third card, at bot.js:{line}" in f["detail"] for f in faults), faults
+
+
+def copied_sample(node: str, where: Path) -> Path:
+    """The sample's folder copied whole to ``where`` (outside the repository), as a student copies it."""
+    del node  # the fixture has installed node_modules, which the copy takes with it
+    return Path(shutil.copytree(NODE_DIR, where, symlinks=True, ignore=shutil.ignore_patterns("callbreak-check-logs")))
+
+
+def check_copy(folder: Path, *options: str) -> subprocess.CompletedProcess[str]:
+    """``check-bot`` of the copy in ``folder``, run from there with the command writing-a-bot.md gives."""
+    result = cli("check-bot", "--command", "node bot.js --arena {address}", *options, "--logs", folder.parent / "logs",
+                 cwd=folder, timeout=300)
+    assert "unsandboxed" not in result.stderr, result.stderr  # the sandbox showed the bot its folder alone
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "7 of 7 checks passed"
+    return result
+
+
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"the sandbox cannot run: {bwrap_problem()}")
+def test_a_copy_of_the_sample_folder_passes_check_bot_in_the_sandbox(node: str, tmp_path: Path) -> None:
+    check_copy(copied_sample(node, tmp_path / "my-bot"), "--profile", "nepali", "--games", "4")
+
+
+@pytest.mark.soak
+@pytest.mark.skipif(bwrap_problem() is not None, reason=f"the sandbox cannot run: {bwrap_problem()}")
+def test_a_copy_of_the_sample_folder_passes_check_bot_under_every_profile(node: str, tmp_path: Path) -> None:
+    check_copy(copied_sample(node, tmp_path / "my-bot"))
+
+
+def test_bot_js_copied_alone_says_what_to_copy(node: str, tmp_path: Path) -> None:
+    """Without its callbreak.proto, the bot says in words what to copy, and stops with exit status 2."""
+    folder = tmp_path / "alone"
+    folder.mkdir()
+    for name in ("bot.js", "package.json"):
+        shutil.copy(NODE_DIR / name, folder / name)
+    (folder / "node_modules").symlink_to(NODE_DIR / "node_modules")
+    done = subprocess.run([node, "bot.js", "--arena", f"127.0.0.1:{free_port()}"], cwd=folder, capture_output=True,
+                          text=True, timeout=30, check=False)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"[node-bot] cannot find the protocol file {folder / 'callbreak.proto'}: ")
+    assert "Copy the whole sample_bots/node folder" in done.stderr and "--proto FILE" in done.stderr
+    assert len(done.stderr.splitlines()) == 1 and "ENOENT" not in done.stderr  # a sentence, not a stack trace

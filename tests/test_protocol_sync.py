@@ -42,6 +42,15 @@ def test_committed_stubs_match_regenerated(tmp_path: Path) -> None:
         )
 
 
+def test_the_node_sample_carries_the_proto_unchanged() -> None:
+    """The Node sample reads the copy beside bot.js (a copied bot sees only its own folder): it is the .proto."""
+    copy = ROOT / "sample_bots" / "node" / "callbreak.proto"
+    assert copy.read_bytes() == PROTO.read_bytes(), (
+        "sample_bots/node/callbreak.proto differs from protocol/callbreak.proto: "
+        "run `cp protocol/callbreak.proto sample_bots/node/` and commit the result"
+    )
+
+
 def test_grpc_stub_imports_the_protocol_package() -> None:
     stub = (PROTOCOL / "callbreak_pb2_grpc.py").read_text(encoding="utf-8")
     assert "from protocol import callbreak_pb2 as protocol_dot_callbreak__pb2" in stub

@@ -380,6 +380,11 @@ def test_a_bot_the_fallback_played_for_is_not_ranked() -> None:
     ranking, apart = render_standings(list(rows.values()), RULES, "table").split(NOT_RANKED_TITLE)
     assert " cal " not in ranking
     assert "the fallback played 100% for it" in apart
+    assert rows["cal"].not_ranked in " ".join(apart.split()) and "faults.unranked_above_fallback_pct" in apart
+    # faults.unranked_above_fallback_pct = 100: every bot with a game is ranked, the fallback's too.
+    rows = by_bot(tally(typed(lines)).standings(fallback_limit=100))
+    assert rows["cal"].rank is not None and rows["cal"].not_ranked == ""
+    assert NOT_RANKED_TITLE not in render_standings(list(rows.values()), RULES, "table")
 
 
 @pytest.mark.parametrize("wide", [True, False])

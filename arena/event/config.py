@@ -26,12 +26,16 @@ from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, MODES, SandboxSettings
 from arena.event.tables import FAULTS, PAGE, REQUIRED, SANDBOX, SERVER, TIME, TOP, TOURNAMENT, Reader, read_text
 from arena.players.table import TableSettings
 
-__all__ = ["GUESSABLE_SEED", "PAGE_PORT", "TournamentConfig", "load_config", "parse_config",
-           "read_deal_file"]
+__all__ = ["GUESSABLE_SEED", "PAGE_PORT", "UNRANKED_ABOVE_FALLBACK_PCT", "TournamentConfig", "fallback_limit",
+           "load_config", "parse_config", "read_deal_file"]
 
 GUESSABLE_SEED = 2**32
 """Seeds below this, where the numbers people type fall, an entrant could find by trying them (the deal
 algorithm is public and a bot knows its own hand), and then know every hand."""
+UNRANKED_ABOVE_FALLBACK_PCT = 50.0
+"""``faults.unranked_above_fallback_pct``'s default: a bot the fallback player made more than half of the decisions
+for is listed apart from the ranking, as its results are the fallback player's (which can beat a working bot's), not
+its own (a student who never connected, under ``forfeit = "fallback"``, or a bot none of whose cards was legal)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -74,6 +78,9 @@ class TournamentConfig:
     """Requests in a row a connected bot may leave unanswered, saying nothing, before it is dropped (0: never)."""
     restarts: int = 3
     """Times a launched bot whose process ended is started again before it counts as broken."""
+    unranked_above_fallback_pct: float = UNRANKED_ABOVE_FALLBACK_PCT
+    """A bot the fallback player made more than this share (in %) of the decisions for is not ranked (100: every bot
+    with a game is); read by the standings alone, so it may change between runs of a folder."""
     sandbox: SandboxSettings = DEFAULT_SANDBOX
     """How launched bots are confined: see :mod:`arena.event.sandbox`."""
     results: Path | None = None
@@ -125,7 +132,8 @@ class TournamentConfig:
             **self.identity(), "deal_sets": self.deal_sets, "bots": [b.to_dict() for b in self.bots],
             "operations": {"forfeit": self.forfeit, "absent_after_s": self.absent_after,
                            "reconnect_grace_s": self.reconnect_grace, "unresponsive_after": self.unresponsive_after,
-                           "restarts": self.restarts, "sandbox": self.sandbox.to_dict()},
+                           "restarts": self.restarts, "sandbox": self.sandbox.to_dict(),
+                           "unranked_above_fallback_pct": self.unranked_above_fallback_pct},
         }
 
     def digest(self) -> str:
@@ -208,6 +216,7 @@ def parse_config(text: str, source: Path | None = None) -> TournamentConfig:
         disqualify_after=faults.integer("disqualify_after", 0, 0, 1_000_000),
         unresponsive_after=faults.integer("unresponsive_after", 3, 0, 1_000),
         restarts=faults.integer("restarts", 3, 0, 1_000),
+        unranked_above_fallback_pct=faults.number("unranked_above_fallback_pct", UNRANKED_ABOVE_FALLBACK_PCT, 0, 100),
         sandbox=_sandbox(data.get("sandbox", {}), base),
         results=base / results if results else None,
         source=source,
@@ -260,6 +269,17 @@ def _sandbox(data: Mapping[str, Any], base: Path) -> SandboxSettings:
         processes=s.integer("processes", DEFAULT_SANDBOX.processes, 0, 1 << 22),
         tmp_mb=s.integer("tmp_mb", DEFAULT_SANDBOX.tmp_mb, 0, 1 << 24), limits=s.string("limits", "warn", LIMITS),
     )
+
+
+def fallback_limit(stored: Mapping[str, Any]) -> float:
+    """``faults.unranked_above_fallback_pct`` of a configuration as a manifest stores it
+    (:meth:`TournamentConfig.to_dict`); the default for a folder written before the key, or one whose value is not a
+    share."""
+    operations = stored.get("operations")
+    value = operations.get("unranked_above_fallback_pct") if isinstance(operations, Mapping) else None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 100:
+        return UNRANKED_ABOVE_FALLBACK_PCT
+    return float(value)
 
 
 def read_deal_file(path: Path) -> DealFile:

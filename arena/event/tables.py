@@ -37,7 +37,7 @@ TOP = {"tournament", "rules", "time", "faults", "server", "sandbox", "bots", "ga
 TOURNAMENT = {"name", "seed", "deal_sets", "deal_file", "format", "rotation", "concurrency", "fresh_process",
               "results", "forfeit", "roster", "workers", "backend", "ray_address", "seat_key"}
 TIME = {"deadline_ms", "time_bank_ms", "absent_after_s", "reconnect_grace_s"}
-FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts"}
+FAULTS = {"max_retries", "disqualify_after", "unresponsive_after", "restarts", "unranked_above_fallback_pct"}
 _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 """Keys of earlier versions: refused with the name that replaced them."""
 SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}

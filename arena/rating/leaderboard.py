@@ -42,7 +42,7 @@ from arena.rating.fairplay import memory_words
 from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.report import read_folder
-from arena.rating.standing import NOT_RANKED_TITLE, Standing, not_ranked_because
+from arena.rating.standing import NOT_RANKED_TITLE, Standing
 from arena.rating.tables import podium, rank_text, unit_name
 
 __all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
@@ -80,7 +80,7 @@ class BoardRow:
     made_pct: float
     faults: int
     apart: str = ""
-    """Why the bot is not ranked (:func:`~arena.rating.standing.not_ranked_because`); empty for a ranked bot."""
+    """Why the bot is not ranked, in words (its standings line's ``not_ranked``); empty for a ranked bot."""
     absent_games: int = 0
     """Games whose seat the fallback player took for it because it was not there."""
     memory: str = ""
@@ -226,7 +226,7 @@ def _row(row: Standing, per_point: int, displays: Mapping[str, str]) -> BoardRow
         reason=row.reason, games=row.games, dup_per_game=_points(row.dup_per_game, per_point),
         dup_low=_points(row.dup_low, per_point), dup_high=_points(row.dup_high, per_point),
         mean_total=_points(row.mean_total, per_point), made_pct=row.made_pct, faults=row.faults,
-        apart=not_ranked_because(row), absent_games=row.faults_by_kind.get(FaultKind.ABSENT.value, 0),
+        apart=row.not_ranked, absent_games=row.faults_by_kind.get(FaultKind.ABSENT.value, 0),
     )
 
 

@@ -53,6 +53,7 @@ from openskill.models import PlackettLuce
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.core.turns import places_after
+from arena.event.config import UNRANKED_ABOVE_FALLBACK_PCT
 from arena.event.kinds import Rotation
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
@@ -71,6 +72,7 @@ from arena.rating.standing import (
     SeatRow,
     Standing,
     listed_apart,
+    not_ranked_because,
 )
 from arena.rating.stats import (
     ClusteredMean,
@@ -614,12 +616,14 @@ class Tally:
     # -- results ------------------------------------------------------------------------------
 
     def standings(self, house: Iterable[str] = (), statuses: Mapping[str, BotStatus] | None = None,
-                  ended: bool = False) -> list[Standing]:
-        """The ranked bots best first, then the bots listed apart (:func:`listed_apart`: house bots, withdrawn
-        and disqualified bots from the manifest's ``statuses``, bots the fallback played for), unranked; a bot
-        with a status but no game gets its line too. ``ended``: the event is over, so a bot still ``playing``
-        is ``finished``."""
+                  ended: bool = False, fallback_limit: float = UNRANKED_ABOVE_FALLBACK_PCT) -> list[Standing]:
+        """The ranked bots best first, then the bots listed apart (:func:`not_ranked_because`: house bots, withdrawn
+        and disqualified bots from the manifest's ``statuses``, bots the fallback played more than
+        ``fallback_limit`` % for), unranked; a bot with a status but no game gets its line too. ``house`` may map each
+        house bot to why it fills tables (its line's reason). ``ended``: the event is over, so a bot still
+        ``playing`` is ``finished``."""
         house_bots = set(house)
+        house_reasons = house if isinstance(house, Mapping) else {}
         statuses = statuses or {}
         rows: dict[str, Standing] = {}
         for bot, sums in self._rows.items():
@@ -649,10 +653,11 @@ class Tally:
             if bot not in rows:
                 rows[bot] = _without_games(bot, bot in house_bots)
             rows[bot].status, rows[bot].reason = status.status, status.reason
-        if ended:
-            for row in rows.values():
-                if row.status == "playing":
-                    row.status = "finished"
+        for row in rows.values():
+            row.reason = house_reasons.get(row.bot) or row.reason
+            if ended and row.status == "playing":
+                row.status = "finished"
+            row.not_ranked = not_ranked_because(row, fallback_limit)
 
         def order(row: Standing) -> tuple[int, bool, bool, float, float, str]:
             section = 0 if not listed_apart(row) else 1 if row.house else 2

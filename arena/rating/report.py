@@ -22,6 +22,7 @@ from typing import Any
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
+from arena.event.config import fallback_limit
 from arena.event.formats import SprtOptions, stored_options
 from arena.event.kinds import Format, Rotation
 from arena.event.manifest import Manifest
@@ -144,10 +145,10 @@ def read_folder(folder: Path, on_game: Callable[[GameRecords], object] | None = 
         trio = "house trio: every bot's opponents" if once else ""
         copies = _copies(config, tally.bots)
         fillers = {**{bot: trio for bot in manifest.house}, **copies}
-        rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done))
+        rows = tally.standings(fillers, manifest.statuses, ended=_ended(folder, manifest, done),
+                               fallback_limit=fallback_limit(config))
         kept = _kept_processes(config)
         for row in rows:
-            row.reason = fillers.get(row.bot, row.reason) or row.reason
             row.kept_process = (row.bot.rpartition("#")[0] if row.bot in copies else row.bot) in kept
     else:
         rows = tally.standings()

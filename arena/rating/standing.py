@@ -11,13 +11,13 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from arena.event.config import UNRANKED_ABOVE_FALLBACK_PCT
 from arena.players.records import GameRecords
 from arena.rating.sequential import SprtResult
 from arena.rating.stats import MeanCI, PairElo
 
 __all__ = [
     "CLUSTERED_BY",
-    "FALLBACK_RANK_LIMIT",
     "MEMORY_LEVEL",
     "NOT_RANKED",
     "NOT_RANKED_TITLE",
@@ -31,18 +31,17 @@ __all__ = [
     "RoundMark",
     "SeatRow",
     "Standing",
+    "apart_phrase",
     "listed_apart",
     "not_ranked_because",
     "once_unit",
+    "played_by_fallback",
 ]
 
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
 NOT_RANKED = ("withdrawn", "disqualified")
 """The statuses that take a bot out of the ranking (it is listed apart)."""
 NOT_RANKED_TITLE = "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games"
-FALLBACK_RANK_LIMIT = 50.0
-"""A bot whose decisions were more than this share (in %) made for it by the fallback player is not ranked:
-its results are the fallback player's, not its own (a student who never connected, under ``forfeit = "fallback"``)."""
 CLUSTERED_BY = "deal set"
 """What the intervals' clusters are: the deal set, which every table of a schedule round plays."""
 MEMORY_LEVEL = 0.01
@@ -137,6 +136,8 @@ class Standing:
     (the manifest's word for the bot)."""
     reason: str = ""
     """Why the bot is absent, withdrawn or disqualified, in words."""
+    not_ranked: str = ""
+    """Why the bot is listed apart from the ranking, in words (:func:`not_ranked_because`); empty for a ranked bot."""
     games: int = 0
     rounds: int = 0
     dup_per_game: float = 0.0
@@ -329,20 +330,44 @@ def once_unit(block: str) -> str:
 
 
 def listed_apart(row: Standing) -> bool:
-    """True for a bot listed apart from the ranking (:func:`not_ranked_because` says why)."""
-    return bool(not_ranked_because(row))
+    """True for a bot listed apart from the ranking (its ``not_ranked`` says why)."""
+    return bool(row.not_ranked)
 
 
-def not_ranked_because(row: Standing) -> str:
-    """Why a bot is not ranked, in words (empty for a ranked bot): a house bot (it fills tables), withdrawn or
-    disqualified, no game played, or more than :data:`FALLBACK_RANK_LIMIT` % of its decisions made by the
-    fallback player (ranked means played)."""
+def _apart_by_status(row: Standing) -> str:
+    """Why a bot is not ranked whatever the fallback player did: a house bot (it fills tables), withdrawn or
+    disqualified, or no game played; empty otherwise."""
     if row.house:
         return row.reason or "house bot (fills tables)"
     if row.status in NOT_RANKED:
         return row.status
     if not row.games:
         return "no game played"
-    if row.fallback_pct > FALLBACK_RANK_LIMIT:
-        return f"the fallback played {row.fallback_pct:.0f}% for it"
     return ""
+
+
+def not_ranked_because(row: Standing, fallback_limit: float = UNRANKED_ABOVE_FALLBACK_PCT) -> str:
+    """Why a bot is not ranked, in words (empty for a ranked bot): a house bot, withdrawn or disqualified, no game
+    played, or more than ``fallback_limit`` % of its decisions made by the fallback player (ranked means played:
+    ``faults.unranked_above_fallback_pct``), said as a whole sentence."""
+    because = _apart_by_status(row)
+    if because or not row.fallback_pct > fallback_limit:
+        return because
+    return (f"{_fallback_played(row)} ({row.fallbacks} of its {row.decisions} decisions), more than the "
+            f"{fallback_limit:g}% a ranked bot may leave to the fallback (faults.unranked_above_fallback_pct), so "
+            "these results are the fallback player's, not the bot's")
+
+
+def played_by_fallback(row: Standing) -> bool:
+    """True for a bot listed apart because the fallback player made too many of its decisions."""
+    return listed_apart(row) and not _apart_by_status(row)
+
+
+def apart_phrase(row: Standing) -> str:
+    """The few words of a table's status cell for a bot listed apart (``the fallback played 93% for it``; the
+    whole sentence is its ``not_ranked``); empty for a ranked bot."""
+    return _fallback_played(row) if played_by_fallback(row) else row.not_ranked
+
+
+def _fallback_played(row: Standing) -> str:
+    return f"the fallback played {row.fallback_pct:.0f}% for it"

@@ -28,8 +28,9 @@ from arena.rating.standing import (
     Comparison,
     SeatRow,
     Standing,
+    apart_phrase,
     listed_apart,
-    not_ranked_because,
+    played_by_fallback,
 )
 from arena.rating.stats import PAIR_BINS, MeanCI
 
@@ -158,7 +159,7 @@ _TWO_LINES = {"points per game": "points\nper game", "95% interval": "95%\ninter
 
 def _status_text(row: Standing, wide: bool) -> str:
     """The status cell: the bot's status, and why it is not ranked (in full when ``wide``)."""
-    why = not_ranked_because(row)
+    why = apart_phrase(row)
     if row.status in NOT_RANKED or row.status == "absent":
         return f"{row.status}: {row.reason}" if wide and row.reason else row.status
     return f"{row.status}, {why}" if why else row.status
@@ -219,9 +220,11 @@ def _standings_table(rows: Sequence[Standing], rules: Rules, fmt: str, wide: boo
 
 def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -> list[str]:
     """The lines under the standings: the unit, how the intervals were made, the launched bots that kept their
-    processes across rotations, and under ``master`` the winner and runner-up."""
+    processes across rotations, and under ``master`` the winner and runner-up; first, why each bot the fallback
+    player played for is not ranked."""
     unit = unit_name(rules)
-    lines = [f"Scores in {unit}. Points per game is the duplicate score: what a bot scored beyond the other bots "
+    lines = [f"{row.bot} is not ranked: {row.not_ranked}." for row in rows if played_by_fallback(row)]
+    lines += [f"Scores in {unit}. Points per game is the duplicate score: what a bot scored beyond the other bots "
              "that played the same cards in the same seat (0 is the field's average), with its 95% interval; "
              "matchpoints % is the share of those hands where it did better, with the half-width of its 95% interval."
              + ("" if wide else " --wide shows every measure.")]

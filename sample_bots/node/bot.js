@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // A sample Callbreak bot in JavaScript for callbreak-arena.
 //
-// It reads protocol/callbreak.proto at run time (no generated code), dials the arena, says hello and
-// answers every request on the one gRPC stream:
+// It reads callbreak.proto (the arena's protocol/callbreak.proto, copied beside it) at run time (no
+// generated code), dials the arena, says hello and answers every request on the one gRPC stream:
 //   - a call: its aces and its top trumps (K, Q), as many tricks as it thinks it will surely win;
 //   - a card: while its call is not made, the lowest legal card that beats the trick so far;
 //     otherwise (or if none does) its lowest legal card.
@@ -12,15 +12,30 @@
 //   node bot.js --arena 127.0.0.1:50051            (or --arena unix:/path/to/socket)
 //
 // Exit status: 0 when the tournament is over (or the arena that launched the bot has ended), 1 when
-// the arena refuses the bot for good, 2 for a bad command line. Anything else: reconnect.
+// the arena refuses the bot for good, 2 for a bad command line or a missing file of the bot's folder
+// (its libraries, its callbreak.proto). Anything else: reconnect.
+//
+// Copy the whole folder, not bot.js alone: the bot reads callbreak.proto, package.json and node_modules
+// from its own folder, and a sandboxed bot sees nothing outside that folder.
 
 'use strict';
 
 const fs = require('fs');
 const path = require('path');
 const { parseArgs } = require('util');
-const grpc = require('@grpc/grpc-js');
-const protoLoader = require('@grpc/proto-loader');
+
+// The libraries, from node_modules in the bot's folder: said in words when they are not there.
+let grpc;
+let protoLoader;
+try {
+  grpc = require('@grpc/grpc-js');
+  protoLoader = require('@grpc/proto-loader');
+} catch (err) {
+  if (err.code !== 'MODULE_NOT_FOUND') throw err;
+  console.error(`[node-bot] cannot load the bot's libraries (${err.message.split('\n')[0]}): run \`npm ci\` ` +
+                `in ${__dirname}, and copy its node_modules folder with the bot wherever the bot goes`);
+  process.exit(2);
+}
 
 const VERSION = require('./package.json').version;
 
@@ -31,7 +46,8 @@ const HELP = `usage: node bot.js --arena HOST:PORT [--token T] [--name NAME] [--
                    [--tls-ca FILE [--tls-cert FILE --tls-key FILE]] [--once] [--max-backoff S]
                    [--proto FILE]
 The token comes from the environment variable CALLBREAK_TOKEN unless --token is given
-(a command line is visible to every user of the machine). --arena also takes unix:/path.`;
+(a command line is visible to every user of the machine). --arena also takes unix:/path.
+--proto is the protocol file, by default callbreak.proto in the bot's own folder.`;
 
 let LABEL = '[node-bot]'; // starts each line on stderr; the bot's --name once it is known
 let args;
@@ -47,7 +63,7 @@ try {
       'tls-key': { type: 'string' },
       once: { type: 'boolean', default: false }, // stop instead of reconnecting
       'max-backoff': { type: 'string', default: '10' }, // seconds, longest pause between attempts
-      proto: { type: 'string', default: path.join(__dirname, '..', '..', 'protocol', 'callbreak.proto') },
+      proto: { type: 'string', default: path.join(__dirname, 'callbreak.proto') }, // the copy beside bot.js
       help: { type: 'boolean', short: 'h', default: false },
     },
   }).values;
@@ -80,13 +96,25 @@ function stop(status, text) {
 // ---------------------------------------------------------------------------------------------
 // The protocol, loaded from the .proto file.
 // ---------------------------------------------------------------------------------------------
-const definition = protoLoader.loadSync(args.proto, {
-  keepCase: true, // field names exactly as in the .proto: request_id, legal_cards, ...
-  longs: String, // uint64 request_id arrives as a decimal string: echo it back unchanged
-  enums: String, // enum values arrive as their names, e.g. 'SUIT_SPADES', 'NOTICE_KIND_FLOOD'
-  defaults: true, // unset fields read as 0, '' or [] (proto3 has no "missing" numbers)
-  oneofs: true, // msg.kind names the field of the oneof that is set, e.g. 'play_request'
-});
+if (!fs.existsSync(args.proto)) {
+  stop(2, `cannot find the protocol file ${args.proto}: bot.js reads callbreak.proto from its own folder (or the file --proto names). ` +
+          'Copy the whole sample_bots/node folder (bot.js with its callbreak.proto, package.json and ' +
+          'node_modules), not bot.js alone; or copy protocol/callbreak.proto of callbreak-arena next to ' +
+          'bot.js, or give its path with --proto FILE');
+}
+let definition;
+try {
+  definition = protoLoader.loadSync(args.proto, {
+    keepCase: true, // field names exactly as in the .proto: request_id, legal_cards, ...
+    longs: String, // uint64 request_id arrives as a decimal string: echo it back unchanged
+    enums: String, // enum values arrive as their names, e.g. 'SUIT_SPADES', 'NOTICE_KIND_FLOOD'
+    defaults: true, // unset fields read as 0, '' or [] (proto3 has no "missing" numbers)
+    oneofs: true, // msg.kind names the field of the oneof that is set, e.g. 'play_request'
+  });
+} catch (err) {
+  stop(2, `cannot read the protocol file ${args.proto} (${err.message}): replace it with a fresh copy of ` +
+          "callbreak-arena's protocol/callbreak.proto");
+}
 const { Arena } = grpc.loadPackageDefinition(definition).callbreak.v1;
 
 // ---------------------------------------------------------------------------------------------
