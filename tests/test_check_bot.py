@@ -292,3 +292,45 @@ def test_game_with_a_bot_plays_it_against_sample_bots() -> None:
     assert out.count("Round ") == 5 and "yours" in out
     assert "The same deals, seats rotated" in out
     assert cli(*args).stdout == out  # seeded: the same game
+
+
+UNFLUSHED_CARDS = """\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "call":
+        print(json.dumps({"call": request["legal_calls"][0]}), flush=True)
+    elif request["type"] == "play":
+        print(json.dumps({"card": request["legal_cards"][0]}))  # held in the buffer: the calls alone get out
+"""
+NEVER_FLUSHED = """\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] != "game_over":
+        key, legal = ("call", "legal_calls") if request["type"] == "call" else ("card", "legal_cards")
+        print(json.dumps({key: request[legal][0]}))
+"""
+
+
+def test_a_bot_that_flushes_its_calls_but_not_its_cards_is_asked_whether_it_flushed(tmp_path: Path) -> None:
+    bot = write(tmp_path / "bot.py", UNFLUSHED_CARDS)
+    result = cli("check-bot", "--stdio", f"{{python}} {bot}", "--profile", "nepali", "--games", "4",
+                 "--deadline-ms", "200", "--logs", tmp_path / "logs", timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ("the bot answered earlier requests, but has written nothing for the last 2: if it is not still thinking, "
+            "did it flush its output? (Python: print(..., flush=True), or run python with -u)") in result.stdout
+
+
+def test_the_flush_hint_of_a_compiled_bot_speaks_the_language_of_the_sources_beside_it(tmp_path: Path) -> None:
+    code = tmp_path / "code"
+    code.mkdir()
+    write(code / "bot.c", "int main(void) { return 0; }  /* built into ./bot, as the students' are */\n")
+    write(code / "unflushed.py", NEVER_FLUSHED)
+    (write(code / "bot", f"#!/bin/sh\nexec {sys.executable} unflushed.py\n")).chmod(0o755)
+    result = cli("check-bot", "--stdio", "./bot", "--folder", code, "--profile", "nepali", "--games", "4",
+                 "--deadline-ms", "200", "--logs", tmp_path / "logs", timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert ("the bot has written nothing at all yet: did it flush its output? (C: fflush(stdout) after each answer, "
+            "or setvbuf(stdout, NULL, _IOLBF, 0) once at the start") in result.stdout
+    assert "Python" not in result.stdout
