@@ -10,6 +10,7 @@ where bubblewrap runs, as in a real event.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import re
@@ -414,3 +415,25 @@ def test_the_language_of_a_stdio_bot_is_told_by_its_command_and_the_sources_besi
     assert hint == (FLUSH_HINTS[Language(language)] if language else NEUTRAL_HINT)
     if language not in (None, "Node.js"):
         assert hint.startswith(f"did it flush its output? ({language}: ")
+
+
+def test_a_game_stopped_as_it_closes_a_bots_input_leaves_no_error_behind() -> None:
+    """Ctrl-C cancels the games in play, some as they close their bots' input: the wait for the pipe to close is
+    cancelled, and the pipe's closing, which comes after, must find nothing cancelled under it."""
+
+    async def main() -> list[dict[str, object]]:
+        errors: list[dict[str, object]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+        process = await asyncio.create_subprocess_exec(sys.executable, "-c", "import sys; sys.stdin.read()",
+                                                       stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        player = StdioPlayer("bot", process)
+        closing = asyncio.ensure_future(player.close())
+        await asyncio.sleep(0)  # it has closed the bot's input and waits for the pipe to close
+        closing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await closing
+        await process.wait()
+        await asyncio.sleep(0.1)
+        return errors
+
+    assert run_async(main()) == []

@@ -395,8 +395,17 @@ class StdioPlayer(QuietPlayer):
         """The game is over: the bot's standard input is closed (it reads end of file)."""
         if not self._writer.is_closing():
             self._writer.close()
-        with contextlib.suppress(TimeoutError, ConnectionError, RuntimeError):
-            await asyncio.wait_for(self._writer.wait_closed(), GAME_OVER_WRITE_S)
+        # Waited for in a task of its own, which a cancel (Ctrl-C) leaves alone: cancelled, the wait would cancel the
+        # pipe's own future, which the pipe then sets as it closes, and asyncio reports that as an error.
+        closed = asyncio.ensure_future(self._writer.wait_closed())
+        closed.add_done_callback(_seen)
+        await asyncio.wait({closed}, timeout=GAME_OVER_WRITE_S)
+
+
+def _seen(task: asyncio.Future[None]) -> None:
+    """Takes the outcome of a task nobody awaits (a pipe that broke), so that asyncio does not report it."""
+    if not task.cancelled():
+        task.exception()
 
 
 _CLOSED_INPUT = object()
