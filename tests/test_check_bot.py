@@ -144,25 +144,82 @@ def test_a_kit_bot_connected_once_passes_every_profile_at_one_address(tmp_path: 
     assert list(temp.iterdir()) == []
 
 
-def test_an_interrupted_check_leaves_no_temporary_folder(tmp_path: Path) -> None:
-    temp, errors = tmp_path / "tmp", tmp_path / "check.err"
+def _answering(delay: float) -> str:
+    """A stdio bot that takes ``delay`` seconds over each answer, and flushes it."""
+    return f"""\
+import json, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] != "game_over":
+        time.sleep({delay})
+        key, legal = ("call", "legal_calls") if request["type"] == "call" else ("card", "legal_cards")
+        print(json.dumps({{key: request[legal][0]}}), flush=True)
+"""
+
+
+@pytest.mark.parametrize(("sent", "stopped_by", "status"), [(signal.SIGINT, "Ctrl-C", 130),
+                                                           (signal.SIGTERM, "SIGTERM", 143)])
+def test_a_check_stopped_by_a_signal_reports_what_it_played_and_leaves_no_temporary_folder(
+    sent: signal.Signals, stopped_by: str, status: int, tmp_path: Path,
+) -> None:
+    temp, errors, kept = tmp_path / "tmp", tmp_path / "check.err", tmp_path / "kept"
     temp.mkdir()
+    bot = write(tmp_path / "bot.py", _answering(0.01))
     with errors.open("w") as err:
         check = subprocess.Popen(
-            [sys.executable, "-m", "arena", "check-bot", "--remote", "--logs", str(tmp_path / "kept")], cwd=ROOT,
+            [sys.executable, "-m", "arena", "check-bot", "--stdio", f"{{python}} {bot}", "--logs", str(kept)], cwd=ROOT,
             env={**os.environ, "TMPDIR": str(temp)}, stdout=subprocess.PIPE, stderr=err, text=True)
         try:
-            _waited_for(errors, r"(arena listening on)")
+            # A line per game as it goes: the bot's tricks, its faults, its slowest decision.
+            progress = _waited_for(errors, r"callbreak-arena: (game 1 of 24 .*)")
+            took = r"(\d+ ms|\d+\.\d s)"
+            assert re.fullmatch(rf"game 1 of 24 \(nepali rules\): \d+ tricks taken in 5 rounds, 0 faults, slowest "
+                                rf"decision {took}( \(the first {took}, with your program's start\))?", progress)
             assert [p for p in temp.iterdir() if p.name.startswith("callbreak-check-")]  # it plays there
-            check.send_signal(signal.SIGINT)
-            check.communicate(timeout=60)
+            check.send_signal(sent)
+            out, _ = check.communicate(timeout=60)
         finally:
             check.kill()
             check.wait()
-    assert check.returncode == 130, errors.read_text()
+    said = errors.read_text()
+    assert check.returncode == status, said
     assert list(temp.iterdir()) == []
-    assert f"are in {tmp_path / 'kept'}" in errors.read_text()
-    assert (tmp_path / "kept" / "nepali" / "manifest.json").is_file()
+    assert f"its records so far and your bot's log are in {kept}" in said
+    assert (kept / "nepali" / "manifest.json").is_file()
+    assert "Traceback" not in said and "Error" not in said
+    # The verdict over the games played to the end: what passed over them, and what was not played.
+    played = int(_waited_for(errors, rf"stopped by {stopped_by}: the report covers the (\d+) games? played to the end"))
+    assert played >= 1
+    report = lines(out)
+    assert report[0] == "PASS  starts and connects"
+    assert "INCOMPLETE  only legal cards" in report
+    assert (f"      not played under the nepali, master, bhoos, pagat, strict and dy rules: the check was stopped by "
+            f"{stopped_by} after {played} of 24 games") in report
+    assert "INCOMPLETE  20 full games without a fault" in report
+    assert (f"      only {played} of 20 games were played: the check was stopped by {stopped_by} after {played} of 24 "
+            "games") in report
+    assert report[-1] == "1 of 7 checks passed"
+
+
+def test_a_bot_late_in_every_decision_fails_early_with_its_late_decisions(tmp_path: Path) -> None:
+    bot = write(tmp_path / "bot.py", _answering(0.3))
+    result = cli("check-bot", "--stdio", f"{{python}} {bot}", "--deadline-ms", "100", "--logs", tmp_path / "logs",
+                 timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert re.findall(r"checking under the (\w+) rules", result.stderr) == ["nepali"]  # not the five profiles after
+    out = lines(result.stdout)
+    deadline = out.index("FAIL  answers within the deadline (100 ms)")
+    late = out[deadline + 1: deadline + 6]
+    for line in late:  # which decisions, and the deadline
+        assert re.match(r"      nepali rules, game r1-g1-d1-p\d, round 1, (the calls|trick \d+): asked for a", line)
+        assert "no answer within 100 ms: the deadline passed" in line or "requests in a row unanswered" in line
+    assert out[deadline + 6].startswith("      ... and ") or out[deadline + 6].startswith("      the check stopped")
+    assert ("      the check stopped after these 5 decisions in a row past the deadline: a bot this slow would keep "
+            "you waiting a deadline per decision for the whole check") in out
+    assert any(re.fullmatch(r"      only \d of 20 games were played: your bot missed the deadline \(100 ms\) in 5 "
+                            r"decisions in a row under the nepali rules, so the check stopped early \(see the deadline "
+                            r"check\)", line) for line in out)
+    assert "INCOMPLETE  only legal cards" in out
 
 
 @pytest.mark.skipif(bwrap_problem() is not None, reason=f"bhoos bots need the sandbox: {bwrap_problem()}")
@@ -292,3 +349,43 @@ def test_game_with_a_bot_plays_it_against_sample_bots() -> None:
     assert out.count("Round ") == 5 and "yours" in out
     assert "The same deals, seats rotated" in out
     assert cli(*args).stdout == out  # seeded: the same game
+
+
+UNFLUSHED_CARDS = """\
+import json, sys
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "call":
+        print(json.dumps({"call": request["legal_calls"][0]}), flush=True)
+    elif request["type"] == "play":
+        print(json.dumps({"card": request["legal_cards"][0]}))  # held in the buffer: the calls alone get out
+"""
+
+
+def test_the_flush_hint_speaks_the_language_of_the_bot_and_comes_when_its_cards_stop_coming(tmp_path: Path) -> None:
+    python, compiled = tmp_path / "python", tmp_path / "compiled"
+    for folder in (python, compiled):
+        folder.mkdir()
+        write(folder / "bot.py", UNFLUSHED_CARDS)
+    # A program of its own, built from C: a shell script stands in for the binary beside its source.
+    write(compiled / "bot.c", "int main(void) { return 0; }\n")
+    write(compiled / "bot", f"#!/bin/sh\nexec {sys.executable} bot.py\n").chmod(0o755)
+    checks = {folder: subprocess.Popen(  # side by side: each waits out its bot's deadlines
+        [sys.executable, "-m", "arena", "check-bot", "--stdio", command, "--folder", str(folder), "--profile", "nepali",
+         "--games", "4", "--deadline-ms", "100", "--logs", str(folder / "logs")], cwd=ROOT, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True) for folder, command in ((python, "{python} bot.py"), (compiled, "./bot"))}
+    said = {}
+    try:
+        for folder, check in checks.items():
+            said[folder], err = check.communicate(timeout=300)
+            assert check.returncode == 1, said[folder] + err
+    finally:
+        for check in checks.values():
+            check.kill()
+            check.wait()
+    # Its calls came, its cards did not: the hint comes once the silence lasts two requests.
+    silence = "the bot answered earlier requests, but has written nothing for the last 2: if it is not still thinking, "
+    assert silence + "did it flush its output? (Python: print(..., flush=True), or run python with -u)" in said[python]
+    assert (silence + "did it flush its output? (C: fflush(stdout) after each answer, or setvbuf(stdout, NULL, "
+            "_IOLBF, 0) once at the start") in said[compiled]
+    assert "Python" not in said[compiled]

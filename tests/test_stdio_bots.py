@@ -10,6 +10,7 @@ where bubblewrap runs, as in a real event.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import json
 import re
@@ -31,6 +32,7 @@ from arena.event.audit import audit
 from arena.event.config import parse_config
 from arena.event.sandbox import bwrap_problem
 from arena.players.base import Decision, DecisionKind
+from arena.transports.languages import FLUSH_HINTS, NEUTRAL_HINT, Language, flush_hint, language_of
 from arena.transports.stdio import StdioPlayer, request_message
 from tests.conftest import ROOT
 from tests.conftest import run as run_async
@@ -244,7 +246,11 @@ def test_silent_long_winded_and_confused_stdio_bots(tmp_path: Path) -> None:
     faults = faults_of(results)
     # Two requests in a row unanswered (unresponsive_after): stalled, and the fallback plays on, no more waits.
     assert [f["kind"] for f in faults["silent"]] == ["late", "stalled"] * 4
-    assert faults["silent"][1]["detail"] == "the bot left 2 requests in a row unanswered without writing a line"
+    # It answered its first requests: its silence may be an answer held in its output buffer.
+    assert faults["silent"][1]["detail"] == (
+        "the bot left 2 requests in a row unanswered without writing a line; the bot answered earlier requests, but "
+        "has written nothing for the last 2: if it is not still thinking, did it flush its output? (Python: "
+        "print(..., flush=True), or run python with -u)")
     assert {f["kind"] for f in faults["huge"]} == {"malformed"} and len(faults["huge"]) == 4
     assert "longer than 65536 bytes" in faults["huge"][0]["detail"]
     assert {f["kind"] for f in faults["wrong-id"]} == {"malformed"} and len(faults["wrong-id"]) == 4
@@ -374,3 +380,60 @@ def test_a_bot_that_writes_only_blank_lines_is_not_said_to_write_nothing() -> No
     faults = run_async(scenario(), timeout=20)
     assert [f.kind for f in faults] == [FaultKind.LATE, FaultKind.STALLED]
     assert faults[1].detail == "the bot left 2 requests in a row unanswered writing only 6 blank lines"
+
+
+@pytest.mark.parametrize(("command", "files", "language"), [
+    ("{python} bot.py", {}, "Python"),
+    ("python3 -u bot.py", {}, "Python"),
+    ("./bot.py", {}, "Python"),
+    ("./bot", {"bot": "#!/usr/bin/env python3\n"}, "Python"),
+    ("node bot.js", {}, "Node.js"),
+    ("./bot", {"bot": "#!/usr/bin/env -S node --no-warnings\n"}, "Node.js"),
+    ("java -cp . Main", {}, "Java"),
+    ("java -jar bot.jar", {}, "Java"),
+    ("./bot", {"bot": "", "bot.c": ""}, "C"),
+    ("./bot", {"bot": "#!/bin/sh\n", "bot.c": ""}, "C"),
+    ("./bot", {"bot": "", "main.cpp": "", "util.c": ""}, "C++"),
+    ("./bot", {"bot": "", "main.go": ""}, "Go"),
+    ("go run .", {}, "Go"),
+    ("./target/release/bot", {"target/release/bot": "", "Cargo.toml": "", "src/main.rs": ""}, "Rust"),
+    ("cargo run --release", {}, "Rust"),
+    ("./bot", {"bot": "", "Main.java": ""}, "Java"),
+    ("./bot", {"bot": ""}, None),
+    ("./bot", {"bot": "", "bot.c": "", "main.go": ""}, None),
+    ("mybot", {}, None),
+])
+def test_the_language_of_a_stdio_bot_is_told_by_its_command_and_the_sources_beside_it(
+    command: str, files: dict[str, str], language: str | None, tmp_path: Path,
+) -> None:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        write(tmp_path / name, text)
+    found = language_of(command.split(), tmp_path)
+    assert (found.value if found else None) == language
+    hint = flush_hint(tuple(command.split()), tmp_path)
+    assert hint == (FLUSH_HINTS[Language(language)] if language else NEUTRAL_HINT)
+    if language not in (None, "Node.js"):
+        assert hint.startswith(f"did it flush its output? ({language}: ")
+
+
+def test_a_game_stopped_as_it_closes_a_bots_input_leaves_no_error_behind() -> None:
+    """Ctrl-C cancels the games in play, some as they close their bots' input: the wait for the pipe to close is
+    cancelled, and the pipe's closing, which comes after, must find nothing cancelled under it."""
+
+    async def main() -> list[dict[str, object]]:
+        errors: list[dict[str, object]] = []
+        asyncio.get_running_loop().set_exception_handler(lambda loop, context: errors.append(context))
+        process = await asyncio.create_subprocess_exec(sys.executable, "-c", "import sys; sys.stdin.read()",
+                                                       stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE)
+        player = StdioPlayer("bot", process)
+        closing = asyncio.ensure_future(player.close())
+        await asyncio.sleep(0)  # it has closed the bot's input and waits for the pipe to close
+        closing.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await closing
+        await process.wait()
+        await asyncio.sleep(0.1)
+        return errors
+
+    assert run_async(main()) == []

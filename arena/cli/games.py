@@ -15,18 +15,20 @@ from arena.cli.usage import (
     EXIT_FAILURE,
     EXIT_OK,
     EXIT_OUTSTANDING,
+    STOPPED_BY,
     Parser,
     UsageError,
     add_rules_options,
     rules_of,
     say,
+    stoppable,
 )
 from arena.core.dealing import seeded_deals
 from arena.core.game import Game, RoundResult
 from arena.core.rules import PROFILES, Rules
 from arena.core.scoring import format_score
 from arena.errors import ConfigError
-from arena.event.defaults import CHECK_DEADLINE_MS, LOGS, OPPONENTS
+from arena.event.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONENTS
 
 if TYPE_CHECKING:
     from arena.event.check import BotUnderTest
@@ -88,9 +90,13 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         "that connects by itself (--remote) connects once. The report says, for each check, PASS, FAIL or "
         "INCOMPLETE (part of it was not played: it says which profiles, and why), and for each failure what "
         "was asked, what came back and what the rule says. When a check does not pass, the records and your "
-        "bot's log are kept in --logs and the report names the log. Give the bot as one of --bot, --command, "
+        "bot's log are kept in --logs and the report names the log. A line per game on stderr says how it goes "
+        "(your bot's tricks, faults and slowest decision). Once your bot has missed the deadline in "
+        f"{LATE_IN_A_ROW} decisions in a row, the check stops early: the deadline check FAILs and lists those "
+        "decisions. Ctrl-C or SIGTERM stop it with the report over the games played so far (what was not played "
+        "is INCOMPLETE), and no temporary folder left behind. Give the bot as one of --bot, --command, "
         "--stdio, --bhoos, --bhoos-url or --remote. Exit status: 0 every check passed, 1 a check did not "
-        "pass, 2 bad arguments.",
+        "pass, 2 bad arguments, 130 stopped by Ctrl-C, 143 stopped by SIGTERM.",
     )
     _add_bot_options(check)
     check.add_argument("--profile", action="append", default=[], metavar="NAME",
@@ -100,7 +106,8 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
     check.add_argument("--games", type=int, default=20, help="games to play at least (default: 20)")
     check.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
     check.add_argument("--deadline-ms", type=int, default=CHECK_DEADLINE_MS,
-                       help=f"the time to answer each request (default: {CHECK_DEADLINE_MS})")
+                       help=f"the time to answer each request, in ms (default: {CHECK_DEADLINE_MS}); "
+                       f"{LATE_IN_A_ROW} requests in a row unanswered within it stop the check with a FAIL")
     check.add_argument("--opponents", choices=tuple(OPPONENTS), default="random",
                        help="the sample bots it plays against (default: random)")
     check.add_argument("--folder", type=Path, default=None, metavar="DIR",
@@ -335,7 +342,7 @@ def _play_web(args: argparse.Namespace, rules: Rules, opponents: Sequence[str]) 
 
 
 def _cmd_check_bot(args: argparse.Namespace) -> int:
-    from arena.event.check import check_bot, report
+    from arena.event.check import BotCheck, report
 
     bot = _bot_under_test(args, required=True)
     assert bot is not None
@@ -354,9 +361,17 @@ def _cmd_check_bot(args: argparse.Namespace) -> int:
             raise UsageError(f"{folder} is not a folder")
     bot = dataclasses.replace(bot, folder=args.folder.resolve() if args.folder is not None else None,
                               read_only=tuple(path.resolve() for path in args.read_only))
-    checks = check_bot(bot, opponent=args.opponents, games=args.games, seed=args.seed,
-                       deadline_ms=args.deadline_ms, profiles=profiles, logs=args.logs, log=say)
+    check = BotCheck(bot, opponent=args.opponents, games=args.games, seed=args.seed, deadline_ms=args.deadline_ms,
+                     profiles=profiles, logs=args.logs, log=say)
+    checks, stopped_by = stoppable(check.run())
+    if checks is None:  # stopped before its end: the verdict over what was played
+        checks = check.verdict(stopped_by)
     sys.stdout.write(report(checks))
+    if stopped_by:
+        played = check.battery.played
+        say(f"stopped by {stopped_by}: the report covers the {played} game{'s' if played != 1 else ''} played to "
+            "the end; the games in play were dropped, and the checks left INCOMPLETE name the rules not played")
+        return STOPPED_BY[stopped_by]
     return EXIT_OK if all(c.ok for c in checks) else EXIT_FAILURE
 
 

@@ -6,21 +6,20 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import secrets
-import signal
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena import __version__
 from arena.cli.usage import (
-    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_OUTSTANDING,
-    EXIT_TERMINATED,
     FORMATS,
+    STOPPED_BY,
     Parser,
     UsageError,
     say,
+    stoppable,
 )
 from arena.event.defaults import PAGE_PORT, WATCH_DELAY_S
 
@@ -127,10 +126,7 @@ def _load(config_path: Path | None) -> TournamentConfig:
     return load_config(config_path)
 
 def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) -> int:
-    import asyncio
-
     from arena.event.config import GUESSABLE_SEED
-    from arena.event.summary import RunSummary
     from arena.event.tournament import Tournament
     from arena.rating.html import REPORT_FILE
     from arena.rating.leaderboard import POLL_S
@@ -154,40 +150,25 @@ def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) ->
         say(f"  then know every hand from its own: for bots you did not write, use seed = {unguessable} instead")
         say("  (docs/security.md).")
     page = _live_page(args, config, tournament.folder)
-    stopped_by = ["Ctrl-C"]
-
-    async def stoppable() -> RunSummary:
-        # A SIGTERM (kill, a service manager's stop) stops the run as Ctrl-C does: the run's task is cancelled, so
-        # launched bots are stopped, temporary folders removed and the games played recorded. Raising from a
-        # signal handler instead (into whatever coroutine happened to run) crashed the interpreter now and then.
-        main = asyncio.current_task()
-        assert main is not None
-
-        def terminated() -> None:
-            stopped_by[0] = "SIGTERM"
-            main.cancel()
-
-        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminated)
-        return await tournament.run()
-
     try:
-        summary = asyncio.run(stoppable())
-        if stopped_by[0] == "SIGTERM":  # the run caught its cancellation and ended by itself
-            raise KeyboardInterrupt
-    except (KeyboardInterrupt, asyncio.CancelledError):
-        if page is not None:
-            page.close()
-        played = tournament.summary.played
-        command = "serve" if serve else "run"
-        print(f"\ncallbreak-arena: stopped by {stopped_by[0]}. {played} game{'s' if played != 1 else ''} played in "
-              f"this run {'are' if played != 1 else 'is'} recorded in {tournament.folder}; the games in play were "
-              "dropped and the launched bots stopped. To resume, run the same command again "
-              f"(callbreak-arena {command} ...).", file=sys.stderr)
-        return EXIT_INTERRUPTED if stopped_by[0] == "Ctrl-C" else EXIT_TERMINATED
+        # A SIGTERM stops the run as Ctrl-C does: launched bots are stopped, temporary folders removed and the games
+        # played recorded.
+        summary, stopped_by = stoppable(tournament.run())
     except BaseException:
         if page is not None:
             page.close()
         raise
+    if stopped_by:  # even when the run caught its cancellation and ended by itself
+        if page is not None:
+            page.close()
+        played = tournament.summary.played
+        command = "serve" if serve else "run"
+        print(f"\ncallbreak-arena: stopped by {stopped_by}. {played} game{'s' if played != 1 else ''} played in "
+              f"this run {'are' if played != 1 else 'is'} recorded in {tournament.folder}; the games in play were "
+              "dropped and the launched bots stopped. To resume, run the same command again "
+              f"(callbreak-arena {command} ...).", file=sys.stderr)
+        return STOPPED_BY[stopped_by]
+    assert summary is not None
     if page is not None:  # long enough for the browsers to fetch the final board
         page.close(linger=POLL_S + 0.5)
     print(f"{summary.played} games played, {summary.skipped} already recorded, {summary.faults} faults",

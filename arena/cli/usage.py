@@ -11,14 +11,17 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from arena.core.rules import PROFILES, SWITCHES, Rules
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
     from arena.event.store import ResultsStore
+
+_T = TypeVar("_T")
 
 EXIT_OK = 0
 EXIT_FAILURE = 1
@@ -28,6 +31,9 @@ EXIT_INTERRUPTED = 130
 """Stopped by Ctrl-C (SIGINT), as shells report it: 128 + 2."""
 EXIT_TERMINATED = 143
 """Stopped by SIGTERM, as shells report it: 128 + 15."""
+
+STOPPED_BY = {"Ctrl-C": EXIT_INTERRUPTED, "SIGTERM": EXIT_TERMINATED}
+"""What may stop a command that :func:`stoppable` runs, and the exit status it then ends with."""
 
 FORMATS = ("table", "markdown", "json", "csv")
 """The ways a command prints standings (``--format``)."""
@@ -75,3 +81,32 @@ def results_store(folder: Path) -> ResultsStore:
     if store.manifest() is None:
         raise UsageError(f"{folder} is not a results folder (it has no manifest.json)")
     return store
+
+
+def stoppable(main: Coroutine[Any, Any, _T]) -> tuple[_T | None, str]:
+    """Runs ``main`` on an event loop of its own, as ``asyncio.run`` does, where a SIGTERM (kill, a service
+    manager's stop) stops it as Ctrl-C does: its task is cancelled, so the bots it launched are stopped and its
+    temporary folders removed. Returns what ``main`` returned (``None`` when it ended by the cancel) and what
+    stopped it: ``""`` (nothing), or a key of :data:`STOPPED_BY`."""
+    import asyncio
+    import signal
+
+    stopped_by = [""]
+
+    async def guarded() -> _T:
+        # Raising from a signal handler instead (into whatever coroutine happened to run) crashed the interpreter
+        # now and then: the handler cancels the task, and the task ends as it does on Ctrl-C.
+        task = asyncio.current_task()
+        assert task is not None
+
+        def terminated() -> None:
+            stopped_by[0] = "SIGTERM"
+            task.cancel()
+
+        asyncio.get_running_loop().add_signal_handler(signal.SIGTERM, terminated)
+        return await main
+
+    try:
+        return asyncio.run(guarded()), stopped_by[0]
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        return None, stopped_by[0] or "Ctrl-C"

@@ -17,6 +17,12 @@ connects once and plays them all. The games are played in a temporary folder, re
 whatever happens; when a check did not pass (or the check was interrupted), the records and the
 bot's log are copied to ``logs`` first (:data:`LOGS`), one folder per profile, and the report names
 the log.
+
+The check says how it goes as it goes, a line per game through ``log`` (:class:`_Pace`), and stops early, with
+a FAIL that names the late decisions, once the bot has missed the deadline in :data:`LATE_IN_A_ROW` decisions
+in a row: a bot that is always late would otherwise keep its student waiting a deadline per decision for the
+whole battery. A check stopped from outside (Ctrl-C, SIGTERM: the task of :meth:`BotCheck.run` cancelled)
+still gives its verdict over what was played (:meth:`BotCheck.verdict`), the rest INCOMPLETE.
 """
 
 from __future__ import annotations
@@ -34,17 +40,20 @@ from arena.core.rules import PROFILES, Rules
 from arena.core.turns import play_order
 from arena.errors import ArenaError, ConfigError
 from arena.event.config import parse_config
-from arena.event.defaults import CHECK_DEADLINE_MS, LOGS, OPPONENTS
+from arena.event.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONENTS
 from arena.event.kinds import BotKind
 from arena.event.sandbox import SandboxSettings, sandbox_table
+from arena.event.schedule import Assignment
 from arena.event.scratch import remove_leftovers, scratch_folder
 from arena.event.store import MANIFEST, ResultsStore
 from arena.event.summary import RunSummary
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecords, RoundRecord
+from arena.players.base import DecisionKind
+from arena.players.records import GameRecord, GameRecords, RoundRecord
+from arena.players.table import Asked
 
-__all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "FaultPlace", "bot_table", "check_bot",
-           "default_profiles", "play_one_deal_set", "report"]
+__all__ = ["KINDS", "LATE_IN_A_ROW", "LOGS", "OPPONENTS", "BotCheck", "BotUnderTest", "Check", "FaultPlace",
+           "bot_table", "check_bot", "default_profiles", "play_one_deal_set", "report"]
 
 KINDS = (BotKind.PYTHON, BotKind.COMMAND, BotKind.STDIO, BotKind.BHOOS, BotKind.BHOOS_URL, BotKind.REMOTE)
 """How a bot under test is given: the key of its ``[[bots]]`` table."""
@@ -178,24 +187,13 @@ def _config_text(
     )
 
 
-def _run(
-    text: str, folder: Path, log: Callable[[str], None], *, continued: bool = False,
-) -> tuple[RunSummary, str]:
-    """Plays the configuration ``text`` in ``folder``; returns what the run did and the address it
-    listened on (empty when it needed no arena server)."""
-    config = parse_config(text, Path.cwd() / "check.toml")
-    tournament = Tournament(config, folder, fresh=True, log=log, continued=continued)
-    summary = asyncio.run(tournament.run())
-    return summary, tournament.address
-
-
 def play_one_deal_set(
     bot: BotUnderTest, opponent: str, rules: Rules, seed: int, folder: Path, log: Callable[[str], None],
 ) -> tuple[RunSummary, list[GameRecords]]:
     """``game --bot``: the bot and three sample bots play one deal set (a game in each seat order)."""
     text = _config_text(bot, opponent, rules=rules, deal_sets=1, seed=seed, concurrency=1,
                         deadline_ms=CHECK_DEADLINE_MS, absent_after_s=120)
-    summary, _ = _run(text, folder, log)
+    summary = asyncio.run(Tournament(parse_config(text, Path.cwd() / "check.toml"), folder, fresh=True, log=log).run())
     return summary, ResultsStore(folder).games()
 
 
@@ -217,16 +215,31 @@ def _hand_before(record: RoundRecord, seat: int, trick: int | None) -> tuple[lis
     return hand, played
 
 
-def _where(record: RoundRecord, trick: int | None) -> str:
-    moment = "the calls" if trick is None else f"trick {trick + 1}"
-    return f"{record.rules.profile_name} rules, game {record.game}, round {record.round}, {moment}"
-
-
-def _fault_line(record: RoundRecord, seat: int, trick: int | None, detail: str) -> str:
-    hand, played = _hand_before(record, seat, trick)
-    asked = ("asked for a call" if trick is None else
+def _line(where: FaultPlace, played: Sequence[str], detail: str) -> str:
+    """A fault in a student's words: where it was, what was asked, the bot's hand, and what went wrong."""
+    moment = "the calls" if where.trick is None else f"trick {where.trick}"
+    asked = ("asked for a call" if where.trick is None else
              f"asked for a card, the trick so far: {' '.join(played) or 'none (you lead)'}")
-    return f"{_where(record, trick)}: {asked}; your hand: {' '.join(hand)}. {detail}"
+    return (f"{where.profile} rules, game {where.game}, round {where.round}, {moment}: {asked}; your hand: "
+            f"{where.hand}. {detail}")
+
+
+def _place(record: RoundRecord, seat: int, trick: int | None) -> tuple[FaultPlace, list[str]]:
+    """Where a fault of a record was (``trick`` from 0), and the cards of that trick before the seat's turn."""
+    hand, played = _hand_before(record, seat, trick)
+    where = FaultPlace(record.rules.profile_name, record.game, record.round, None if trick is None else trick + 1,
+                       " ".join(hand))
+    return where, played
+
+
+def _asked_place(asked: Asked) -> tuple[FaultPlace, list[str]]:
+    """Where a request watched as it was answered (or not) was, and the cards of its trick so far."""
+    decision = asked.decision
+    view = decision.view
+    trick = len(view.tricks) + 1 if decision.kind is DecisionKind.PLAY else None
+    where = FaultPlace(view.rules.profile_name, decision.game_id, view.round_number, trick,
+                       " ".join(map(str, view.hand)))
+    return where, [str(card) for card in view.trick]
 
 
 _GROUPS: dict[str, tuple[FaultKind, ...]] = {
@@ -269,12 +282,234 @@ class _Battery:
     played: int = 0
     decisions: int = 0
     think: float = 0.0
+    late: list[tuple[str, FaultPlace]] = dataclasses.field(default_factory=list)
+    """The decisions past the deadline that stopped the check early, as fault lines (none: it was not)."""
 
     def failed(self, check: Check, profile: str, line: str, where: FaultPlace | None = None) -> None:
         check.fail(line, where)
+        self.failed_in(check, profile)
+
+    def failed_in(self, check: Check, profile: str) -> None:
+        """Notes that ``check`` failed under ``profile`` (its log is named under it)."""
         under = self.failed_under.setdefault(check.name, [])
         if profile not in under:
             under.append(profile)
+
+
+_MISSED = (FaultKind.LATE, FaultKind.STALLED)
+"""The faults of a request the bot left unanswered past its deadline."""
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms:.0f} ms" if ms < 100 else f"{ms / 1000:.1f} s"
+
+
+class _Pace:
+    """Follows the bot under test as the check plays: a line per game through ``log``, and :meth:`stop` once it
+    has missed the deadline in :data:`LATE_IN_A_ROW` decisions in a row. The tournament's judge (it judges no
+    standings) and its ``asked``."""
+
+    def __init__(self, total: int, deadline_ms: int, log: Callable[[str], None], *, starts: bool = False) -> None:
+        self.total, self.deadline_ms, self.log = total, deadline_ms, log
+        self.starts = starts
+        """The bot's process starts as its first request of a game is sent (a stdio bot): that answer's time
+        holds the start, and is told apart."""
+        self.done = 0
+        self.slowest: dict[tuple[str, str], float] = {}
+        """(profile, game id) -> the bot's slowest answer in that game, in ms (its first apart, if it starts)."""
+        self.first: dict[tuple[str, str], float | None] = {}
+        """(profile, game id) -> the time of the bot's first answer in that game, in ms, if it starts with it."""
+        self.missed: dict[tuple[str, str], int] = {}
+        """(profile, game id) -> the bot's decisions past the deadline in that game."""
+        self.late: list[tuple[str, FaultPlace]] = []
+        """The bot's decisions past the deadline since its last other answer, as fault lines."""
+        self.stopped = False
+        """The bot missed the deadline in :data:`LATE_IN_A_ROW` decisions in a row: the check stops."""
+        self.stop: Callable[[], object] = lambda: None
+        """Stops the games in play: set by the check for each profile it plays."""
+
+    def asked(self, asked: Asked) -> None:
+        decision = asked.decision
+        if decision.names[decision.seat] != NAME or self.stopped:
+            return
+        game = (decision.view.rules.profile_name, decision.game_id)
+        if self.starts and game not in self.first:
+            self.first[game] = asked.elapsed_ms
+        elif asked.elapsed_ms is not None:
+            self.slowest[game] = max(self.slowest.get(game, 0.0), asked.elapsed_ms)
+        if asked.fault not in _MISSED:
+            self.late.clear()
+            return
+        self.missed[game] = self.missed.get(game, 0) + 1
+        where, played = _asked_place(asked)
+        self.late.append((_line(where, played, asked.detail), where))
+        if len(self.late) >= LATE_IN_A_ROW:
+            self.stopped = True
+            self.stop()
+
+    def game_done(self, game: Assignment, record: GameRecord) -> None:
+        self.done += 1
+        seat = record.seats.index(NAME)
+        profile = record.rules.profile_name
+        tricks = sum(result.tricks_won[seat] for result in record.rounds)
+        faults = sum(fault.seat == seat for fault in record.faults)
+        key = (profile, record.game)
+        parts = [f"{tricks} tricks taken in {len(record.rounds)} rounds", f"{faults} fault{'s' if faults != 1 else ''}"]
+        slowest, first, missed = self.slowest.pop(key, None), self.first.pop(key, None), self.missed.pop(key, 0)
+        if slowest is not None:
+            parts.append(f"slowest decision {_seconds(slowest)}")
+        if first is not None and first > (slowest or 0.0):
+            start = f"the first {_seconds(first)}, with your program's start"
+            parts.append(f"{parts.pop()} ({start})" if slowest is not None else start)
+        if missed:
+            parts.append(f"{missed} past the deadline ({self.deadline_ms} ms)")
+        self.log(f"game {self.done} of {self.total} ({profile} rules): {', '.join(parts)}")
+
+    def start(self, games: Sequence[GameRecords]) -> None:
+        return None
+
+    def decided(self) -> bool:
+        return False
+
+    def refresh(self, force: bool = False) -> None:
+        return None
+
+    def progress_line(self) -> str | None:
+        return None
+
+
+class BotCheck:
+    """check-bot's battery for one bot: :meth:`run` plays it and returns the checks; :meth:`verdict` gives them
+    after a stop from outside.
+
+    Plays at least ``games`` games, a deal set (four games, four tables at once) under each of ``profiles``
+    (none: :func:`default_profiles`) and more under the first, every profile at one address, said once through
+    ``log``, as is each game played. Raises :class:`ConfigError` for an unknown profile, or a ``logs`` folder
+    whose profile folders are not an earlier check's, before anything is played."""
+
+    def __init__(
+        self, bot: BotUnderTest, *, opponent: str = "random", games: int = 20, seed: int = 1,
+        deadline_ms: int = CHECK_DEADLINE_MS, profiles: Sequence[str] = (), logs: Path = LOGS,
+        log: Callable[[str], None] = print, connect_s: float = 60.0,
+    ) -> None:
+        chosen = tuple(dict.fromkeys(profiles or default_profiles(bot.kind)))
+        unknown = [p for p in chosen if p not in PROFILES]
+        if unknown:
+            raise ConfigError(f"unknown rules profile {unknown[0]!r}; the profiles are: {', '.join(PROFILES)}")
+        _check_logs(logs)
+        self.bot, self.opponent, self.games, self.seed, self.deadline_ms = bot, opponent, games, seed, deadline_ms
+        self.logs, self.log, self.connect_s = logs, log, connect_s
+        self.battery = _Battery(chosen, Check("starts and connects" if bot.kind != "python" else "loads and plays"), {
+            "calls": Check(f"calls in the legal range under {_under(chosen)}"),
+            "cards": Check("only legal cards"),
+            "deadline": Check(f"answers within the deadline ({deadline_ms} ms)"),
+            "messages": Check("well-formed answers"),
+            "alive": Check("stays up to the end of every game"),
+        })
+        self.deal_sets = {p: 1 for p in chosen}
+        """The deal sets played under each profile."""
+        self.deal_sets[chosen[0]] += max(0, -(-games // 4) - len(chosen))
+        self.pace = _Pace(4 * sum(self.deal_sets.values()), deadline_ms, log, starts=bot.kind == "stdio")
+        self.kept: Path | None = None
+        """Where the records and the bot's log were kept, once they were."""
+
+    async def run(self) -> list[Check]:
+        """Plays the battery and returns its checks, in order.
+
+        The games are played in a temporary folder, removed before this returns or raises. When a check did not
+        pass, or the check is stopped from outside, the folder of each profile started is copied first to
+        ``logs/PROFILE`` (the folders of an earlier check there are replaced), and a failed check names the bot's
+        log there."""
+        battery = self.battery
+        remove_leftovers("check")
+        base = scratch_folder("check")
+        try:
+            try:
+                await self._play(base)
+            except BaseException:  # an interrupt: what was played so far is kept for the student to read
+                with contextlib.suppress(OSError):
+                    self.kept = _keep(base, battery.attempted, self.logs)
+                    self.log(f"the check was interrupted; its records so far and your bot's log are in {self.kept}")
+                raise
+            result = self.verdict()
+            if not all(c.ok for c in result):
+                self.kept = _keep(base, battery.attempted, self.logs)
+                _name_logs(battery, result, self.kept)
+            return result
+        finally:
+            shutil.rmtree(base, ignore_errors=True)
+
+    def verdict(self, stopped_by: str = "") -> list[Check]:
+        """The checks over what was played, in order; ``stopped_by`` (``Ctrl-C``, ``SIGTERM``) says what stopped
+        the check before its end, and what was not played is INCOMPLETE for that reason."""
+        battery = self.battery
+        if stopped_by:
+            battery = dataclasses.replace(battery, stopped=f"the check was stopped by {stopped_by} after "
+                                          f"{battery.played} of {self.pace.total} games")
+        result = _verdicts(battery, self.games, interrupted=bool(stopped_by))
+        if stopped_by and self.kept is not None:
+            _name_logs(battery, result, self.kept)
+        return result
+
+    async def _play(self, base: Path) -> None:
+        """Plays the profiles in turn, in ``base/PROFILE``, at one port, and tallies the faults of the bot
+        under test; stops at the first profile the bot did not play to the end, or where it missed the
+        deadline :data:`LATE_IN_A_ROW` times in a row."""
+        battery, profiles, log = self.battery, self.battery.profiles, self.log
+        said: set[str] = set()
+
+        def once(text: str) -> None:  # each profile's arena says the same address: once is enough
+            if text not in said:
+                said.add(text)
+                log(text)
+
+        port = 0
+        for index, profile in enumerate(profiles):
+            rules = Rules.profile(profile)
+            log(f"checking under the {profile} rules (calls {rules.min_call}-{rules.max_call}) ...")
+            text = _config_text(self.bot, self.opponent, rules=rules, deal_sets=self.deal_sets[profile],
+                                seed=self.seed, concurrency=TABLES, deadline_ms=self.deadline_ms,
+                                absent_after_s=self.connect_s, port=port)
+            battery.attempted.append(profile)
+            try:  # a profile's arena tells a connected bot to reconnect when another profile follows
+                tournament = Tournament(parse_config(text, Path.cwd() / "check.toml"), base / profile, fresh=True,
+                                        log=once, continued=index < len(profiles) - 1, judge=self.pace,
+                                        asked=self.pace.asked)
+                playing = asyncio.ensure_future(tournament.run())
+                self.pace.stop = playing.cancel
+                summary = await playing
+            except ArenaError as err:
+                battery.failed(battery.start, profile, f"under the {profile} rules: {err}")
+                battery.stopped = f"the arena could not start under the {profile} rules (see the first check)"
+                return
+            except asyncio.CancelledError:
+                _tally(battery, profile, base / profile)  # the games played to the end before the stop
+                task = asyncio.current_task()
+                if not self.pace.stopped or (task is not None and task.cancelling()):
+                    raise
+                self._stopped_early(profile)
+                return
+            if tournament.address:
+                port = int(tournament.address.rpartition(":")[2])
+            _tally(battery, profile, base / profile)
+            if self.pace.stopped:  # the run ended by itself as it was stopped
+                self._stopped_early(profile)
+                return
+            if NAME in summary.awaited or NAME in summary.disqualified:
+                reason = summary.awaited.get(NAME) or summary.disqualified[NAME]
+                battery.failed(battery.start, profile, f"under the {profile} rules: {reason}")
+                battery.start.lines += _log_tail(base / profile / "logs" / f"{NAME}.log")
+                battery.stopped = f"the bot did not play to the end under the {profile} rules (see the first check)"
+                return
+            battery.finished.append(profile)
+
+    def _stopped_early(self, profile: str) -> None:
+        """The bot missed the deadline in :data:`LATE_IN_A_ROW` decisions in a row under ``profile``."""
+        battery = self.battery
+        battery.late = list(self.pace.late)
+        battery.failed_in(battery.checks["deadline"], profile)
+        battery.stopped = (f"your bot missed the deadline ({self.deadline_ms} ms) in {LATE_IN_A_ROW} decisions in a "
+                           f"row under the {profile} rules, so the check stopped early (see the deadline check)")
 
 
 def check_bot(
@@ -282,85 +517,10 @@ def check_bot(
     deadline_ms: int = CHECK_DEADLINE_MS, profiles: Sequence[str] = (), logs: Path = LOGS,
     log: Callable[[str], None] = print, connect_s: float = 60.0,
 ) -> list[Check]:
-    """Runs the battery and returns its checks, in order. Plays at least ``games`` games, a deal set
-    (four games, four tables at once) under each of ``profiles`` (none: :func:`default_profiles`) and
-    more under the first, every profile at one address, said once through ``log``.
-
-    The games are played in a temporary folder, removed before this returns or raises. When a check
-    did not pass, or the check is interrupted, the folder of each profile started is copied first to
-    ``logs/PROFILE`` (the folders of an earlier check there are replaced), and a failed check names
-    the bot's log there. Raises :class:`ConfigError` for an unknown profile, or a ``logs`` folder
-    whose profile folders are not an earlier check's, before anything is played."""
-    chosen = tuple(dict.fromkeys(profiles or default_profiles(bot.kind)))
-    unknown = [p for p in chosen if p not in PROFILES]
-    if unknown:
-        raise ConfigError(f"unknown rules profile {unknown[0]!r}; the profiles are: {', '.join(PROFILES)}")
-    _check_logs(logs)
-    battery = _Battery(chosen, Check("starts and connects" if bot.kind != "python" else "loads and plays"), {
-        "calls": Check(f"calls in the legal range under {_under(chosen)}"),
-        "cards": Check("only legal cards"),
-        "deadline": Check(f"answers within the deadline ({deadline_ms} ms)"),
-        "messages": Check("well-formed answers"),
-        "alive": Check("stays up to the end of every game"),
-    })
-    remove_leftovers("check")
-    base = scratch_folder("check")
-    try:
-        try:
-            _play(battery, bot, base, opponent=opponent, games=games, seed=seed, deadline_ms=deadline_ms,
-                  log=log, connect_s=connect_s)
-        except BaseException:  # an interrupt: what was played so far is kept for the student to read
-            with contextlib.suppress(OSError):
-                kept = _keep(base, battery.attempted, logs)
-                log(f"the check was interrupted; its records so far and your bot's log are in {kept}")
-            raise
-        result = _verdicts(battery, games)
-        if not all(c.ok for c in result):
-            _name_logs(battery, result, _keep(base, battery.attempted, logs), games)
-        return result
-    finally:
-        shutil.rmtree(base, ignore_errors=True)
-
-
-def _play(
-    battery: _Battery, bot: BotUnderTest, base: Path, *, opponent: str, games: int, seed: int, deadline_ms: int,
-    log: Callable[[str], None], connect_s: float,
-) -> None:
-    """Plays the profiles in turn, in ``base/PROFILE``, at one port, and tallies the faults of the bot
-    under test; stops at the first profile the bot did not play to the end."""
-    profiles = battery.profiles
-    per_profile = {p: 1 for p in profiles}
-    per_profile[profiles[0]] += max(0, -(-games // 4) - len(profiles))
-    said: set[str] = set()
-
-    def once(text: str) -> None:  # each profile's arena says the same address: once is enough
-        if text not in said:
-            said.add(text)
-            log(text)
-
-    port = 0
-    for index, profile in enumerate(profiles):
-        rules = Rules.profile(profile)
-        log(f"checking under the {profile} rules (calls {rules.min_call}-{rules.max_call}) ...")
-        text = _config_text(bot, opponent, rules=rules, deal_sets=per_profile[profile], seed=seed,
-                            concurrency=TABLES, deadline_ms=deadline_ms, absent_after_s=connect_s, port=port)
-        battery.attempted.append(profile)
-        try:  # a profile's arena tells a connected bot to reconnect when another profile follows
-            summary, address = _run(text, base / profile, once, continued=index < len(profiles) - 1)
-        except ArenaError as err:
-            battery.failed(battery.start, profile, f"under the {profile} rules: {err}")
-            battery.stopped = f"the arena could not start under the {profile} rules (see the first check)"
-            return
-        if address:
-            port = int(address.rpartition(":")[2])
-        _tally(battery, profile, base / profile)
-        if NAME in summary.awaited or NAME in summary.disqualified:
-            reason = summary.awaited.get(NAME) or summary.disqualified[NAME]
-            battery.failed(battery.start, profile, f"under the {profile} rules: {reason}")
-            battery.start.lines += _log_tail(base / profile / "logs" / f"{NAME}.log")
-            battery.stopped = f"the bot did not play to the end under the {profile} rules (see the first check)"
-            return
-        battery.finished.append(profile)
+    """Runs the battery of :class:`BotCheck` on an event loop of its own and returns its checks, in order."""
+    check = BotCheck(bot, opponent=opponent, games=games, seed=seed, deadline_ms=deadline_ms, profiles=profiles,
+                     logs=logs, log=log, connect_s=connect_s)
+    return asyncio.run(check.run())
 
 
 def _tally(battery: _Battery, profile: str, folder: Path) -> None:
@@ -376,37 +536,53 @@ def _tally(battery: _Battery, profile: str, folder: Path) -> None:
                     continue
                 for key, kinds in _GROUPS.items():
                     if fault.kind in kinds:
-                        hand, _ = _hand_before(record, seat, fault.trick)
-                        where = FaultPlace(profile, record.game, record.round,
-                                           None if fault.trick is None else fault.trick + 1, " ".join(hand))
-                        battery.failed(battery.checks[key], profile,
-                                       _fault_line(record, seat, fault.trick, fault.detail), where)
+                        where, played = _place(record, seat, fault.trick)
+                        battery.failed(battery.checks[key], profile, _line(where, played, fault.detail), where)
 
 
-def _verdicts(battery: _Battery, games: int) -> list[Check]:
-    """The checks, each with its lines counted and cut to :data:`SHOWN_PER_CHECK`, INCOMPLETE where a
-    profile was not played, and the check of the whole."""
+def _verdicts(battery: _Battery, games: int, *, interrupted: bool = False) -> list[Check]:
+    """The checks, each a copy with its lines counted and cut to :data:`SHOWN_PER_CHECK` (the deadline's after
+    every late decision that stopped the check early), INCOMPLETE where a profile was not played, and the check
+    of the whole. ``interrupted``: the check was stopped from outside, which is no fault of the bot."""
     missing = [p for p in battery.profiles if p not in battery.finished]
-    for check in battery.checks.values():
-        check.lines = _counted(check.lines)
-        if len(check.lines) > SHOWN_PER_CHECK:
+    start = dataclasses.replace(battery.start, lines=list(battery.start.lines))
+    if interrupted and not battery.played and start.passed:
+        start.unfinished(f"no game was played to the end: {battery.stopped}")
+    checks = [start]
+    for key, each in battery.checks.items():
+        check = dataclasses.replace(each, lines=_counted(each.lines))
+        if key == "deadline" and battery.late:
+            late = [line for line, _ in battery.late]
+            more = len([line for line in check.lines if line not in late])  # a late decision may be recorded too
+            check.lines = [*late, *([f"... and {more} more like these"] if more else []),
+                           f"the check stopped after these {len(late)} decisions in a row past the deadline: a bot "
+                           "this slow would keep you waiting a deadline per decision for the whole check"]
+            check.passed = False
+            check.first = check.first or battery.late[0][1]
+        elif len(check.lines) > SHOWN_PER_CHECK:
             more = len(check.lines) - SHOWN_PER_CHECK
             check.lines = [*check.lines[:SHOWN_PER_CHECK], f"... and {more} more like these"]
         if missing:
             check.unfinished(f"not played under the {_listed(missing)} rules: {battery.stopped}")
+        checks.append(check)
     whole = Check(f"{games} full games without a fault")
     if battery.played < games or missing:
         why = f": {battery.stopped}" if battery.stopped else ""
-        whole.fail(f"only {battery.played} of {games} games were played{why}")
-    elif not all(c.passed for c in battery.checks.values()):
+        if not interrupted:
+            whole.fail(f"only {battery.played} of {games} games were played{why}")
+        else:
+            if not all(c.passed for c in checks):
+                whole.fail("see the checks above")
+            whole.unfinished(f"only {battery.played} of {games} games were played{why}")
+    elif not all(c.passed for c in checks):
         whole.fail("see the checks above")
     else:
         whole.lines.append(f"{battery.played} games under {_under(battery.profiles)}, up to {TABLES} tables "
                            f"at once; about {battery.think / max(battery.decisions, 1):.1f} ms per decision")
-    return [battery.start, *battery.checks.values(), whole]
+    return [*checks, whole]
 
 
-def _name_logs(battery: _Battery, checks: Sequence[Check], kept: Path, games: int) -> None:
+def _name_logs(battery: _Battery, checks: Sequence[Check], kept: Path) -> None:
     """Under each failed check, the bot's log kept for each profile it failed under (launched bots
     have one), and under the check of the whole, where the games are kept."""
     for check in checks:

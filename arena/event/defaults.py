@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.event.bots import HOUSE_BOT, registered_bot
 
-__all__ = ["CHECK_DEADLINE_MS", "LOGS", "OPPONENTS", "PAGE_PORT", "ROSTER_FILE", "WATCH_DELAY_S"]
+__all__ = ["CHECK_DEADLINE_MS", "LATE_IN_A_ROW", "LOGS", "OPPONENTS", "PAGE_PORT", "ROSTER_FILE", "WATCH_DELAY_S"]
 
 PAGE_PORT = 8080
 """``[page] port``'s default: where the live page is served when the configuration has a ``[page]`` table."""
@@ -44,6 +44,9 @@ OPPONENTS: Mapping[str, str] = _Opponents()
 ``module:Class``."""
 CHECK_DEADLINE_MS = 2000
 """The deadline of the checks: the default of a tournament."""
+LATE_IN_A_ROW = 5
+"""Decisions in a row past the deadline after which a check stops early, with a FAIL: a bot that is always late
+would otherwise keep its student waiting for the whole battery, a deadline per decision."""
 LOGS = Path("callbreak-check-logs")
 """Where a check that did not pass keeps its records and the bot's log (``--logs``), relative to the
 current folder: ``LOGS/PROFILE/logs/yours.log``."""

@@ -40,6 +40,7 @@ from arena.players.local import LocalPlayer
 from arena.transports.bhoos.player import BhoosPlayer
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.server import ArenaServer
+from arena.transports.languages import flush_hint
 from arena.transports.stdio import StdioPlayer
 
 __all__ = ["BrokenPlayer", "Seat", "SeatKind", "Seating", "SeatingMode"]
@@ -248,7 +249,8 @@ class Seating:
             entry = await launcher.start_stdio(bot, label)
             fresh.append(entry)
             player = StdioPlayer(seat.bot, entry.process, start_allowance_s=bot.setup.start_timeout,
-                                 unresponsive_after=self.config.unresponsive_after)
+                                 unresponsive_after=self.config.unresponsive_after,
+                                 flush_hint=flush_hint(bot.setup.argv, bot.setup.folder))
             entry.player = player
             return player
         if isinstance(bot.setup, BhoosBot):

@@ -24,7 +24,7 @@ from arena.event.status import TableState
 from arena.players.base import Player
 from arena.players.fast import play_fast
 from arena.players.records import GameRecord
-from arena.players.table import TableSettings, play_game
+from arena.players.table import Asked, TableSettings, play_game
 
 __all__ = ["Slots"]
 
@@ -34,7 +34,8 @@ class Slots:
 
     ``rounds(game, record, first)`` writes the rounds of a game from ``first`` on; ``finished(game, record)``
     records a game played; ``failed(err)`` ends the run with the arena's error; ``changed()`` is called when a
-    slot is free again; ``spawn`` runs a coroutine as a task the runner looks after.
+    slot is free again; ``spawn`` runs a coroutine as a task the runner looks after; ``asked``, if given, hears
+    of each request to a seat at a table as it is answered (or not).
     """
 
     def __init__(
@@ -42,11 +43,11 @@ class Slots:
         dispatcher: Dispatcher[Seat], deals: Callable[[int], DealSource], *,
         rounds: Callable[[Assignment, GameRecord, int], None], finished: Callable[[Assignment, GameRecord], None],
         failed: Callable[[BaseException], None], changed: Callable[[], None],
-        spawn: Callable[[Coroutine[Any, Any, None]], None],
+        spawn: Callable[[Coroutine[Any, Any, None]], None], asked: Callable[[Asked], None] | None = None,
     ) -> None:
         self.rules, self.settings, self.seating, self.dispatcher = rules, settings, seating, dispatcher
         self.deals = deals
-        self._rounds, self._finished, self._failed = rounds, finished, failed
+        self._rounds, self._finished, self._failed, self._asked = rounds, finished, failed, asked
         self._changed, self._spawn = changed, spawn
         self.free: list[int] = list(range(concurrency, 0, -1))
         """The free slots (the last is taken first)."""
@@ -108,7 +109,7 @@ class Slots:
             record = await play_game(
                 self.rules, players, self.deals(game.deal_set), table_id=f"t{slot}", game_id=game.id,
                 game_number=game.deal_set, first_dealer=game.first_dealer, settings=self.settings, on_round=store,
-                seat_key=self.seat_key,
+                seat_key=self.seat_key, on_asked=self._asked,
             )
             if written < len(record.rounds):
                 store(record)

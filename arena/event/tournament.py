@@ -42,6 +42,7 @@ from arena.event.summary import Judge, RunSummary
 from arena.event.tally import Tally
 from arena.players.pauses import settle
 from arena.players.records import GameRecord, GameRecords
+from arena.players.table import Asked
 
 __all__ = ["Tournament", "woken"]
 
@@ -69,7 +70,7 @@ class Tournament:
     def __init__(
         self, config: TournamentConfig, folder: Path | None = None, *, fresh: bool = False, progress: bool = False,
         serve: bool = False, judge: Judge | None = None, log: Callable[[str], None] | None = None,
-        continued: bool = False, guests: Mapping[str, str] | None = None,
+        continued: bool = False, guests: Mapping[str, str] | None = None, asked: Callable[[Asked], None] | None = None,
     ) -> None:
         self.config = config
         self.folder = folder or config.results or Path("results") / config.name
@@ -79,6 +80,8 @@ class Tournament:
         self.continued = continued
         """Another run follows at the same address (check-bot's next rules profile): at the end, connected
         bots are told to reconnect, not that the tournament is over."""
+        self.asked = asked
+        """Hears of each request to a seat at a table as it is answered (or not): check-bot's watch on its bot."""
         self.guests = dict(guests or {})
         """Bots the arena server admits by token (SHA-256 digest -> name) and seats at no table: a ladder's other
         remote entrants, held connected until the run ends."""
@@ -106,7 +109,7 @@ class Tournament:
                                  returned=self.attendance.returned, bar=self.attendance.bar, guests=self.guests)
         self.tables = Slots(config.concurrency, config.rules, config.table, self.seating, self._dispatcher,
                             self.deals, rounds=self.recorder.rounds, finished=self._finished, failed=self._fail,
-                            changed=self._wake.set, spawn=self._spawn)
+                            changed=self._wake.set, spawn=self._spawn, asked=asked)
         self._release: Release[Seat] | None = None
         self._collector: Collector | None = None
         """Where games of in-process bots are played, when not here (``workers``, ``backend``)."""

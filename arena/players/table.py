@@ -46,7 +46,7 @@ from arena.players.base import (
 )
 from arena.players.records import GameRecord
 
-__all__ = ["TableSettings", "play_game"]
+__all__ = ["Asked", "TableSettings", "play_game"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -63,6 +63,19 @@ class TableSettings:
     def __post_init__(self) -> None:
         if self.deadline_ms < 0 or self.time_bank_ms < 0 or self.max_retries < 0:
             raise ValueError("deadline_ms, time_bank_ms and max_retries must be 0 or more")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Asked:
+    """One request to a seat and how it went, for whoever follows the play as it goes (``on_asked`` of
+    :func:`play_game`): the answer's time, or the fault that came instead of an answer."""
+
+    decision: Decision
+    elapsed_ms: float | None
+    """How long the answer took; ``None`` when none came (``fault`` says why)."""
+    fault: FaultKind | None = None
+    detail: str = ""
+    """The fault's detail, in the words of its record."""
 
 
 _NONE = (0, 0, 0, 0)
@@ -95,6 +108,7 @@ class _Table:
         """Round number -> the decisions the arena made for each seat in that round."""
         self.listeners = [seat for seat in range(4) if players[seat].wants_events]
         self.on_round: Callable[[GameRecord], None] | None = None
+        self.on_asked: Callable[[Asked], None] | None = None
 
     async def tell(self, body: EventBody, seats: Sequence[int] | None = None) -> None:
         for seat in self.listeners if seats is None else seats:
@@ -129,6 +143,8 @@ class _Table:
             try:
                 answer, elapsed = await player.decide(decision)
             except PlayerFault as err:
+                if self.on_asked is not None:
+                    self.on_asked(Asked(decision, None, err.kind, err.detail))
                 strays = player.drain_faults()  # what the player saw on the way (a stall), recorded here
                 if err.gone:
                     self.dead[seat] = err.detail
@@ -138,6 +154,8 @@ class _Table:
                 for stray_kind, detail in strays:
                     self.fault(seat, stray_kind, detail)
                 return value
+            if self.on_asked is not None:
+                self.on_asked(Asked(decision, elapsed))
             self.think_ms[seat] += elapsed
             if deadline and elapsed > deadline:
                 self.bank[seat] = max(0, self.bank[seat] - int(elapsed - deadline))
@@ -270,14 +288,17 @@ async def play_game(
     rules: Rules, players: Sequence[Player], deals: DealSource, *, table_id: str = "t1", game_id: str = "g1",
     game_number: int = 1, first_dealer: int = 3, settings: TableSettings | None = None,
     on_round: Callable[[GameRecord], None] | None = None, seat_key: bytes | None = None,
+    on_asked: Callable[[Asked], None] | None = None,
 ) -> GameRecord:
     """Plays one whole game with four players (by seat) and returns its record. Never raises for a bot's fault.
 
     ``on_round``, if given, receives the record so far each time a round ends (the last time with
-    the whole game), so a caller can store every round as soon as it is played. ``seat_key`` is the event's
-    key of the seat seeds (``None``: the views carry none).
+    the whole game), so a caller can store every round as soon as it is played; ``on_asked``, each request to a
+    seat as it is answered (or not). ``seat_key`` is the event's key of the seat seeds (``None``: the views carry
+    none).
     """
     table = _Table(rules, players, deals, table_id, game_id, game_number, first_dealer, settings or TableSettings(),
                    seat_key)
     table.on_round = on_round
+    table.on_asked = on_asked
     return await table.play()

@@ -18,8 +18,11 @@ refuses (nested too deep, a number too long, not UTF-8, a NUL byte, a key twice)
 raises out of this module. A line already waiting when a request is due, past the answers owed to late
 requests, is one no request asked for: it is read and dropped as a ``malformed`` fault before the request is
 written, so that the bot's answers are never taken one request behind (the classic cause: debug output
-printed on standard output). The details of these faults name the classic mistakes of a first stdio bot
-(:data:`STDOUT_HINT`, and :data:`FLUSH_HINT` while it has written nothing at all). Blank lines are skipped,
+printed on standard output). The details of these faults name the classic mistakes of a first stdio bot:
+:data:`STDOUT_HINT`, and a late fault asks whether the bot flushed its output, in the words of the language its
+command suggests (:func:`arena.transports.languages.flush_hint`), while it has written nothing at all, or has
+written nothing for two requests or more after earlier answers (a bot that flushes its calls but not its
+cards). Blank lines are skipped,
 but more than :data:`BLANK_LIMIT` in a row are a ``malformed`` fault after which the fallback plays the seat
 to the end of the game. An answer that is not legal is refused and asked again by the table, as for any bot.
 A process that ends or closes its standard output is a ``crash`` (the fallback plays its seat to the end of
@@ -44,9 +47,9 @@ from arena.core.views import View
 from arena.players.base import Decision, DecisionKind, GameEnd, QuietPlayer, TableEvent
 from arena.players.pauses import wait_for
 from arena.transports.answers import Unreadable, read_json
+from arena.transports.languages import NEUTRAL_HINT
 
-__all__ = ["BLANK_LIMIT", "FLUSH_HINT", "LINE_LIMIT", "STDOUT_HINT", "StdioPlayer", "game_over_message",
-           "request_message"]
+__all__ = ["BLANK_LIMIT", "LINE_LIMIT", "STDOUT_HINT", "StdioPlayer", "game_over_message", "request_message"]
 
 LINE_LIMIT = 64 * 1024
 """The longest line, in bytes, the arena reads from a bot (its newline excluded)."""
@@ -61,8 +64,6 @@ _GONE_WAIT_S = 1.0
 STDOUT_HINT = ("a stdio bot's standard output is for its answers only, one line per request: write debug output "
                "to standard error (Python: print(..., file=sys.stderr))")
 """Said of a line that is no answer: most often a debug print that went to standard output."""
-FLUSH_HINT = "did it flush its output? (Python: print(..., flush=True), or run python with -u)"
-"""Said of a bot late without having written a byte: most often an answer held in its output buffer."""
 
 
 def _cards(mask: int) -> list[str]:
@@ -218,7 +219,7 @@ class StdioPlayer(QuietPlayer):
 
     def __init__(
         self, name: str, process: asyncio.subprocess.Process, *, start_allowance_s: float = 0.0,
-        unresponsive_after: int = 0,
+        unresponsive_after: int = 0, flush_hint: str = NEUTRAL_HINT,
     ) -> None:
         if process.stdin is None or process.stdout is None:
             raise ValueError("a stdio bot's process needs pipes for its standard input and output")
@@ -229,6 +230,8 @@ class StdioPlayer(QuietPlayer):
         self._start_allowance_s = start_allowance_s
         """Extra time the first request allows, for the process to start."""
         self._unresponsive_after = unresponsive_after
+        self._flush_hint = flush_hint
+        """What a late fault asks when the bot's answers may sit in its output buffer, in its language's words."""
         self._next_id = 0
         self._owed = 0
         """Requests whose deadline passed and whose answers have not been read yet (dropped when they come)."""
@@ -302,12 +305,16 @@ class StdioPlayer(QuietPlayer):
         return answer, (time.perf_counter() - sent) * 1000.0
 
     def _mute(self) -> str:
-        """What a late bot is told when it has written nothing at all yet (its answers may sit in its buffer)."""
-        if self.answers or self._lines.blank:
+        """What a late bot is told when its answers may sit in its output buffer: it has written nothing at all
+        yet, or nothing for the last two requests or more after earlier answers."""
+        if self._lines.blank or (self.answers and self._silent < 2):
             return ""
         if self._lines.pending:
             return "; the bot wrote part of a line: end each answer with a newline, and flush it"
-        return f"; the bot has written nothing at all yet: {FLUSH_HINT}"
+        if not self.answers:
+            return f"; the bot has written nothing at all yet: {self._flush_hint}"
+        return (f"; the bot answered earlier requests, but has written nothing for the last {self._silent}: if it is "
+                f"not still thinking, {self._flush_hint}")
 
     def _flooded(self) -> PlayerFault:
         """The fault of a bot that wrote more blank lines in a row than the arena skips (it ends its play)."""
@@ -388,8 +395,17 @@ class StdioPlayer(QuietPlayer):
         """The game is over: the bot's standard input is closed (it reads end of file)."""
         if not self._writer.is_closing():
             self._writer.close()
-        with contextlib.suppress(TimeoutError, ConnectionError, RuntimeError):
-            await asyncio.wait_for(self._writer.wait_closed(), GAME_OVER_WRITE_S)
+        # Waited for in a task of its own, which a cancel (Ctrl-C) leaves alone: cancelled, the wait would cancel the
+        # pipe's own future, which the pipe then sets as it closes, and asyncio reports that as an error.
+        closed = asyncio.ensure_future(self._writer.wait_closed())
+        closed.add_done_callback(_seen)
+        await asyncio.wait({closed}, timeout=GAME_OVER_WRITE_S)
+
+
+def _seen(task: asyncio.Future[None]) -> None:
+    """Takes the outcome of a task nobody awaits (a pipe that broke), so that asyncio does not report it."""
+    if not task.cancelled():
+        task.exception()
 
 
 _CLOSED_INPUT = object()
