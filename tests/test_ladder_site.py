@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -31,6 +32,7 @@ from sqlalchemy import select
 from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
+from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.control import Ladder
 from arena.ladder.db import (
@@ -53,8 +55,10 @@ from arena.ladder.db import (
 )
 from arena.ladder.founding import found_ladder
 from arena.ladder.queries import score_interval
+from arena.ladder.settings import parse_settings
 from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, SiteLimits, ladder_app
+from tests.helpers.docs import fences_by_heading
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
 from tests.helpers.ladder import serving
 from tests.helpers.pages import body_rows, cells, parse
@@ -729,6 +733,120 @@ def test_every_answer_carries_the_security_headers_and_health_is_ok(url: str) ->
             assert_secure(answer)
         assert browser.get("/api/nowhere").json() == {"error": "there is no page at /api/nowhere"}
         assert browser.get("/blocks/999").status_code == 404
+
+
+# -- the docs --------------------------------------------------------------------------------------
+
+
+LADDER_DOC = ROOT / "docs" / "ladder.md"
+
+
+def _example(heading: str) -> Any:
+    """The JSON example under ``heading`` in docs/ladder.md (a ``, ...`` after a list's element left out)."""
+    [fence] = [f for f in fences_by_heading(LADDER_DOC)[heading] if f.language == "json"]
+    return json.loads(re.sub(r",\s*\.\.\.", "", fence.text))
+
+
+def _unlike(answer: Any, example: Any, where: str = "") -> list[str]:
+    """Where ``answer`` and ``example`` differ in their keys: every key of an answer is in the example, and every
+    key of the example is in the answer, at each level (each element of a list against the example's first)."""
+    if isinstance(answer, dict) and isinstance(example, dict):
+        found = [f"{where}.{key}: not in docs/ladder.md" for key in answer.keys() - example.keys()]
+        found += [f"{where}.{key}: not in the answer" for key in example.keys() - answer.keys()]
+        return found + [line for key in answer.keys() & example.keys()
+                        for line in _unlike(answer[key], example[key], f"{where}.{key}")]
+    if isinstance(answer, list) and isinstance(example, list) and example:
+        return [line for element in answer for line in _unlike(element, example[0], f"{where}[]")]
+    return []
+
+
+def test_docs_ladder_md_shows_every_field_of_every_json_answer(url: str, built: Built) -> None:
+    ids = _block_ids(built)
+    done = ids[BlockState.DONE]
+    organiser, _ = logged_in(url, built.organiser)  # the entrants' checks in full, as their own pages show them
+    with contextlib.closing(organiser):
+        game = organiser.get(f"/api/blocks/{done}").json()["games"][0]["game"]
+        tests = organiser.get("/api/tests").json()
+        answers = {
+            "`GET /api/leaderboard`": ["/api/leaderboard"],
+            "`GET /api/entrants/NAME`": ["/api/entrants/alice", "/api/entrants/carol", "/api/entrants/gina"],
+            "`GET /api/blocks/ID`": [f"/api/blocks/{done}", f"/api/blocks/{ids[BlockState.PLAYING]}",
+                                     f"/api/blocks/{ids[BlockState.QUEUED]}"],
+            "`GET /api/games/BLOCK/GAME`": [f"/api/games/{done}/{game}"],
+            "`GET /api/playing`": ["/api/playing"],
+            "`GET /api/tests`": ["/api/tests"],
+            "`GET /api/tests/ID`": [f"/api/tests/{t['id']}" for t in tests],
+            "`GET /api/organiser`": ["/api/organiser"],
+            "`GET /api/play`": ["/api/play"],
+        }
+        unlike = []
+        for heading, paths in answers.items():
+            for path in paths:
+                answer = organiser.get(path)
+                assert answer.status_code == 200, path
+                unlike += [f"{path}{line}" for line in _unlike(answer.json(), _example(heading))]
+        assert unlike == []
+        assert set(organiser.get("/api/blocks/999").json()) == {"error"}
+    # What the fixture has none of, held by the types the answers are made from.
+    entrant, detail = _example("`GET /api/entrants/NAME`"), _example("`GET /api/tests/ID`")
+    assert set(entrant["notes"][0]) == {f.name for f in dataclasses.fields(queries.BlockNote)}
+    assert set(detail["blocks"][0]) == {f.name for f in dataclasses.fields(queries.BlockLine)}
+    assert all(isinstance(n, int) for n in entrant["unreadable"])
+
+
+FORM_TEMPLATES = [*sorted((ROOT / "arena" / "rating" / "templates").glob("ladder_*.html")),
+                  ROOT / "arena" / "web" / "templates" / "seat_table.html"]
+"""The templates of the site's pages that hold forms: the ladder's, and a sitting's table."""
+
+
+def _forms_table() -> dict[str, str]:
+    """docs/ladder.md's table of the site's forms: each ``POST /path`` of a row -> the row."""
+    rows = [line for line in LADDER_DOC.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and "`POST /" in line]
+    return {action: row for row in rows for action in re.findall(r"`POST (/[^`]+)`", row)}
+
+
+def test_docs_ladder_md_names_every_field_of_every_form(url: str, built: Built) -> None:
+    table = _forms_table()
+    seen: dict[str, set[str]] = {}
+    pages = {built.organiser: ["/", "/organiser", "/tests", "/play"],
+             built.tokens["gina"]: ["/submit", "/entrants/gina", "/tests", "/play"]}
+    with client(url) as anonymous:
+        forms = parse(anonymous.get("/login").text).all("form")
+    for token, paths in pages.items():
+        browser, _ = logged_in(url, token)
+        with contextlib.closing(browser):
+            forms += [form for path in paths for form in parse(browser.get(path).text).all("form")]
+    for form in forms:
+        names = {n.attrs["name"] or "" for n in form.walk() if n.attrs.get("name")}
+        seen.setdefault(str(form.attrs["action"]), set()).update(names)
+    assert {"/login", "/logout", "/submit", "/bot-token", "/tests", "/scrimmages", "/play", "/organiser/pause",
+            "/organiser/freeze", "/organiser/final", "/organiser/revoke", "/organiser/stop-test"} <= set(seen)
+    missing = [f"{action}: the row of docs/ladder.md's forms" for action in seen if action not in table]
+    missing += [f"{action}: {name}" for action, names in seen.items() if action in table
+                for name in sorted(names) if f"`{name}`" not in table[action]]
+    # A field of a form the pages above do not show (a sitting's), named in some row.
+    literal = {name for template in FORM_TEMPLATES
+               for name in re.findall(r'<(?:input|select|button|textarea)[^>]*\bname="([^"{]+)"',
+                                      template.read_text(encoding="utf-8"))}
+    missing += [f"a field {name}" for name in sorted(literal) if not any(f"`{name}`" in r for r in table.values())]
+    assert missing == []
+
+
+def test_docs_ladder_md_gives_the_range_a_key_of_ladder_toml_is_held_to(tmp_path: Path) -> None:
+    """Each ``(at least N)`` or ``(N to M)`` of the ladder.toml table: N is taken and what is past it refused."""
+    rows = re.findall(r"^\| `\[(\w+)\] (\w+)` \| [^|]* \| (.*) \|$", LADDER_DOC.read_text(encoding="utf-8"), re.M)
+    claims = [(table, key, int(least or low), int(high) if high else None) for table, key, meaning in rows
+              for least, low, high in re.findall(r"\((?:at least (\d+)|(\d+) to (\d+))[;)]", meaning)]
+    assert ("tests", "burn_in", 2, None) in claims
+    for table, key, low, high in claims:
+        for value, taken in ((low, True), (low - 1, False), *(((high, True), (high + 1, False)) if high else ())):
+            text = f"[{table}]\n{key} = {value}\n"
+            if taken:
+                parse_settings(text, tmp_path)
+            else:
+                with pytest.raises(ConfigError, match=key):
+                    parse_settings(text, tmp_path)
 
 
 # -- phones and projectors -------------------------------------------------------------------------
