@@ -60,7 +60,7 @@ from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, SiteLimits, ladder_app
 from tests.helpers.docs import fences_by_heading
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
-from tests.helpers.ladder import serving
+from tests.helpers.ladder import make_ladder, serving
 from tests.helpers.pages import body_rows, cells, parse
 from tests.helpers.runs import RANDOM, ROOT, cli
 
@@ -403,6 +403,24 @@ def test_a_form_without_its_csrf_token_is_refused(url: str, built: Built) -> Non
 
 
 # -- submissions -----------------------------------------------------------------------------------
+
+
+def test_the_submit_page_names_the_rules_profile_a_check_plays(tmp_path: Path) -> None:
+    ladder = make_ladder(tmp_path / "ladder", profile='"master"')
+    try:
+        token = ladder.add_entrant("ada", "Ada A")
+
+        async def go() -> str:
+            transport = httpx.ASGITransport(app=ladder_app(ladder))
+            async with httpx.AsyncClient(transport=transport, base_url="http://ladder.example") as browser:
+                assert (await browser.post("/login", data={"token": token})).status_code == 303
+                return (await browser.get("/submit")).text
+
+        note = " ".join(parse(asyncio.run(go())).all("p", "note")[0].text().split())
+    finally:
+        ladder.close()
+    assert ladder.settings.rules.profile_name == "master"  # what checking.check_version plays
+    assert "under the ladder's rules, the master profile" in note and "every rule" not in note
 
 
 def _version_count(built: Built, label_start: str) -> int:

@@ -932,7 +932,8 @@ class _Site:
         view = queries.entrant(session, self.ladder.folder, login.entrant or "", recent_blocks=0)
         versions = view.versions[:10] if isinstance(view, queries.EntrantView) else ()
         return self._page(session, login, "ladder_submit.html", "Submit a version", status, problem=problem,
-                          versions=versions, limits=self.ladder.settings.submissions, archives=ARCHIVES)
+                          versions=versions, limits=self.ladder.settings.submissions, archives=ARCHIVES,
+                          profile=self.ladder.settings.rules.profile_name)  # the profile its check plays
 
     async def submit_form(self, request: Request) -> Response:
         def make(session: Session, login: Login | None) -> Response:
