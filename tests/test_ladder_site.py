@@ -880,8 +880,9 @@ def test_the_pages_fit_a_phone_and_a_projector_in_chromium(url: str, built: Buil
     with client(url) as browser:
         game = browser.get(f"/api/blocks/{done}").json()["games"][0]["game"]
     paths = ["/", "/entrants/alice", "/entrants/carol", f"/blocks/{done}", f"/games/{done}/{game}", "/playing",
-             "/tests", "/login"]
+             "/tests", "/login", "/organiser"]
     errors: list[str] = []
+    hinted: dict[int, set[str]] = {}
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
         try:
@@ -890,15 +891,33 @@ def test_the_pages_fit_a_phone_and_a_projector_in_chromium(url: str, built: Buil
                 page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
                 requests: list[str] = []
                 page.on("request", lambda request, seen=requests: seen.append(request.url))
+                page.goto(url + "/login")
+                page.fill("#token", built.organiser)  # the organiser sees every page, their own too
+                page.click("button[type=submit]")
                 for path in paths:
                     page.goto(url + path)
                     wide = page.evaluate("document.documentElement.scrollWidth")
                     assert wide <= width, f"{path} is {wide} px wide on a {width} px screen"
+                    # A table wider than the screen scrolls in its own box, which says so above it, in words.
+                    boxes = page.evaluate("""Array.from(document.querySelectorAll('table')).map(t => {
+                        const box = t.closest('.wide');
+                        if (!box) return null;
+                        return [box.scrollWidth > box.clientWidth + 1, getComputedStyle(box).overflowX,
+                                getComputedStyle(box, '::before').content];})""")
+                    assert None not in boxes, f"{path}: a table outside a box that scrolls"
+                    for cut, overflow, hint in boxes:
+                        assert overflow == "auto", path
+                        if cut:
+                            assert "Scroll the table sideways" in hint, path
+                            hinted.setdefault(width, set()).add(path)
+                        else:
+                            assert hint == "none", path
                 assert all(request.startswith(url) for request in requests)
                 page.close()
         finally:
             chromium.close()
     assert errors == []  # among them any script the policy refused
+    assert {f"/blocks/{done}", "/organiser"} <= hinted.get(390, set()) and 1024 not in hinted
 
 
 def test_serve_refuses_half_of_its_tls_pair_and_a_missing_file_in_one_line(tmp_path: Path) -> None:
