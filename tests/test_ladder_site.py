@@ -56,6 +56,7 @@ from arena.ladder.db import (
 from arena.ladder.founding import found_ladder
 from arena.ladder.queries import score_interval
 from arena.ladder.settings import parse_settings
+from arena.rating.pages import style
 from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, SiteLimits, ladder_app
 from tests.helpers.docs import fences_by_heading
@@ -868,6 +869,20 @@ def test_docs_ladder_md_gives_the_range_a_key_of_ladder_toml_is_held_to(tmp_path
 
 
 # -- phones and projectors -------------------------------------------------------------------------
+
+
+def test_the_pages_name_a_devanagari_font_and_the_docs_the_package_that_has_it(url: str) -> None:
+    """A display name in Devanagari shows as boxes where the projector has no font for it: the pages ask for Noto
+    Sans Devanagari, and the docs say which package brings it (Debian's fonts-noto-core ships
+    NotoSansDevanagari-Regular.ttf)."""
+    with client(url) as browser:
+        served = browser.get("/").text
+    seat = (ROOT / "arena" / "web" / "templates" / "seat.css").read_text(encoding="utf-8")
+    for css in (served, str(style("live.css")), seat):  # the ladder's pages, the live page, a sitting's table
+        body = re.search(r"body\{font-family:([^;}]+)", css)
+        assert body is not None and '"Noto Sans Devanagari"' in body.group(1).split(",")[:-1]
+    for doc in ("ladder.md", "classroom.md"):
+        assert "sudo apt install fonts-noto-core" in " ".join((ROOT / "docs" / doc).read_text(encoding="utf-8").split())
 
 
 @pytest.mark.slow
