@@ -2,25 +2,22 @@
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from arena.core.cards import Card, Hand
 from arena.core.rules import Rules
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers.docs import ROOT, fences
 
 
 def example(path: str, heading: str) -> dict[str, Any]:
     """Runs the first Python block after ``heading`` in ``path`` (not as __main__) and returns its names."""
     text = (ROOT / path).read_text(encoding="utf-8")
-    found = re.search(r"```python\n(.*?)```", text[text.index(heading):], re.S)
-    assert found is not None
+    line = text[:text.index(heading)].count("\n") + 1
+    code = next(f.text for f in fences(ROOT / path) if f.language == "python" and f.line > line)
     names: dict[str, Any] = {"__name__": "example"}
-    exec(compile(found.group(1), path, "exec"), names)
+    exec(compile(code, path, "exec"), names)
     return names
 
 

@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.helpers import docs
+from tests.helpers.docs import ROOT
+
 PATH = re.compile(r"\b(?:arena|benchmarks|tests|sample_bots|scripts|protocol)/[\w/.-]*\w\.(?:py|proto|md|toml)\b")
-DOCUMENTS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")), *sorted((ROOT / "protocol").glob("*.proto"))]
+DOCUMENTS = [*docs.DOCUMENTS, *sorted((ROOT / "protocol").glob("*.proto"))]
 
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda p: str(p.relative_to(ROOT)))

@@ -6,6 +6,7 @@ server is installed, the same migrations and ``ladder init`` on a private server
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,12 +20,14 @@ from sqlalchemy.orm import Session
 
 from arena.core.rules import Rules
 from arena.errors import ConfigError
+from arena.ladder.blocks import block_config
 from arena.ladder.db import Base, Organiser, Version, open_database
+from arena.ladder.founding import settings_text
 from arena.ladder.schema import alembic_config, head, schema_version, upgrade
 from arena.ladder.settings import LadderSettings, load_settings, parse_settings, sqlite_url
 from arena.transports.grpc.tokens import token_sha256
 from tests.helpers.postgres import fresh_database, postgres_server
-from tests.helpers.runs import cli
+from tests.helpers.runs import ROOT, cli
 
 
 def init(folder: Path, *more: str) -> tuple[str, str]:
@@ -90,6 +93,19 @@ def test_the_token_printed_is_accepted_by_its_digest_and_its_text_is_stored_nowh
         engine.dispose()
     for name, content in files(tmp_path / "l").items():
         assert token.encode() not in content, name
+
+
+def test_ladder_toml_and_the_docs_say_what_tables_counts_as_the_service_counts_it() -> None:
+    """``tables`` is the blocks in play at once, each block a tournament of one table at a time: ladder.toml's
+    comment and docs/ladder.md say so alike."""
+    comment = re.search(r"(?m)^tables = \d+ +# (.*)$", settings_text("l", None))
+    row = re.search(r"(?m)^\| `\[capacity\] tables` \| \d+ \| (.*) \|$",
+                    (ROOT / "docs" / "ladder.md").read_text(encoding="utf-8"))
+    assert comment is not None and row is not None
+    assert comment.group(1) == "blocks played at the same time, each one game at a time"
+    assert row.group(1).startswith(comment.group(1))
+    bots = [{"name": f"v{n}#1", "python": "sample_bots.random_bot:RandomBot"} for n in range(4)]
+    assert block_config(7, 11, bots, parse_settings("[capacity]\ntables = 5\n", ROOT)).concurrency == 1
 
 
 def load_settings_of_another_init(tmp_path: Path) -> LadderSettings:

@@ -23,6 +23,7 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -31,6 +32,7 @@ from sqlalchemy import select
 from arena.errors import ConfigError
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
+from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.control import Ladder
 from arena.ladder.db import (
@@ -53,10 +55,13 @@ from arena.ladder.db import (
 )
 from arena.ladder.founding import found_ladder
 from arena.ladder.queries import score_interval
+from arena.ladder.settings import parse_settings
+from arena.rating.pages import style
 from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, SiteLimits, ladder_app
+from tests.helpers.docs import fences_by_heading
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
-from tests.helpers.ladder import serving
+from tests.helpers.ladder import make_ladder, serving
 from tests.helpers.pages import body_rows, cells, parse
 from tests.helpers.runs import RANDOM, ROOT, cli
 
@@ -401,6 +406,24 @@ def test_a_form_without_its_csrf_token_is_refused(url: str, built: Built) -> Non
 # -- submissions -----------------------------------------------------------------------------------
 
 
+def test_the_submit_page_names_the_rules_profile_a_check_plays(tmp_path: Path) -> None:
+    ladder = make_ladder(tmp_path / "ladder", profile='"master"')
+    try:
+        token = ladder.add_entrant("ada", "Ada A")
+
+        async def go() -> str:
+            transport = httpx.ASGITransport(app=ladder_app(ladder))
+            async with httpx.AsyncClient(transport=transport, base_url="http://ladder.example") as browser:
+                assert (await browser.post("/login", data={"token": token})).status_code == 303
+                return (await browser.get("/submit")).text
+
+        note = " ".join(parse(asyncio.run(go())).all("p", "note")[0].text().split())
+    finally:
+        ladder.close()
+    assert ladder.settings.rules.profile_name == "master"  # what checking.check_version plays
+    assert "under the ladder's rules, the master profile" in note and "every rule" not in note
+
+
 def _version_count(built: Built, label_start: str) -> int:
     with built.ladder.session() as session:
         return sum(1 for label in session.scalars(select(Version.label)) if label.startswith(label_start))
@@ -731,7 +754,135 @@ def test_every_answer_carries_the_security_headers_and_health_is_ok(url: str) ->
         assert browser.get("/blocks/999").status_code == 404
 
 
+# -- the docs --------------------------------------------------------------------------------------
+
+
+LADDER_DOC = ROOT / "docs" / "ladder.md"
+
+
+def _example(heading: str) -> Any:
+    """The JSON example under ``heading`` in docs/ladder.md (a ``, ...`` after a list's element left out)."""
+    [fence] = [f for f in fences_by_heading(LADDER_DOC)[heading] if f.language == "json"]
+    return json.loads(re.sub(r",\s*\.\.\.", "", fence.text))
+
+
+def _unlike(answer: Any, example: Any, where: str = "") -> list[str]:
+    """Where ``answer`` and ``example`` differ in their keys: every key of an answer is in the example, and every
+    key of the example is in the answer, at each level (each element of a list against the example's first)."""
+    if isinstance(answer, dict) and isinstance(example, dict):
+        found = [f"{where}.{key}: not in docs/ladder.md" for key in answer.keys() - example.keys()]
+        found += [f"{where}.{key}: not in the answer" for key in example.keys() - answer.keys()]
+        return found + [line for key in answer.keys() & example.keys()
+                        for line in _unlike(answer[key], example[key], f"{where}.{key}")]
+    if isinstance(answer, list) and isinstance(example, list) and example:
+        return [line for element in answer for line in _unlike(element, example[0], f"{where}[]")]
+    return []
+
+
+def test_docs_ladder_md_shows_every_field_of_every_json_answer(url: str, built: Built) -> None:
+    ids = _block_ids(built)
+    done = ids[BlockState.DONE]
+    organiser, _ = logged_in(url, built.organiser)  # the entrants' checks in full, as their own pages show them
+    with contextlib.closing(organiser):
+        game = organiser.get(f"/api/blocks/{done}").json()["games"][0]["game"]
+        tests = organiser.get("/api/tests").json()
+        answers = {
+            "`GET /api/leaderboard`": ["/api/leaderboard"],
+            "`GET /api/entrants/NAME`": ["/api/entrants/alice", "/api/entrants/carol", "/api/entrants/gina"],
+            "`GET /api/blocks/ID`": [f"/api/blocks/{done}", f"/api/blocks/{ids[BlockState.PLAYING]}",
+                                     f"/api/blocks/{ids[BlockState.QUEUED]}"],
+            "`GET /api/games/BLOCK/GAME`": [f"/api/games/{done}/{game}"],
+            "`GET /api/playing`": ["/api/playing"],
+            "`GET /api/tests`": ["/api/tests"],
+            "`GET /api/tests/ID`": [f"/api/tests/{t['id']}" for t in tests],
+            "`GET /api/organiser`": ["/api/organiser"],
+            "`GET /api/play`": ["/api/play"],
+        }
+        unlike = []
+        for heading, paths in answers.items():
+            for path in paths:
+                answer = organiser.get(path)
+                assert answer.status_code == 200, path
+                unlike += [f"{path}{line}" for line in _unlike(answer.json(), _example(heading))]
+        assert unlike == []
+        assert set(organiser.get("/api/blocks/999").json()) == {"error"}
+    # What the fixture has none of, held by the types the answers are made from.
+    entrant, detail = _example("`GET /api/entrants/NAME`"), _example("`GET /api/tests/ID`")
+    assert set(entrant["notes"][0]) == {f.name for f in dataclasses.fields(queries.BlockNote)}
+    assert set(detail["blocks"][0]) == {f.name for f in dataclasses.fields(queries.BlockLine)}
+    assert all(isinstance(n, int) for n in entrant["unreadable"])
+
+
+FORM_TEMPLATES = [*sorted((ROOT / "arena" / "rating" / "templates").glob("ladder_*.html")),
+                  ROOT / "arena" / "web" / "templates" / "seat_table.html"]
+"""The templates of the site's pages that hold forms: the ladder's, and a sitting's table."""
+
+
+def _forms_table() -> dict[str, str]:
+    """docs/ladder.md's table of the site's forms: each ``POST /path`` of a row -> the row."""
+    rows = [line for line in LADDER_DOC.read_text(encoding="utf-8").splitlines()
+            if line.startswith("| ") and "`POST /" in line]
+    return {action: row for row in rows for action in re.findall(r"`POST (/[^`]+)`", row)}
+
+
+def test_docs_ladder_md_names_every_field_of_every_form(url: str, built: Built) -> None:
+    table = _forms_table()
+    seen: dict[str, set[str]] = {}
+    pages = {built.organiser: ["/", "/organiser", "/tests", "/play"],
+             built.tokens["gina"]: ["/submit", "/entrants/gina", "/tests", "/play"]}
+    with client(url) as anonymous:
+        forms = parse(anonymous.get("/login").text).all("form")
+    for token, paths in pages.items():
+        browser, _ = logged_in(url, token)
+        with contextlib.closing(browser):
+            forms += [form for path in paths for form in parse(browser.get(path).text).all("form")]
+    for form in forms:
+        names = {n.attrs["name"] or "" for n in form.walk() if n.attrs.get("name")}
+        seen.setdefault(str(form.attrs["action"]), set()).update(names)
+    assert {"/login", "/logout", "/submit", "/bot-token", "/tests", "/scrimmages", "/play", "/organiser/pause",
+            "/organiser/freeze", "/organiser/final", "/organiser/revoke", "/organiser/stop-test"} <= set(seen)
+    missing = [f"{action}: the row of docs/ladder.md's forms" for action in seen if action not in table]
+    missing += [f"{action}: {name}" for action, names in seen.items() if action in table
+                for name in sorted(names) if f"`{name}`" not in table[action]]
+    # A field of a form the pages above do not show (a sitting's), named in some row.
+    literal = {name for template in FORM_TEMPLATES
+               for name in re.findall(r'<(?:input|select|button|textarea)[^>]*\bname="([^"{]+)"',
+                                      template.read_text(encoding="utf-8"))}
+    missing += [f"a field {name}" for name in sorted(literal) if not any(f"`{name}`" in r for r in table.values())]
+    assert missing == []
+
+
+def test_docs_ladder_md_gives_the_range_a_key_of_ladder_toml_is_held_to(tmp_path: Path) -> None:
+    """Each ``(at least N)`` or ``(N to M)`` of the ladder.toml table: N is taken and what is past it refused."""
+    rows = re.findall(r"^\| `\[(\w+)\] (\w+)` \| [^|]* \| (.*) \|$", LADDER_DOC.read_text(encoding="utf-8"), re.M)
+    claims = [(table, key, int(least or low), int(high) if high else None) for table, key, meaning in rows
+              for least, low, high in re.findall(r"\((?:at least (\d+)|(\d+) to (\d+))[;)]", meaning)]
+    assert ("tests", "burn_in", 2, None) in claims
+    for table, key, low, high in claims:
+        for value, taken in ((low, True), (low - 1, False), *(((high, True), (high + 1, False)) if high else ())):
+            text = f"[{table}]\n{key} = {value}\n"
+            if taken:
+                parse_settings(text, tmp_path)
+            else:
+                with pytest.raises(ConfigError, match=key):
+                    parse_settings(text, tmp_path)
+
+
 # -- phones and projectors -------------------------------------------------------------------------
+
+
+def test_the_pages_name_a_devanagari_font_and_the_docs_the_package_that_has_it(url: str) -> None:
+    """A display name in Devanagari shows as boxes where the projector has no font for it: the pages ask for Noto
+    Sans Devanagari, and the docs say which package brings it (Debian's fonts-noto-core ships
+    NotoSansDevanagari-Regular.ttf)."""
+    with client(url) as browser:
+        served = browser.get("/").text
+    seat = (ROOT / "arena" / "web" / "templates" / "seat.css").read_text(encoding="utf-8")
+    for css in (served, str(style("live.css")), seat):  # the ladder's pages, the live page, a sitting's table
+        body = re.search(r"body\{font-family:([^;}]+)", css)
+        assert body is not None and '"Noto Sans Devanagari"' in body.group(1).split(",")[:-1]
+    for doc in ("ladder.md", "classroom.md"):
+        assert "sudo apt install fonts-noto-core" in " ".join((ROOT / "docs" / doc).read_text(encoding="utf-8").split())
 
 
 @pytest.mark.slow
@@ -744,8 +895,9 @@ def test_the_pages_fit_a_phone_and_a_projector_in_chromium(url: str, built: Buil
     with client(url) as browser:
         game = browser.get(f"/api/blocks/{done}").json()["games"][0]["game"]
     paths = ["/", "/entrants/alice", "/entrants/carol", f"/blocks/{done}", f"/games/{done}/{game}", "/playing",
-             "/tests", "/login"]
+             "/tests", "/login", "/organiser"]
     errors: list[str] = []
+    hinted: dict[int, set[str]] = {}
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
         try:
@@ -754,15 +906,33 @@ def test_the_pages_fit_a_phone_and_a_projector_in_chromium(url: str, built: Buil
                 page.on("console", lambda message: errors.append(message.text) if message.type == "error" else None)
                 requests: list[str] = []
                 page.on("request", lambda request, seen=requests: seen.append(request.url))
+                page.goto(url + "/login")
+                page.fill("#token", built.organiser)  # the organiser sees every page, their own too
+                page.click("button[type=submit]")
                 for path in paths:
                     page.goto(url + path)
                     wide = page.evaluate("document.documentElement.scrollWidth")
                     assert wide <= width, f"{path} is {wide} px wide on a {width} px screen"
+                    # A table wider than the screen scrolls in its own box, which says so above it, in words.
+                    boxes = page.evaluate("""Array.from(document.querySelectorAll('table')).map(t => {
+                        const box = t.closest('.wide');
+                        if (!box) return null;
+                        return [box.scrollWidth > box.clientWidth + 1, getComputedStyle(box).overflowX,
+                                getComputedStyle(box, '::before').content];})""")
+                    assert None not in boxes, f"{path}: a table outside a box that scrolls"
+                    for cut, overflow, hint in boxes:
+                        assert overflow == "auto", path
+                        if cut:
+                            assert "Scroll the table sideways" in hint, path
+                            hinted.setdefault(width, set()).add(path)
+                        else:
+                            assert hint == "none", path
                 assert all(request.startswith(url) for request in requests)
                 page.close()
         finally:
             chromium.close()
     assert errors == []  # among them any script the policy refused
+    assert {f"/blocks/{done}", "/organiser"} <= hinted.get(390, set()) and 1024 not in hinted
 
 
 def test_serve_refuses_half_of_its_tls_pair_and_a_missing_file_in_one_line(tmp_path: Path) -> None:

@@ -5,12 +5,14 @@ takes its bots from the roster."""
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import stat
 import sys
 from pathlib import Path
 
 import pytest
+import wcwidth
 
 from arena.cli import main
 from arena.errors import ConfigError
@@ -217,8 +219,37 @@ def test_a_python_file_is_submitted_as_bot_py_and_replaces_the_earlier_submissio
     assert sorted(p.name for p in folder.iterdir()) == ["bot.py"]  # the earlier files are gone
     assert (folder / "bot.py").read_bytes() == RANDOM_BOT.read_bytes()
     assert sorted(p.name for p in (tmp_path / "submissions").iterdir()) == ["alice"]
-    listing = ok(capsys, *roster_cli(roster, "list"))
-    assert f"its submission: {runs}" in listing
+    listing = ok(capsys, *roster_cli(roster, "list"))  # shorter: from the roster's folder, the arena's Python named
+    assert "its submission: python: python submissions/alice/bot.py --arena '{address}'" in listing
+
+
+def test_the_listing_fits_a_terminal_with_wide_names_and_paths_from_the_roster(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Columns line up as a terminal shows them (a Chinese character takes two cells, a Devanagari vowel sign
+    none), and a submission's paths are written from the roster's folder, not as 130-column absolute paths."""
+    folder = tmp_path / "a class folder as deep as a teacher's home" / "term 2" / "class"
+    folder.mkdir(parents=True)
+    roster = folder / ROSTER_FILE
+    for name, display in (("ada", "Ada Lovelace"), ("li", "李小龍"), ("sita", "सीता शर्मा"), ("zoe", "Zoë Ortiz")):
+        ok(capsys, *roster_cli(roster, "add", name, "--display", display))
+    ok(capsys, *roster_cli(roster, "submit", "ada", str(RANDOM_BOT)))
+    stdio = tmp_path / "handed-in"
+    stdio.mkdir()
+    (stdio / "bot.json").write_text('{"kind": "stdio", "command": "python lowest_bot.py"}', encoding="utf-8")
+    (stdio / "lowest_bot.py").write_text(STDIO_BOT.read_text(encoding="utf-8"), encoding="utf-8")
+    ok(capsys, *roster_cli(roster, "submit", "li", str(stdio)))
+    table, note = ok(capsys, *roster_cli(roster, "list")).split("\n\n")
+    lines = table.splitlines()
+    assert str(tmp_path) not in table and sys.executable not in table
+    assert "python: python submissions/ada/bot.py --arena '{address}'" in table
+    assert "stdio: python lowest_bot.py" in table
+    assert note.strip() == f"Paths are from the roster's folder, {folder}; python is the arena's own, {sys.executable}."
+    def columns(line: str) -> list[int]:
+        """Where each cell of ``line`` begins, in a terminal's cells (cells are apart by two spaces or more)."""
+        return [wcwidth.wcswidth(line[:at]) for at in [0, *(m.end() for m in re.finditer(r"  +", line))]]
+
+    assert len(lines) == 6 and all(columns(row) == columns(lines[0]) for row in lines[2:]), table
+    assert max(wcwidth.wcswidth(line) for line in lines) <= 120
 
 
 def test_a_folder_is_copied_whole_less_caches(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

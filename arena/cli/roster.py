@@ -136,6 +136,7 @@ def _cmd_roster_list(args: argparse.Namespace) -> int:
     from arena.event.roster import submitted_text
 
     roster = _roster(args)
+    folder = roster.path.absolute().parent
     rows = []
     for student in roster.students:
         try:
@@ -143,11 +144,16 @@ def _cmd_roster_list(args: argparse.Namespace) -> int:
         except ArenaError as err:
             plays = f"nothing: its submission cannot be started ({err})"
         else:
-            plays = (f"its submission: {submission.describe()}" if submission is not None
+            plays = (f"its submission: {submission.describe(within=folder)}" if submission is not None
                      else "connects with its token" if student.token_sha256 else "nothing (token revoked)")
         rows.append([student.name, student.display or "-", plays, submitted_text(roster.submitted_at(student.name))])
-    print(tabulate(rows, headers=["name", "display", "plays as", "submitted"], disable_numparse=True)
-          if rows else f"{roster.path}: no students yet")
+    if not rows:
+        print(f"{roster.path}: no students yet")
+        return EXIT_OK
+    # tabulate measures each cell as a terminal shows it (wide characters: Chinese, Devanagari) with wcwidth.
+    print(tabulate(rows, headers=["name", "display", "plays as", "submitted"], disable_numparse=True))
+    if any(row[2].startswith("its submission") for row in rows):
+        print(f"\nPaths are from the roster's folder, {folder}; python is the arena's own, {sys.executable}.")
     return EXIT_OK
 
 

@@ -74,10 +74,16 @@ class Submission:
             argv[0] = sys.executable  # as the launcher does: the arena's own Python and its packages
         return argv
 
-    def describe(self, name: str = "") -> str:
+    def describe(self, name: str = "", within: Path | None = None) -> str:
         """The kind and the command line exactly as it runs, quoted as a shell would need it:
-        ``stdio: /usr/bin/node bot.js`` (a teacher reads there any path it names)."""
-        return f"{self.kind}: {shlex.join(self.command_line(name))}"
+        ``python: /home/t/arena/.venv/bin/python /home/t/class/submissions/ada/bot.py --arena '{address}'`` (a
+        teacher reads there any path it names). With ``within`` (the roster's folder), shorter, to fit a terminal's
+        line: a path in that folder from it, and the arena's own Python as ``python``
+        (``python: python submissions/ada/bot.py --arena '{address}'``)."""
+        argv = self.command_line(name)
+        if within is not None:
+            argv = ["python" if part == sys.executable else _from(Path(part), within.absolute()) for part in argv]
+        return f"{self.kind}: {shlex.join(argv)}"
 
     def bot_table(self, name: str) -> dict[str, Any]:
         """The submission as a ``[[bots]]`` table of a configuration."""
@@ -126,6 +132,11 @@ def read_submission(folder: Path, what: str) -> Submission:
         argv = [_literal(folder / part) if not part.startswith(("-", "{")) and (folder / part).exists() else part
                 for part in argv]
     return Submission(kind, tuple(argv), folder)
+
+
+def _from(path: Path, folder: Path) -> str:
+    """``path`` from ``folder`` when it is an absolute path in it, else as it is."""
+    return str(path.relative_to(folder)) if path.is_absolute() and path.is_relative_to(folder) else str(path)
 
 
 def _literal(path: Path) -> str:

@@ -77,7 +77,7 @@ rotation = "cyclic"       # "cyclic": each version holds every hand of a block's
                           # trio, for remote entrants who may remember a deal set (docs/ladder.md)
 
 [capacity]
-tables = {Capacity.tables}                # games played at the same time
+tables = {Capacity.tables}                # blocks played at the same time, each one game at a time
 workers = {Capacity.workers}               # processes playing the final's games (1: the ladder's own)
 
 [rating]

@@ -51,7 +51,8 @@ class Capacity:
     """How much of the machine the ladder uses at once."""
 
     tables: int = 2
-    """Games played at the same time."""
+    """Blocks played at the same time, each one game at a time (so as many games at once); the final plays as many
+    games at once."""
     workers: int = 1
     """Processes that play the final's games (1: the ladder's own); blocks are played by the ladder's own process."""
 

@@ -189,9 +189,9 @@ _POLICY = policy(_SCRIPT, "form-action 'self'", "frame-ancestors 'none'", "base-
 _SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
              ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"))
 """The security header fields of every answer."""
-_STYLE = Markup(style("report.css") + importlib.resources.files("arena.rating").joinpath(
+_STYLE = style("report.css") + Markup(importlib.resources.files("arena.rating").joinpath(
     "templates/ladder.css").read_text(encoding="utf-8"))
-"""The report's style (cards, tables, charts) and the site's own after it."""
+"""The report's style (cards, tables, charts) and the site's own after it (our own file: its quotes stay quotes)."""
 _REPORT_POLICY = policy(script("report.js"), "frame-ancestors 'none'")
 """What the final's report.html needs: its own script."""
 
@@ -932,7 +932,8 @@ class _Site:
         view = queries.entrant(session, self.ladder.folder, login.entrant or "", recent_blocks=0)
         versions = view.versions[:10] if isinstance(view, queries.EntrantView) else ()
         return self._page(session, login, "ladder_submit.html", "Submit a version", status, problem=problem,
-                          versions=versions, limits=self.ladder.settings.submissions, archives=ARCHIVES)
+                          versions=versions, limits=self.ladder.settings.submissions, archives=ARCHIVES,
+                          profile=self.ladder.settings.rules.profile_name)  # the profile its check plays
 
     async def submit_form(self, request: Request) -> Response:
         def make(session: Session, login: Login | None) -> Response:
