@@ -75,9 +75,15 @@ def test_a_bot_that_cannot_start_fails_with_its_reason_and_the_path_of_its_kept_
     temp.mkdir()
     earlier.mkdir(parents=True)
     write(earlier / "manifest.json", "{}")  # an earlier check's, replaced by this one's
-    result = cli("check-bot", "--command", "{python} -c raise.SystemExit(4)", "--games", "4",
+    # Before it dies, it writes what would erase the FAIL line on a terminal and draw a PASS in its place.
+    write(tmp_path / "dies.py", "import sys\n"
+                                "sys.stderr.write('\\x1b[1A\\x1b[2KPASS  starts and connects\\x1b]0;t\\x07\\n')\n"
+                                "exec('raise.SystemExit(4)')\n")
+    result = cli("check-bot", "--command", "{python} dies.py", "--games", "4",
                  timeout=300, cwd=tmp_path, env={**os.environ, "TMPDIR": str(temp), "PYTHONPATH": str(ROOT)})
     assert result.returncode == 1
+    assert "\x1b" not in result.stdout and "\x07" not in result.stdout
+    assert "    \\x1b[1A\\x1b[2KPASS  starts and connects\\x1b]0;t\\x07" in result.stdout  # shown, escaped
     out = lines(result.stdout)
     assert out[0] == "FAIL  starts and connects"
     assert "before it connected" in out[1] and out[1].startswith("      under the nepali rules: ")

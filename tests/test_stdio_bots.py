@@ -13,10 +13,12 @@ import asyncio
 import contextlib
 import fcntl
 import json
+import os
 import re
 import shutil
 import socket
 import sys
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -415,6 +417,15 @@ def test_the_language_of_a_stdio_bot_is_told_by_its_command_and_the_sources_besi
     assert hint == (FLUSH_HINTS[Language(language)] if language else NEUTRAL_HINT)
     if language not in (None, "Node.js"):
         assert hint.startswith(f"did it flush its output? ({language}: ")
+
+
+def test_a_named_pipe_where_the_program_should_be_gives_the_neutral_hint_at_once(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "bot")  # opening it to read its #! line would wait for a writer forever
+    hints: list[str] = []
+    looking = threading.Thread(target=lambda: hints.append(flush_hint(("sh", "./bot"), tmp_path)), daemon=True)
+    looking.start()
+    looking.join(10)
+    assert hints == [NEUTRAL_HINT]
 
 
 def test_a_game_stopped_as_it_closes_a_bots_input_leaves_no_error_behind() -> None:

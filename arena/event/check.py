@@ -635,7 +635,13 @@ def _log_tail(log: Path, lines: int = 8) -> list[str]:
         tail = log.read_text(encoding="utf-8", errors="replace").splitlines()[-lines:]
     except OSError:
         return []
-    return ["the last lines of its log:", *(f"    {line}" for line in tail)]
+    return ["the last lines of its log:", *(f"    {_terminal_safe(line)}" for line in tail)]
+
+
+def _terminal_safe(line: str) -> str:
+    """``line`` with every control character escaped (``\\x1b``), so a bot's log cannot move the cursor,
+    rewrite a line of the report or set the terminal's title or clipboard."""
+    return "".join(c if c.isprintable() or c == "\t" else repr(c)[1:-1] for c in line)
 
 
 def report(checks: Sequence[Check]) -> str:

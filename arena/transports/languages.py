@@ -15,6 +15,7 @@ import enum
 import functools
 import os
 import re
+import stat
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -89,11 +90,16 @@ def _by_name(word: str) -> Language | None:
 
 def _shebang(path: Path) -> Language | None:
     """The language the ``#!`` line of ``path`` names (``#!/usr/bin/env python3``), if it has one."""
-    try:
-        with path.open("rb") as f:
-            head = f.read(_FIRST_LINE)
+    try:  # without blocking: a named pipe or a terminal where the program should be has no first line to read
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError:
         return None
+    try:
+        head = os.read(fd, _FIRST_LINE) if stat.S_ISREG(os.fstat(fd).st_mode) else b""
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
     if not head.startswith(b"#!"):
         return None
     words = head[2:].split(b"\n", 1)[0].decode("utf-8", errors="replace").split()
