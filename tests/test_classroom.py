@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,14 @@ def test_a_student_whose_every_card_the_fallback_played_is_listed_apart_with_why
     assert rows["eve"]["rank"] is not None and rows["eve"]["not_ranked"] == ""
     assert rows["eve"]["rank"] < max(rows[bot]["rank"] for bot in ("rand-1", "rand-2"))
     assert NOT_RANKED_TITLE not in (folder / "standings.txt").read_text(encoding="utf-8")
+
+
+def test_the_teachers_own_bot_is_not_called_a_house_bot_which_the_standings_keep_for_table_fillers() -> None:
+    # The standings list "house bots" apart, unranked: the arena's own, added to fill tables. A bot the
+    # teacher names in [[bots]] is ranked like a student's, so the page's configuration does not call it one.
+    page = (ROOT / "docs" / "classroom.md").read_text(encoding="utf-8")
+    config = next(block for block in page.split("```toml\n")[1:] if "[[bots]]" in block).split("```")[0]
+    names = [bot["name"] for bot in tomllib.loads(config)["bots"]]
+    assert names and not any("house" in name for name in names), names
+    assert "house bots filling tables" in NOT_RANKED_TITLE
+    assert "is a contestant like any student's: it is ranked" in " ".join(page.split())

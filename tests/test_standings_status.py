@@ -170,7 +170,7 @@ def test_text_has_a_section_of_its_own_for_the_bots_not_ranked(fmt: str) -> None
     rows = tally(field()).standings(statuses=STATUSES)
     text = render_standings(rows, RULES, fmt)
     ranking, apart = text.split(NOT_RANKED_TITLE)
-    assert "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games" in text
+    assert "Not ranked: house bots filling tables, withdrawn or disqualified bots, and bots that did not play" in text
     assert not re.search(r"\b(ace|dot)\b", ranking)
     assert re.search(r"^\|? *1 *\|? *bea ", ranking, re.MULTILINE)
     assert re.search(r"absent: never connected in 31 s", ranking)

@@ -104,7 +104,7 @@ def test_a_faulty_bot_is_disqualified_its_blocks_dropped_and_the_run_finishes(tm
     result = cli("run", config, "--results", tmp_path / "out", "--no-progress", "--format", "json")
     assert result.returncode == 0, result.stderr
     # One game of the crasher is 65 faulty decisions (every card), past the limit of 40.
-    assert "a was disqualified: 65 faulty decisions (the limit is 40)" in result.stderr
+    assert "a was disqualified: 65 faulty decisions, all crashes (the limit is 40)" in result.stderr
     played = games(tmp_path / "out")
     with_a = [g for g, rounds in played.items() if "a" in rounds[0]["seats"]]
     without_a = [g for g, rounds in played.items() if "a" not in rounds[0]["seats"]]
@@ -128,6 +128,12 @@ def test_a_faulty_bot_is_disqualified_its_blocks_dropped_and_the_run_finishes(tm
     assert plan.dropped_count == 7 and len(list(plan.dropped())) == 7
     assert all("a" in block.bots for block in plan.dropped())
     assert cli("verify", tmp_path / "out").returncode == 0
+    # The faults column counts fault records (a crash per card, a game the fallback sat in), the limit decisions:
+    # a note says which is which; the report calls the games after the disqualification what they were.
+    text = cli("standings", tmp_path / "out").stdout
+    assert "a's 68 faults are every fault recorded (crash 65, disqualified 3)" in " ".join(text.split())
+    report = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "crash 65, disqualified 3" in report and "absent 3" not in report
     # A resume keeps the disqualification and plays nothing more.
     again = cli("run", config, "--results", tmp_path / "out", "--no-progress")
     assert again.returncode == 0 and "0 games played, 12 already recorded" in again.stderr

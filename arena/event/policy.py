@@ -29,21 +29,37 @@ from arena.core.faults import Fault, FaultKind
 from arena.event.dispatcher import Dispatcher
 from arena.event.seats import Seating
 
-__all__ = ["Absence", "FaultPolicy", "absence", "faulty_decisions"]
+__all__ = ["Absence", "FaultPolicy", "absence", "decision_kinds", "faulty_decisions"]
 
 SeatT = TypeVar("SeatT")
 
 
-def faulty_decisions(faults: Iterable[Fault]) -> dict[int, int]:
-    """Seat -> the decisions of a game at which the seat committed at least one fault."""
-    seen: set[tuple[int, int, int | None]] = set()
+KIND_WORDS = {
+    FaultKind.ILLEGAL_CALL: "illegal calls", FaultKind.ILLEGAL_CARD: "illegal cards", FaultKind.LATE: "late answers",
+    FaultKind.MALFORMED: "unusable messages", FaultKind.OUT_OF_TURN: "answers of the wrong kind",
+    FaultKind.UNKNOWN_REQUEST: "answers to requests never sent", FaultKind.DISCONNECT: "lost connections",
+    FaultKind.CRASH: "crashes", FaultKind.STALLED: "stalled connections", FaultKind.FLOOD: "floods of stray messages",
+}
+"""A faulty decision's kind, in the plural words of the disqualification's reason."""
+
+
+def decision_kinds(faults: Iterable[Fault]) -> dict[int, dict[FaultKind, int]]:
+    """Seat -> its faulty decisions of a game by kind: a decision is the kind of its first fault (the retries and
+    a late answer after an illegal one make no second decision)."""
+    first: dict[tuple[int, int, int | None], FaultKind] = {}
     for fault in faults:
         if fault.kind is not FaultKind.ABSENT:
-            seen.add((fault.seat, fault.round_number, fault.trick))
-    counts: dict[int, int] = {}
-    for seat, _, _ in seen:
-        counts[seat] = counts.get(seat, 0) + 1
-    return counts
+            first.setdefault((fault.seat, fault.round_number, fault.trick), fault.kind)
+    kinds: dict[int, dict[FaultKind, int]] = {}
+    for (seat, _, _), kind in first.items():
+        by_kind = kinds.setdefault(seat, {})
+        by_kind[kind] = by_kind.get(kind, 0) + 1
+    return kinds
+
+
+def faulty_decisions(faults: Iterable[Fault]) -> dict[int, int]:
+    """Seat -> the decisions of a game at which the seat committed at least one fault."""
+    return {seat: sum(by_kind.values()) for seat, by_kind in decision_kinds(faults).items()}
 
 
 @dataclasses.dataclass
@@ -53,22 +69,37 @@ class FaultPolicy:
     disqualify_after: int
     """Faulty decisions after which a bot is disqualified (0: never)."""
     counts: dict[str, int] = dataclasses.field(default_factory=dict)
+    kinds: dict[str, dict[FaultKind, int]] = dataclasses.field(default_factory=dict)
+    """Each bot's faulty decisions by kind (the kind of a decision's first fault)."""
 
     def add_game(self, seats: Sequence[str], faults: Iterable[Fault]) -> list[str]:
         """Counts one game's faults; returns the bots this game takes to the limit."""
         reached = []
-        for seat, n in faulty_decisions(faults).items():
-            bot = seats[seat]
+        for seat, by_kind in decision_kinds(faults).items():
+            bot, n = seats[seat], sum(by_kind.values())
             before = self.counts.get(bot, 0)
             self.counts[bot] = before + n
+            mine = self.kinds.setdefault(bot, {})
+            for kind, k in by_kind.items():
+                mine[kind] = mine.get(kind, 0) + k
             limit = self.disqualify_after
             if limit and before < limit <= before + n:
                 reached.append(bot)
         return reached
 
     def reason(self, bot: str) -> str:
-        """Why ``bot`` is disqualified, in words."""
-        return f"{self.counts.get(bot, 0)} faulty decisions (the limit is {self.disqualify_after})"
+        """Why ``bot`` is disqualified, in words: its faulty decisions and what they were, ``260 faulty decisions,
+        all illegal cards (the limit is 200)`` or ``..., mostly late answers (150), illegal cards (50) (...)``."""
+        count, limit = self.counts.get(bot, 0), self.disqualify_after
+        kinds = sorted(self.kinds.get(bot, {}).items(), key=lambda item: (-item[1], item[0].value))
+        if len(kinds) == 1:
+            what = f", all {KIND_WORDS.get(kinds[0][0], kinds[0][0].value)}"
+        elif kinds:
+            most = "mostly " if kinds[0][1] * 2 > count else ""
+            what = f", {most}" + ", ".join(f"{KIND_WORDS.get(kind, kind.value)} ({n})" for kind, n in kinds)
+        else:
+            what = ""
+        return f"{count} faulty decisions{what} (the limit is {limit})"
 
 
 @dataclasses.dataclass(frozen=True)

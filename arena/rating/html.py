@@ -61,6 +61,7 @@ from arena.rating.tables import (
     rank_text,
     render_comparison,
     seat_cells,
+    shown_fault_kinds,
     standings_cells,
     standings_notes,
     unit_name,
@@ -337,8 +338,19 @@ def _matrix_tip(c: Comparison, page: _Page) -> str:
     return f"{c.a} - {c.b}: {c.diff.mean / scale:+.2f} {page.unit} per game, {interval}, {c.games} games"
 
 
-def _kinds_text(kinds: Mapping[str, int]) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "none"
+DISQUALIFIED_SEAT = ("the bot was disqualified: the fallback player played its seat in the games left of the deal "
+                     "sets it had begun (or, before that, while it was absent)")
+"""What the ``disqualified`` faults of a disqualified bot (recorded as ``absent``) were."""
+
+
+def _shown_kinds(row: Standing) -> list[tuple[str, int, str]]:
+    """A bot's faults by kind as the standings show them, and what each means."""
+    return [(kind, n, DISQUALIFIED_SEAT if kind == "disqualified" else ADVICE.get(kind, ""))
+            for kind, n in shown_fault_kinds(row).items()]
+
+
+def _kinds_text(row: Standing) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n, _ in _shown_kinds(row)) or "none"
 
 
 def _pct(value: float) -> str:
@@ -346,7 +358,7 @@ def _pct(value: float) -> str:
 
 
 def _calling(page: _Page) -> list[dict[str, object]]:
-    return [{"who": page.who(row.bot), "kinds": _kinds_text(row.faults_by_kind),
+    return [{"who": page.who(row.bot), "kinds": _kinds_text(row),
              "numbers": [row.rounds, _pct(row.exact_pct), _pct(row.made_pct), _pct(row.too_high_pct),
                          _pct(row.too_low_pct), f"{row.abs_error:.2f}", f"{row.overtricks:.2f}",
                          f"{row.fallback_pct:.1f}", row.faults]}
@@ -368,10 +380,11 @@ def _bot(page: _Page, row: Standing) -> dict[str, object]:
         "status": f"{row.status}: {row.reason}" if row.reason else row.status,
         "versions": ", ".join(f'"{version}"' for version in versions), "several": len(versions) > 1,
         "scores": scores if row.games else None, "faults": row.faults,
-        "kinds": [(kind, n, ADVICE.get(kind, "")) for kind, n in sorted(row.faults_by_kind.items())],
+        "kinds": _shown_kinds(row),
         "listed": [{"game": entry.game, "replayed": entry.game in page.replayed, "round": entry.round,
                     "trick": "calls" if entry.trick is None else entry.trick + 1, "seat": entry.seat,
-                    "kind": entry.kind, "count": entry.count, "detail": entry.detail,
+                    "kind": "disqualified" if entry.kind == "absent" and row.status == "disqualified" else entry.kind,
+                    "count": entry.count, "detail": entry.detail,
                     "call": entry.fallback if entry.trick is None else None,
                     "card": _face(entry.fallback) if entry.trick is not None and entry.fallback is not None else None}
                    for entry in listed],

@@ -41,7 +41,7 @@ __all__ = [
 PLACE_POINTS = (3.0, 2.0, 1.0, 0.0)
 NOT_RANKED = ("withdrawn", "disqualified")
 """The statuses that take a bot out of the ranking (it is listed apart)."""
-NOT_RANKED_TITLE = "Not ranked: house bots, withdrawn or disqualified bots, and bots that did not play their games"
+NOT_RANKED_TITLE = "Not ranked: house bots filling tables, withdrawn or disqualified bots, and bots that did not play"
 CLUSTERED_BY = "deal set"
 """What the intervals' clusters are: the deal set, which every table of a schedule round plays."""
 MEMORY_LEVEL = 0.01

@@ -52,6 +52,7 @@ __all__ = [
     "render_standings",
     "seat_cells",
     "seat_dict",
+    "shown_fault_kinds",
     "standings_cells",
     "standings_dict",
     "standings_notes",
@@ -124,8 +125,17 @@ def _interval(rules: Rules, low: float, high: float) -> str:
     return f"[{_points(rules, low)}, {_points(rules, high)}]"
 
 
-def _faults_text(kinds: Mapping[str, int]) -> str:
-    return ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items())) or "0"
+def shown_fault_kinds(row: Standing) -> dict[str, int]:
+    """A bot's faults by kind as the standings show them: a disqualified bot's ``absent`` faults (the games the
+    fallback player played in its seat) are ``disqualified``."""
+    if row.status != "disqualified" or "absent" not in row.faults_by_kind:
+        return dict(sorted(row.faults_by_kind.items()))
+    kinds = {kind: n for kind, n in row.faults_by_kind.items() if kind != "absent"}
+    return dict(sorted({**kinds, "disqualified": row.faults_by_kind["absent"]}.items()))
+
+
+def _faults_text(row: Standing) -> str:
+    return ", ".join(f"{kind} {n}" for kind, n in shown_fault_kinds(row).items()) or "0"
 
 
 def _number(value: float, spec: str) -> str:
@@ -185,7 +195,7 @@ def standings_cells(row: Standing, rules: Rules) -> list[str | int]:
         _number(row.ordinal, ".1f"), _number(row.made_pct, ".0f"), _number(row.abs_error, ".2f"),
         _number(row.overtricks, ".2f"),
         f"{row.too_high_pct:.0f}/{row.too_low_pct:.0f}" if row.games else "-", row.games,
-        _number(row.fallback_pct, ".1f"), _faults_text(row.faults_by_kind), _status_text(row, wide=True),
+        _number(row.fallback_pct, ".1f"), _faults_text(row), _status_text(row, wide=True),
     ]
 
 
@@ -224,6 +234,10 @@ def standings_notes(rows: Sequence[Standing], rules: Rules, wide: bool = True) -
     player played for is not ranked."""
     unit = unit_name(rules)
     lines = [f"{row.bot} is not ranked: {row.not_ranked}." for row in rows if played_by_fallback(row)]
+    lines += [f"{row.bot}'s {row.faults} faults are every fault recorded ({_faults_text(row)}): "
+              "each wrong answer and each of its retries, and each game the fallback player played in its seat after "
+              "its disqualification; the disqualification counts faulty decisions, a decision's retries as one."
+              for row in rows if row.status == "disqualified" and row.faults]
     lines += [f"Scores in {unit}. Points per game is the duplicate score: what a bot scored beyond the other bots "
              "that played the same cards in the same seat (0 is the field's average), with its 95% interval; "
              "matchpoints % is the share of those hands where it did better, with the half-width of its 95% interval."
