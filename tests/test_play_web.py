@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import signal
 import stat
 import subprocess
 import sys
@@ -346,3 +347,24 @@ def test_the_command_line_refuses_an_unknown_bot_and_a_used_folder_and_documents
 @pytest.mark.parametrize("given, text", [("QS", "QS"), ("qs", "QS"), ("10h", "TH"), ("Q♠", "QS"), ("ZZ", "ZZ")])
 def test_a_typed_card_is_read_as_the_rules_read_it(given: str, text: str) -> None:
     assert card_text(given) == text
+
+
+@pytest.mark.parametrize(("signal_number", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_stopping_the_page_exits_as_the_readme_says_and_tells_what_was_recorded(
+        tmp_path: Path, signal_number: int, status: int) -> None:
+    # Ctrl-C (SIGINT) ends with 130 and SIGTERM with 143, as the README's exit statuses say; stopped before a
+    # game was over, the command does not claim that games were played.
+    served = subprocess.Popen([sys.executable, "-m", "arena", "play", "--web", "--port", "0", "--opponents", "random",
+                               "--results", str(tmp_path / "results")], cwd=ROOT,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        assert served.stdout is not None
+        line = served.stdout.readline()
+        assert "Your table is at" in line, line
+        served.send_signal(signal_number)
+        rest, _ = served.communicate(timeout=30)
+    finally:
+        if served.poll() is None:
+            served.kill()
+    assert served.returncode == status, rest
+    assert "No game was played to its end" in rest and "The games played are recorded" not in rest, rest

@@ -32,6 +32,7 @@ from arena.event.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONEN
 
 if TYPE_CHECKING:
     from arena.event.check import BotUnderTest
+    from arena.web.sitting import Sitting
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -334,11 +335,21 @@ def _play_web(args: argparse.Namespace, rules: Rules, opponents: Sequence[str]) 
         finally:
             await site.stop()
 
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:
-        print(f"\nStopped. The games played are recorded in {folder}.")
-    return EXIT_OK
+    _, stopped_by = stoppable(serve())
+    print(f"\nStopped. {_played_words(sitting, folder)}", flush=True)
+    return STOPPED_BY.get(stopped_by, EXIT_OK)
+
+
+def _played_words(sitting: Sitting, folder: Path) -> str:
+    """What a stopped sitting recorded, in words: how many of its games were played to their end, and where."""
+    played = max(0, sitting.number - (0 if sitting.seat.state.over else 1))
+    if played:
+        return f"{played} of its {len(sitting.games)} games {'was' if played == 1 else 'were'} played to the end; " \
+               f"they are recorded in {folder}."
+    if not folder.exists():
+        return "No game was played, and nothing was recorded."
+    return (f"No game was played to its end: {folder} holds the sitting's plan and any rounds played, which no "
+            "standings count.")
 
 
 def _cmd_check_bot(args: argparse.Namespace) -> int:
