@@ -147,7 +147,7 @@ def test_a_whole_deal_set_played_through_the_page_verifies_and_shows_no_hidden_c
     later = first.tricks[-1].cards[0] if first.tricks[-1].leader != games[0].seats.index(PERSON) else \
         first.tricks[-1].cards[1]
     words = f"{'10' if later.rank.letter == 'T' else later.rank.letter} of {later.suit.noun.lower()}"
-    assert _hidden(played[0].replace("</ol>", f'<span title="{words}"></span></ol>', 1), games) == {str(later)}
+    assert _hidden(played[0].replace("</ul>", f'<span title="{words}"></span></ul>', 1), games) == {str(later)}
 
 
 def test_a_rounds_last_trick_stays_through_the_next_calls_and_the_log_keeps_two_rounds(tmp_path: Path) -> None:
@@ -368,3 +368,18 @@ def test_stopping_the_page_exits_as_the_readme_says_and_tells_what_was_recorded(
             served.kill()
     assert served.returncode == status, rest
     assert "No game was played to its end" in rest and "The games played are recorded" not in rest, rest
+
+
+def test_the_page_keeps_names_whole_lists_what_happened_unnumbered_and_focuses_without_scrolling() -> None:
+    # A trick's names are cut with an ellipsis (the whole name in a title), never broken mid-word; the log's
+    # entries carry no number that reads as a trick's; a focus after an update does not scroll the title away;
+    # the seats say in which order they are shown and what a bot's number is.
+    templates = ROOT / "arena" / "web" / "templates"
+    table = (templates / "seat_table.html").read_text(encoding="utf-8")
+    css = (templates / "seat.css").read_text(encoding="utf-8")
+    script = (templates / "seat.js").read_text(encoding="utf-8")
+    assert '<ul id="log">' in table and '<ol id="log"' not in table
+    assert '<span class="who" title="{{ c.who }}">' in table and "The seats in the order of play" in table
+    who = re.search(r"\.played \.who\{([^}]*)\}", css)
+    assert who and "anywhere" not in who.group(1) and "text-overflow:ellipsis" in who.group(1)
+    assert ".focus()" not in script and script.count(".focus({preventScroll:true})") == 2

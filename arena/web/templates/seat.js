@@ -14,11 +14,11 @@ var asked=table.getAttribute('data-asked')!==next.getAttribute('data-asked')||ne
 var inside=active&&table.contains(active),card=active&&active.getAttribute?active.getAttribute('data-card'):null;
 table.replaceWith(next);table=next;fit();
 var again=typed&&document.getElementById(typed);
-if(again){again.value=next.querySelector('#refusal')?value:'';again.focus();return;}
+if(again){again.value=next.querySelector('#refusal')?value:'';again.focus({preventScroll:true});return;}
 if(!inside&&!asked)return;
 var same=card&&table.querySelector('[data-card="'+card+'"]');
 var target=same||table.querySelector('button.card.legal,.calls button,#next')||table.querySelector('#asked');
-if(target){if(!target.hasAttribute('tabindex')&&target.tagName==='H2')target.setAttribute('tabindex','-1');target.focus();}
+if(target){if(!target.hasAttribute('tabindex')&&target.tagName==='H2')target.setAttribute('tabindex','-1');target.focus({preventScroll:true});}
 }
 function poll(){
 fetch('table?since='+version(),{cache:'no-store'}).then(function(r){if(!r.ok)throw new Error(r.status);return r.text();})
