@@ -23,8 +23,8 @@ from arena.core.cards import Card, Hand, Suit
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules, legal_with_reason
 from arena.event.audit import audit
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings
+from arena.records.format import GameRecord
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from tests.conftest import ROOT, BotProcess, Bots, check_record, free_port, run, token, tokens
 from tests.helpers import runs

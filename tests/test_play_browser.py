@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.store import ResultsStore
+from arena.records.store import ResultsStore
 from tests.helpers.runs import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -58,8 +58,8 @@ from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path, play_fast
 from arena.players.local import LocalPlayer
 from arena.players.pauses import settle
-from arena.players.records import GameRecord, game_lines
 from arena.players.table import TableSettings, play_game
+from arena.records.format import GameRecord, game_lines
 
 __all__ = ["REPLACEMENTS", "Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool",
            "open_pool", "play_chunk"]

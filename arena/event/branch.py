@@ -39,8 +39,8 @@ from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatingMode, SeatKind
 from arena.event.services import Services
 from arena.players.base import Player
-from arena.players.records import GameRecord
 from arena.players.table import play_game
+from arena.records.format import GameRecord
 
 __all__ = ["Branch", "branch_for", "end_branch"]
 

@@ -38,10 +38,10 @@ from arena.event.defaults import CHECK_DEADLINE_MS, LOGS, OPPONENTS
 from arena.event.kinds import BotKind
 from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.scratch import remove_leftovers, scratch_folder
-from arena.event.store import MANIFEST, ResultsStore
 from arena.event.summary import RunSummary
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecords, RoundRecord
+from arena.records.format import GameRecords, RoundRecord
+from arena.records.store import MANIFEST, ResultsStore
 
 __all__ = ["KINDS", "LOGS", "OPPONENTS", "BotUnderTest", "Check", "FaultPlace", "bot_table", "check_bot",
            "default_profiles", "play_one_deal_set", "report"]

@@ -23,8 +23,8 @@ from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.status import TableState
 from arena.players.base import Player
 from arena.players.fast import play_fast
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings, play_game
+from arena.records.format import GameRecord
 
 __all__ = ["Slots"]
 

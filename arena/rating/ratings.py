@@ -56,7 +56,6 @@ from arena.core.turns import places_after
 from arena.event.kinds import Rotation
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
-from arena.players.records import GameRecords, RoundRecord
 from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
 from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
 from arena.rating.standing import (
@@ -80,6 +79,7 @@ from arena.rating.stats import (
     field_matchpoints,
     one_sided_difference,
 )
+from arena.records.format import GameRecords, RoundRecord
 
 __all__ = [
     "PAIRED_BOTS",

@@ -11,9 +11,9 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from arena.players.records import GameRecords
 from arena.rating.sequential import SprtResult
 from arena.rating.stats import MeanCI, PairElo
+from arena.records.format import GameRecords
 
 __all__ = [
     "CLUSTERED_BY",

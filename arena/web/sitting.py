@@ -39,12 +39,12 @@ from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.services import Services
-from arena.event.store import ResultsStore
 from arena.event.tables import toml_value
 from arena.players.base import AbsentPlayer, Player
-from arena.players.records import GameRecord
 from arena.players.table import play_game
 from arena.players.web import WebSeat
+from arena.records.format import GameRecord
+from arena.records.store import ResultsStore
 from arena.transports.grpc.tokens import new_token
 
 __all__ = ["PERSON", "Held", "Sitting", "Sittings", "opponent_spec"]
