@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test test-fast soak lint bench clean
+.PHONY: demo test test-fast test-unit soak lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -20,6 +20,15 @@ test: $(STAMP)  ## set up, then run the test suite (all but the long soak runs m
 
 test-fast: $(STAMP)  ## set up, then run the tests not marked slow (the long soak, load and end-to-end runs)
 	$(BIN)/python -m pytest -q -n 2 -m "not slow and not soak"
+
+# The pure tests: the rules core, the records, the standings and the plan. They start no process and open no
+# socket (tests/helpers/pure.py fails a test that does), so they run in one process in under a minute.
+UNIT_TESTS := tests/test_cards.py tests/test_dealing.py tests/test_rules.py tests/test_scoring.py tests/test_game.py \
+	tests/test_one_rule.py tests/test_properties.py tests/test_ratings_basic.py tests/test_standings_status.py \
+	tests/test_rank_ranges.py tests/test_sequential.py tests/test_stats.py tests/test_schedule.py tests/test_config.py
+
+test-unit: $(STAMP)  ## set up, then run the pure tests (the rules core, the records, the standings, the plan) in one process
+	$(BIN)/python -m pytest -q -p tests.helpers.pure -m "not soak" $(UNIT_TESTS)
 
 soak: $(STAMP)  ## set up, then run the long soak and statistical runs that make test leaves out
 	$(BIN)/python -m pytest -q -n 2 -m soak

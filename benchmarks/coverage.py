@@ -15,7 +15,7 @@ round score (tenths) is
   whole call): a centred exponential, skewness −2, with the same standard deviation;
 - noise: everything else, fresh at every table.
 
-The games are built as records (:class:`~arena.players.records.GameRecords`) and go through
+The games are built as records (:class:`~arena.records.format.GameRecords`) and go through
 ``tally(records).standings()``; a bot's true duplicate score per game is 5 × (its skill − the mean skill of
 the others), which its interval should cover 95 % of the time. Printed per field size: the share of
 intervals that covered the truth, its binomial standard error, and the mean interval width.
@@ -40,8 +40,8 @@ from collections.abc import Sequence
 from arena.core.cards import Hand, Suit
 from arena.core.game import places
 from arena.core.rules import Rules
-from arena.players.records import GameRecords, RoundRecord
 from arena.rating.ratings import tally
+from arena.records.format import GameRecords, RoundRecord
 
 RULES = Rules.profile()
 ROUNDS = 5

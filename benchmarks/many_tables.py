@@ -35,8 +35,8 @@ from arena.core.dealing import seeded_deals  # noqa: E402
 from arena.core.faults import FaultKind  # noqa: E402
 from arena.core.rules import Rules  # noqa: E402
 from arena.players.pauses import paused_s  # noqa: E402
-from arena.players.records import GameRecord  # noqa: E402
 from arena.players.table import TableSettings  # noqa: E402
+from arena.records.format import GameRecord  # noqa: E402
 from arena.transports.grpc.server import ArenaServer, ServerSettings  # noqa: E402
 from arena.transports.grpc.tokens import token_sha256  # noqa: E402
 from protocol import callbreak_pb2 as pb  # noqa: E402

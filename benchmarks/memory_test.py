@@ -44,13 +44,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.event.config import parse_config
 from arena.event.schedule import play_order
-from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecords
 from arena.rating.ratings import PairReport
 from arena.rating.report import read_folder
 from arena.rating.standing import MEMORY_LEVEL, PAIR_LEVEL
 from arena.rating.stats import ClusteredMean, ClusteredPair, field_datum_diffs, one_sided_difference
+from arena.records.format import GameRecords
+from arena.records.store import ResultsStore
 from benchmarks.planted_bots import RememberingBot
 
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"

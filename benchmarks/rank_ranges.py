@@ -44,9 +44,9 @@ from pathlib import Path
 from arena.ladder.blocks import RatingModel
 from arena.ladder.queries import Standing as LadderStanding
 from arena.ladder.queries import rank_versions, score_interval
-from arena.players.records import GameRecords
 from arena.rating.ratings import tally
 from arena.rating.standing import listed_apart
+from arena.records.format import GameRecords
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere

@@ -42,8 +42,8 @@ from pathlib import Path
 from arena.event.config import parse_config
 from arena.event.schedule import Assignment
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecord, GameRecords
 from arena.rating.sequential import METHODS, Method, RunningLlr
+from arena.records.format import GameRecord, GameRecords
 
 DATA = Path(__file__).parent / "data"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"

@@ -52,7 +52,7 @@ from arena.event.sandbox import bwrap_problem
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecord, GameRecords
+from arena.records.format import GameRecord, GameRecords
 
 ROOT = Path(__file__).resolve().parent.parent
 BOTS = ROOT / "benchmarks" / "trivial_bots.py"

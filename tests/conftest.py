@@ -30,8 +30,8 @@ import pytest
 from grpc.experimental.aio import init_grpc_aio
 
 from arena.core.rules import Rules
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings
+from arena.records.format import GameRecord
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.tokens import token_sha256
 from protocol import callbreak_pb2 as pb

@@ -14,8 +14,8 @@ from arena.core.dealing import seeded_deals
 from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
 from arena.players.local import LocalPlayer
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings, play_game
+from arena.records.format import GameRecord
 from arena.transports.grpc.server import ArenaServer
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

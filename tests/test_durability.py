@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.store import ResultsStore
+from arena.records.store import ResultsStore
 from tests.helpers.runs import ROOT, cli, copy_results, finished_tournament, tournament_text, write
 
 INTERVAL = 0.2

@@ -15,8 +15,8 @@ from arena.core.dealing import seeded_deals
 from arena.core.faults import Fault, FaultKind, fallback_card
 from arena.core.game import Round
 from arena.core.rules import Rules
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings
+from arena.records.format import GameRecord
 from tests.conftest import BotProcess, Bots, arena, check_record, run
 from tests.helpers.seating import seat_and_play
 

@@ -17,7 +17,7 @@ from google.protobuf.message import Message
 
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 from protocol import callbreak_pb2 as pb
 from tests.conftest import BotProcess, Bots, arena, run
 from tests.helpers.seating import seat_and_play

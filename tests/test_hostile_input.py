@@ -25,8 +25,8 @@ from arena.core.dealing import seeded_deals
 from arena.core.faults import ANSWER_TEXT_LIMIT, FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.event.policy import FaultPolicy
 from arena.event.status import SessionState, Status
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings
+from arena.records.format import GameRecord
 from arena.transports.grpc.server import MAX_MESSAGE_BYTES, ArenaServer
 from arena.transports.grpc.session import END_QUIET_S, END_WAIT_S
 from arena.transports.grpc.strays import HELD_FAULTS, STRAY_LIMIT, STRAY_WINDOW_S, HeldFaults

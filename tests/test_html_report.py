@@ -14,11 +14,11 @@ import pytest
 from arena.cli import main
 from arena.event.manifest import Manifest
 from arena.event.plan import Plan
-from arena.event.store import ResultsStore
 from arena.rating import html as page_module
 from arena.rating.html import REPORT_FILE, html_report
 from arena.rating.report import read_folder
 from arena.rating.tables import matrix_cell, standings_cells
+from arena.records.store import ResultsStore
 from tests.helpers.classroom import class_event, podium_names, shown_as
 from tests.helpers.hostile_bots import SCRIPT_DETAIL, SCRIPT_VERSION
 from tests.helpers.pages import Node, body_rows, cells, parse

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.dealing import seeded_deals
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 from tests.conftest import Bots, arena, check_record, run, token
 from tests.helpers.seating import seat_and_play
 

@@ -23,13 +23,13 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena.event.status import STATUS
-from arena.event.store import ResultsStore
 from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockResult, BlockState, RatingPoint, Version, VersionState, utc_now
 from arena.ladder.service import FINAL, LadderService
+from arena.records.store import ResultsStore
 from tests.helpers.ladder import done_blocks, make_ladder, serve_until, serving
 from tests.helpers.runs import ROOT
 

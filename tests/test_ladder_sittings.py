@@ -27,10 +27,10 @@ from sqlalchemy import func, select
 
 from arena.core.faults import FaultKind
 from arena.event.audit import audit
-from arena.event.store import ResultsStore
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, Rating, Version, VersionState, utc_now
 from arena.ladder.founding import found_ladder
+from arena.records.store import ResultsStore
 from arena.web.ladder import LadderSite, SiteLimits
 from arena.web.sitting import PERSON
 from tests.helpers.ladder import GOOD_BOT, SANDBOX

@@ -1,7 +1,8 @@
 """The package's layers import only downwards, no module imports itself round a cycle, only the gRPC
 transport and the bot kit touch grpc, and nothing in the package names the sample bots.
 
-``arena/core`` < ``arena/players`` < ``arena/transports`` < ``arena/kit`` < ``arena/event`` <
+``arena/core`` < ``arena/records`` (the records format and the results folder) < ``arena/players`` <
+``arena/transports`` < ``arena/kit`` < ``arena/event`` <
 ``arena/rating`` < ``arena/ladder`` (the standing ladder) < ``arena/web`` (the pages a server answers) <
 ``arena/envs`` (the research environments) < ``arena/cli`` (the command line).
 ``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
@@ -33,8 +34,8 @@ from pathlib import Path
 import pytest
 
 ARENA = Path(__file__).resolve().parent.parent / "arena"
-LAYERS = {"errors": 0, "core": 1, "players": 2, "transports": 3, "kit": 4, "event": 5, "rating": 6, "ladder": 7,
-          "web": 8, "envs": 9, "cli": 10, "__main__": 11}
+LAYERS = {"errors": 0, "core": 1, "records": 2, "players": 3, "transports": 4, "kit": 5, "event": 6, "rating": 7,
+          "ladder": 8, "web": 9, "envs": 10, "cli": 11, "__main__": 12}
 GRPC = ("arena.transports.grpc.", "arena.kit.")
 """Where grpc and the generated protocol code may be imported."""
 FACES = {"__init__", "botkit"}
@@ -139,9 +140,9 @@ def test_the_checker_finds_each_kind_of_violation(tmp_path: Path, module: str, s
 def test_the_checker_passes_imports_that_go_down(tmp_path: Path) -> None:
     fake = tmp_path / "x.py"
     source = ("import asyncio\nimport grpc\nfrom arena.core.cards import Card\nfrom arena.errors import ArenaError\n"
-              "from arena.event.store import ResultsStore\n")
+              "from arena.records.store import ResultsStore\nfrom arena.event.plan import Plan\n")
     fake.write_text(source, encoding="utf-8")
-    assert violations(fake, "arena.transports.grpc.x") == [f"{fake}:5 imports arena.event.store, a layer above it"]
+    assert violations(fake, "arena.transports.grpc.x") == [f"{fake}:6 imports arena.event.plan, a layer above it"]
 
 
 # -- cycles -----------------------------------------------------------------------------------

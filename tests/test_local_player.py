@@ -24,8 +24,8 @@ from arena.core.rules import Rules
 from arena.core.views import View
 from arena.players.fast import play_fast
 from arena.players.local import InProcessBot, LocalPlayer
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings, play_game
+from arena.records.format import GameRecord
 from sample_bots.random_bot import RandomBot
 from tests.conftest import ROOT, check_record, run, without_timings
 from tests.helpers.arena_bots import (

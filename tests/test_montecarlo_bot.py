@@ -16,7 +16,7 @@ from arena.core.game import Game, Phase
 from arena.core.rules import PROFILES, Rules
 from arena.core.views import SeatView
 from arena.players.local import play_out
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 from sample_bots.heuristic_bot import HeuristicBot
 from sample_bots.montecarlo_bot import DEADLINE_SHARE, MIN_SAMPLES, Knowledge, MonteCarloBot
 from sample_bots.random_bot import RandomBot

@@ -25,8 +25,8 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules, legal_with_reason
 from arena.event.audit import audit
 from arena.event.sandbox import bwrap_problem
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings
+from arena.records.format import GameRecord
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from tests.conftest import ROOT, BotProcess, Bots, check_record, free_port, run, token, tokens
 from tests.helpers import runs

@@ -27,7 +27,7 @@ import pytest
 
 from arena.core.cards import Card, Suit
 from arena.core.rules import trick_winner
-from arena.event.store import ResultsStore
+from arena.records.store import ResultsStore
 from tests.helpers.runs import ROOT
 
 CHROMIUM = Path("/usr/bin/chromium")

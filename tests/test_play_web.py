@@ -29,8 +29,8 @@ from arena.core.cards import Card
 from arena.core.dealing import seat_seed
 from arena.core.rules import Rules
 from arena.event.audit import audit
-from arena.event.store import ResultsStore
-from arena.players.records import GameRecords
+from arena.records.format import GameRecords
+from arena.records.store import ResultsStore
 from arena.web.seat import BODY_BYTES, NOT_YOURS, SeatSite, card_text
 from arena.web.sitting import PERSON, Sitting
 from tests.helpers.pages import asked, version

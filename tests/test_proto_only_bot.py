@@ -12,7 +12,7 @@ import pytest
 
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 from tests.conftest import ROOT, Bots, arena, check_record, run, token
 from tests.helpers.seating import seat_and_play
 

@@ -18,14 +18,14 @@ from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
 from arena.event.config import parse_config
-from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
-from arena.players.records import RoundRecord, parse_record
 from arena.rating.ratings import compare, head_to_head, tally
 from arena.rating.sequential import describe, sprt
 from arena.rating.standing import NOT_RANKED_TITLE, Standing
 from arena.rating.stats import pentanomial_elo, t_cdf, t_quantile
 from arena.rating.tables import render_comparison, render_head_to_head, render_seat_report, render_standings
+from arena.records.format import RoundRecord, parse_record
+from arena.records.store import ResultsStore
 
 Record = dict[str, Any]
 RULES = Rules.profile().to_dict()

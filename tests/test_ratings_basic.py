@@ -12,9 +12,9 @@ import pytest
 
 from arena.core.game import places
 from arena.core.rules import Rules
-from arena.players.records import RoundRecord, parse_record
 from arena.rating.ratings import tally
 from arena.rating.tables import render_standings
+from arena.records.format import RoundRecord, parse_record
 
 Record = dict[str, Any]
 RULES = Rules.profile().to_dict()

@@ -12,8 +12,8 @@ from arena.core.faults import FaultKind
 from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.players.base import CallMade, Decision, DecisionKind, GameStart, TableEvent
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings
+from arena.records.format import GameRecord
 from arena.transports.grpc.lobby import Lobby
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.session import Session

@@ -19,11 +19,11 @@ from arena.cli import main
 from arena.event.config import parse_config
 from arena.event.manifest import Manifest
 from arena.event.plan import Plan
-from arena.event.store import ResultsStore
 from arena.event.tournament import Tournament
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 from arena.rating.standing import Standing
+from arena.records.store import ResultsStore
 
 ROOT = Path(__file__).resolve().parent.parent
 RANDOM = "sample_bots.random_bot:RandomBot"

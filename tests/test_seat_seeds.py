@@ -23,9 +23,9 @@ from arena.core.rules import Rules
 from arena.core.views import SeatView
 from arena.errors import ConfigError, RecordsError
 from arena.event.config import parse_config
-from arena.event.store import ResultsStore
 from arena.ladder.blocks import block_seat_key
 from arena.rating.zoo import block_seat_key as zoo_seat_key
+from arena.records.store import ResultsStore
 from sample_bots.montecarlo_bot import Knowledge, MonteCarloBot
 from tests.helpers.runs import UNSANDBOXED, records, run, write
 

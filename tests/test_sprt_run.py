@@ -16,13 +16,13 @@ from arena.errors import ConfigError
 from arena.event.audit import audit
 from arena.event.config import parse_config
 from arena.event.formats import SPRT_DEAL_SETS
-from arena.event.store import ResultsStore
 from arena.event.summary import RunSummary
 from arena.event.tournament import Tournament
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import compare
 from arena.rating.report import folder_report, read_folder
 from arena.rating.sequential import SprtResult, describe, fishtest_line, sprt
+from arena.records.store import ResultsStore
 
 RANDOM = "sample_bots.random_bot:RandomBot"
 HEURISTIC = "sample_bots.heuristic_bot:HeuristicBot"

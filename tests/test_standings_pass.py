@@ -23,10 +23,10 @@ from arena.core.rules import Rules
 from arena.errors import RecordsError
 from arena.event.config import parse_config
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecords, RoundRecord, TornLine, iter_records
 from arena.rating.ratings import tally
 from arena.rating.report import HEAD_TO_HEAD_FILE, folder_report, write_standings
 from arena.rating.tables import render_standings
+from arena.records.format import GameRecords, RoundRecord, TornLine, iter_records
 from benchmarks.coverage import SKEWED, STRONG, Model, coverage_counts
 from benchmarks.standings_memory import synthesise
 

@@ -21,13 +21,13 @@ from arena.event.config import TournamentConfig, parse_config
 from arena.event.manifest import BotStatus, Manifest
 from arena.event.plan import Plan
 from arena.event.schedule import Assignment, Block
-from arena.event.store import ResultsStore
-from arena.players.records import GameRecord, GameRecords, RoundRecord, parse_record
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import tally
 from arena.rating.report import STANDINGS_FILES, folder_report, write_standings
 from arena.rating.standing import NOT_RANKED_TITLE, Standing
 from arena.rating.tables import render_standings
+from arena.records.format import GameRecord, GameRecords, RoundRecord, parse_record
+from arena.records.store import ResultsStore
 
 Record = dict[str, Any]
 RULES = Rules.profile()

@@ -15,9 +15,9 @@ from arena.errors import RecordsError
 from arena.event.config import load_config
 from arena.event.manifest import Manifest, describe_difference, digest
 from arena.event.schedule import Assignment
-from arena.event.store import ResultsStore
 from arena.players.fast import play_fast
-from arena.players.records import game_lines, read_records, round_dict, round_json
+from arena.records.format import game_lines, read_records, round_dict, round_json
+from arena.records.store import ResultsStore
 from sample_bots.random_bot import RandomBot
 from tests.helpers.runs import copy_results, finished_tournament, games, records, run, write
 

@@ -3,7 +3,8 @@
 - What a test needs to read is in the repository (``tests/data``), never in a folder beside it.
 - ``make test`` runs every test but the long soak runs (marked ``soak``, each with a shorter test of its promise
   that does run); ``make test-fast`` also leaves out those marked ``slow``, and some are; ``make soak`` runs
-  the soak runs.
+  the soak runs; ``make test-unit`` runs the pure tests in one process, where a test that starts a process or
+  opens a socket fails (``tests/helpers/pure.py``).
 - What test modules share is in ``tests/helpers``: a test module imports no other test module.
 """
 
@@ -12,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import subprocess
+import sys
 from pathlib import Path
 
 from tests.helpers.bhoos import ENGINE_LOG, engine_log
@@ -70,3 +72,24 @@ def test_make_test_runs_all_but_the_soak_runs_and_make_test_fast_leaves_out_the_
     assert len(marked) >= 10, marked  # the marker is used, so the quick subset is quicker
     soaked = [path.name for path in suite_modules() if "pytest.mark.soak" in path.read_text(encoding="utf-8")]
     assert 0 < len(soaked) <= 8, soaked  # a few long runs, not a way around the suite
+
+
+def test_make_test_unit_runs_the_pure_tests_and_fails_a_test_that_starts_a_process_or_opens_a_socket(
+        tmp_path: Path) -> None:
+    [line] = make_dry_run("test-unit")
+    command = '.venv/bin/python -m pytest -q -p tests.helpers.pure -m "not soak" '
+    assert line.startswith(command)
+    files = line.removeprefix(command).split()
+    assert len(files) >= 10 and all((ROOT / name).is_file() for name in files)
+    planted = tmp_path / "test_planted.py"
+    planted.write_text(
+        "import socket, subprocess\n"
+        "def test_pure():\n    assert sum(range(4)) == 6\n"
+        "def test_a_process_refused_and_caught():\n    try:\n        subprocess.run(['true'])\n"
+        "    except RuntimeError:\n        pass\n"
+        "def test_a_socket():\n    socket.socket().close()\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "tests.helpers.pure",
+                           str(planted)], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert "2 failed, 1 passed" in done.stdout, done.stdout + done.stderr
+    assert "a unit test may not start a process (subprocess.Popen)" in done.stdout
+    assert "a unit test may not open a socket (socket.__new__)" in done.stdout

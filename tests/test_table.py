@@ -26,8 +26,8 @@ from arena.players.base import (
     TrickWon,
 )
 from arena.players.local import LocalPlayer
-from arena.players.records import GameRecord
 from arena.players.table import TableSettings, play_game
+from arena.records.format import GameRecord
 from sample_bots.random_bot import RandomBot
 from tests.conftest import check_record, without_timings
 

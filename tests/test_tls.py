@@ -14,7 +14,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.event.config import load_config
 from arena.event.tournament import Tournament
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc
 from tests.conftest import Bots, arena, check_record, run, token

@@ -15,8 +15,8 @@ import pytest
 
 from arena.core.cards import Card
 from arena.event.manifest import Manifest
-from arena.event.store import ResultsStore
-from arena.players.records import TornLine, group_games, iter_records
+from arena.records.format import TornLine, group_games, iter_records
+from arena.records.store import ResultsStore
 from arena.web.watch import Watch, WatchOptions, render_watch
 from tests.helpers.runs import ROOT, SLOW, finished_tournament
 

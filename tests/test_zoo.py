@@ -14,8 +14,8 @@ import pytest
 
 from arena.errors import ConfigError
 from arena.event.audit import audit
-from arena.event.store import ResultsStore
 from arena.rating.zoo import CANDIDATE, Zoo, block_seat_key, block_seed, load_zoo, opponents, rate
+from arena.records.store import ResultsStore
 from tests.helpers.ladder import GOOD_BOT
 from tests.helpers.runs import cli, needs_zoo
 

@@ -19,7 +19,7 @@ from arena.core.rules import PROFILES, SWITCHES, Rules
 from arena.errors import ArenaError
 
 if TYPE_CHECKING:
-    from arena.event.store import ResultsStore
+    from arena.records.store import ResultsStore
 
 _T = TypeVar("_T")
 
@@ -75,7 +75,7 @@ def rules_of(args: argparse.Namespace) -> Rules:
 
 def results_store(folder: Path) -> ResultsStore:
     """The store of a results folder; :class:`UsageError` when ``folder`` is not one."""
-    from arena.event.store import ResultsStore
+    from arena.records.store import ResultsStore
 
     store = ResultsStore(folder)
     if store.manifest() is None:

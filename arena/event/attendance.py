@@ -17,8 +17,8 @@ from arena.event.policy import Absence, absence
 from arena.event.release import Release
 from arena.event.seats import Seat, Seating
 from arena.event.status import TAKEN_OUT, BotCondition
-from arena.event.store import ResultsStore
 from arena.event.summary import RunSummary
+from arena.records.store import ResultsStore
 
 __all__ = ["Attendance"]
 

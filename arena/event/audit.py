@@ -29,8 +29,8 @@ from arena.event.formats import HOUSE_TRIO
 from arena.event.kinds import Rotation
 from arena.event.manifest import Manifest
 from arena.event.plan import Plan
-from arena.event.store import ResultsStore
-from arena.players.records import RoundRecord, read_records
+from arena.records.format import RoundRecord, read_records
+from arena.records.store import ResultsStore
 
 __all__ = ["Violation", "audit"]
 

@@ -52,14 +52,15 @@ from arena.event.botconfig import BotConfig, LaunchedBot, PythonBot
 from arena.event.bots import load_bot_class, make_bot
 from arena.event.branch import branch_for, end_branch
 from arena.event.config import TournamentConfig
+from arena.event.host import Host
 from arena.event.schedule import Assignment
-from arena.event.seats import BrokenPlayer
+from arena.event.seats import BrokenPlayer, Seat, SeatKind
 from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path, play_fast
 from arena.players.local import LocalPlayer
 from arena.players.pauses import settle
-from arena.players.records import GameRecord, game_lines
-from arena.players.table import TableSettings, play_game
+from arena.players.table import TableSettings
+from arena.records.format import GameRecord, game_lines
 
 __all__ = ["REPLACEMENTS", "Chunk", "Chunker", "Context", "GameJob", "PlayedGame", "Pool", "ProcessPool", "RayPool",
            "open_pool", "play_chunk"]
@@ -173,23 +174,35 @@ def _fast(context: Context, job: GameJob) -> GameRecord | None:
                      game_number=game.deal_set, first_dealer=game.first_dealer)
 
 
+class _Instances:
+    """The seats of a worker's in-process games: a fresh instance of each bot (or a broken seat), or the
+    fallback player."""
+
+    def __init__(self, context: Context) -> None:
+        self.context = context
+
+    async def player(self, seat: Seat, game: Assignment, fresh: list[Any]) -> Player:
+        if seat.kind is SeatKind.FALLBACK:
+            return AbsentPlayer(seat.bot, seat.reason)
+        instance = _make(self.context.bots[seat.bot])
+        return BrokenPlayer(seat.bot, instance) if isinstance(instance, str) else LocalPlayer(instance, seat.bot)
+
+    def give_back(self, seat: Seat) -> None:
+        return None  # an in-process seat holds nothing
+
+    async def stop(self, fresh: Sequence[Any]) -> None:
+        return None  # nor starts a process
+
+
 async def _table(context: Context, job: GameJob) -> GameRecord:
     """The game at a normal table, each seat a fresh instance (or the fallback, or a broken seat)."""
     game = job.game
-    players: list[Player] = []
-    for name, reason in zip(game.seats, job.fallback, strict=True):
-        if reason is not None:
-            players.append(AbsentPlayer(name, reason))
-            continue
-        instance = _make(context.bots[name])
-        players.append(BrokenPlayer(name, instance) if isinstance(instance, str) else LocalPlayer(instance, name))
-    try:
-        return await play_game(context.rules, players, _deal_source(context, job), table_id="t1", game_id=game.id,
-                               game_number=game.deal_set, first_dealer=game.first_dealer, settings=context.table,
+    seats = [Seat(name, SeatKind.LOCAL) if reason is None else Seat(name, SeatKind.FALLBACK, reason=reason)
+             for name, reason in zip(game.seats, job.fallback, strict=True)]
+    async with Host(_Instances(context), game) as host:
+        await host.seat(seats)  # an in-process seat launches nothing, so none fails to come
+        return await host.play(context.rules, _deal_source(context, job), table_id="t1", settings=context.table,
                                seat_key=context.seat_key)
-    finally:
-        for player in players:
-            await player.close()
 
 
 def _launches(context: Context, job: GameJob) -> bool:

@@ -28,19 +28,16 @@ import time
 from collections.abc import Sequence
 from multiprocessing import util
 from pathlib import Path
-from typing import Any
 
 from arena.core.dealing import DealSource
 from arena.event.botconfig import BotConfig
 from arena.event.config import TournamentConfig
+from arena.event.host import Host
 from arena.event.kinds import Backend
-from arena.event.launcher import LaunchFailed
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatingMode, SeatKind
 from arena.event.services import Services
-from arena.players.base import Player
-from arena.players.records import GameRecord
-from arena.players.table import play_game
+from arena.records.format import GameRecord
 
 __all__ = ["Branch", "branch_for", "end_branch"]
 
@@ -127,41 +124,19 @@ class Branch:
 
     async def _game(self, game: Assignment, fallback: tuple[str | None, ...], deals: DealSource) -> GameRecord | None:
         async with self._tables:
-            seating = self.seating
             seats: list[Seat] = []
-            players: list[Player] = []
-            fresh: list[Any] = []
             try:
-                try:
-                    for bot, reason in zip(game.seats, fallback, strict=True):
-                        seats.append(await self._take(bot, reason))
-                except _Unseated:
-                    for seat in seats:
-                        seating.give_back(seat)
+                for bot, reason in zip(game.seats, fallback, strict=True):
+                    seats.append(await self._take(bot, reason))
+            except _Unseated:
+                for seat in seats:
+                    self.seating.give_back(seat)
+                return None
+            async with Host(self.seating, game) as host:
+                if not await host.seat(seats):
                     return None
-                # The four seats are made at once: processes started for the game start side by side.
-                made = await asyncio.gather(*(seating.player(seat, game, fresh) for seat in seats),
-                                            return_exceptions=True)
-                players.extend(p for p in made if not isinstance(p, BaseException))
-                failed = [p for p in made if isinstance(p, BaseException)]
-                if failed:
-                    for seat, outcome in zip(seats, made, strict=True):
-                        if isinstance(outcome, BaseException):
-                            seating.give_back(seat)
-                    if any(not isinstance(err, LaunchFailed) for err in failed):
-                        raise next(err for err in failed if not isinstance(err, LaunchFailed))
-                    return None
-                record = await play_game(
-                    self.config.rules, players, deals, table_id="t1", game_id=game.id, game_number=game.deal_set,
-                    first_dealer=game.first_dealer, settings=self.config.table, seat_key=self.seat_key,
-                )
-                return record
-            finally:
-                for player in players:
-                    await player.close()
-                if seating.launcher is not None:
-                    for entry in fresh:
-                        await seating.launcher.stop(entry)
+                return await host.play(self.config.rules, deals, table_id="t1", settings=self.config.table,
+                                       seat_key=self.seat_key)
 
     @property
     def broken(self) -> dict[str, str]:

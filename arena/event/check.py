@@ -45,12 +45,12 @@ from arena.event.kinds import BotKind
 from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.schedule import Assignment
 from arena.event.scratch import remove_leftovers, scratch_folder
-from arena.event.store import MANIFEST, ResultsStore
 from arena.event.summary import RunSummary
 from arena.event.tournament import Tournament
 from arena.players.base import DecisionKind
-from arena.players.records import GameRecord, GameRecords, RoundRecord
 from arena.players.table import Asked
+from arena.records.format import GameRecord, GameRecords, RoundRecord
+from arena.records.store import MANIFEST, ResultsStore
 
 __all__ = ["KINDS", "LATE_IN_A_ROW", "LOGS", "OPPONENTS", "BotCheck", "BotUnderTest", "Check", "FaultPlace",
            "bot_table", "check_bot", "default_profiles", "play_one_deal_set", "report"]

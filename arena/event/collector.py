@@ -25,7 +25,7 @@ from arena.event.placement import launched_on_workers
 from arena.event.recorder import Recorder
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 
 __all__ = ["Collector"]
 

@@ -33,9 +33,9 @@ from arena.event.planner import Planner, write_plan
 from arena.event.policy import FaultPolicy
 from arena.event.schedule import Block, Schedule
 from arena.event.status import TAKEN_OUT, BotCondition
-from arena.event.store import ResultsStore
 from arena.event.tally import Tally
-from arena.players.records import GameRecords
+from arena.records.format import GameRecords
+from arena.records.store import ResultsStore
 
 __all__ = ["Preparation", "Recorded", "add_house", "as_begun", "identity", "open_folder", "prepare", "schedule_of"]
 

@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from arena.errors import RecordsError
 from arena.event.config import TournamentConfig
 from arena.event.schedule import Assignment
-from arena.event.store import ResultsStore
-from arena.players.records import GameRecord, game_lines
+from arena.records.format import GameRecord, game_lines
+from arena.records.store import ResultsStore
 
 __all__ = ["Recorder"]
 

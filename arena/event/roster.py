@@ -43,7 +43,6 @@ from typing import Any
 from arena.errors import ConfigError
 from arena.event.defaults import ROSTER_FILE
 from arena.event.entries import is_name
-from arena.event.store import write_atomic
 from arena.event.submissions import (
     MANIFEST,
     OPEN_FLAGS,
@@ -56,6 +55,7 @@ from arena.event.submissions import (
     refuse_odd,
     walk,
 )
+from arena.records.store import write_atomic
 from arena.transports.grpc.tokens import is_sha256, new_token, token_sha256
 
 __all__ = [

@@ -22,7 +22,7 @@ import dataclasses
 import enum
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from arena.core.faults import FaultKind, PlayerFault
@@ -221,6 +221,12 @@ class Seating:
             self.server.lobby.give_back(seat.remote.session)
         if seat.kind is SeatKind.SINGLE:
             self._busy.discard(seat.bot)
+
+    async def stop(self, fresh: Sequence[Any]) -> None:
+        """Stops the processes launched for a game (those :meth:`player` appended to its ``fresh``)."""
+        if self.launcher is not None:
+            for entry in fresh:
+                await self.launcher.stop(entry)
 
     async def player(self, seat: Seat, game: Assignment, fresh: list[Any]) -> Player:
         """The player of a seat; a process launched for the game is appended to ``fresh``.

@@ -17,14 +17,13 @@ from typing import Any
 from arena.core.dealing import DealSource
 from arena.core.rules import Rules
 from arena.event.dispatcher import Dispatcher
-from arena.event.launcher import LaunchFailed
+from arena.event.host import Host
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.status import TableState
-from arena.players.base import Player
 from arena.players.fast import play_fast
-from arena.players.records import GameRecord
-from arena.players.table import Asked, TableSettings, play_game
+from arena.players.table import Asked, TableSettings
+from arena.records.format import GameRecord
 
 __all__ = ["Slots"]
 
@@ -79,51 +78,28 @@ class Slots:
                 for slot, (game, fallback, began) in sorted(self._tables.items())]
 
     async def _play(self, game: Assignment, seats: list[Seat], slot: int) -> None:
-        seating = self.seating
-        players: list[Player] = []
-        fresh: list[Any] = []
         self._tables[slot] = (game, [s.bot for s in seats if s.kind == SeatKind.FALLBACK], time.monotonic())
         self._rounds_done[slot] = 0
+
+        def rounds(game: Assignment, record: GameRecord, first: int) -> None:
+            self._rounds(game, record, first)
+            self._rounds_done[slot] = len(record.rounds)
+
         try:
-            # The four seats are made at once: processes started for the game start side by side.
-            made = await asyncio.gather(*(seating.player(seat, game, fresh) for seat in seats),
-                                        return_exceptions=True)
-            players.extend(p for p in made if not isinstance(p, BaseException))
-            failed = [p for p in made if isinstance(p, BaseException)]
-            if failed:
-                for seat, outcome in zip(seats, made, strict=True):
-                    if isinstance(outcome, BaseException):
-                        seating.give_back(seat)
-                if any(not isinstance(err, LaunchFailed) for err in failed):
-                    raise next(err for err in failed if not isinstance(err, LaunchFailed))
-                self.dispatcher.put_back(game)
-                return
-            written = 0
-
-            def store(record: GameRecord) -> None:
-                nonlocal written  # each round is written as soon as it is played
-                self._rounds(game, record, written)
-                written = len(record.rounds)
-                self._rounds_done[slot] = written
-
-            record = await play_game(
-                self.rules, players, self.deals(game.deal_set), table_id=f"t{slot}", game_id=game.id,
-                game_number=game.deal_set, first_dealer=game.first_dealer, settings=self.settings, on_round=store,
-                seat_key=self.seat_key, on_asked=self._asked,
-            )
-            if written < len(record.rounds):
-                store(record)
-            self._finished(game, record)
-        except asyncio.CancelledError:
-            raise
-        except BaseException as err:  # the arena's own failure (a bot's is a fault): it ends the run
-            self._failed(err)
+            async with Host(self.seating, game) as host:
+                try:
+                    if not await host.seat(seats):
+                        self.dispatcher.put_back(game)
+                        return
+                    record = await host.play(self.rules, self.deals(game.deal_set), table_id=f"t{slot}",
+                                             settings=self.settings, seat_key=self.seat_key, rounds=rounds,
+                                             asked=self._asked)
+                    self._finished(game, record)
+                except asyncio.CancelledError:
+                    raise
+                except BaseException as err:  # the arena's own failure (a bot's is a fault): it ends the run
+                    self._failed(err)
         finally:
-            for player in players:
-                await player.close()
-            if seating.launcher is not None:
-                for entry in fresh:
-                    await seating.launcher.stop(entry)
             del self._tables[slot]
             self.free.append(slot)
             self._changed()

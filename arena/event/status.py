@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, cast
 
 from arena.errors import RecordsError
-from arena.event.store import write_atomic
+from arena.records.store import write_atomic
 
 __all__ = ["STATUS", "TAKEN_OUT", "BotCondition", "BotState", "Progress", "RunState", "SessionState", "Status",
            "TableState", "read_status", "snapshot", "write_status"]

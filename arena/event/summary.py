@@ -9,7 +9,7 @@ from typing import Protocol
 
 from arena.event.schedule import Assignment
 from arena.event.status import Told
-from arena.players.records import GameRecord, GameRecords
+from arena.records.format import GameRecord, GameRecords
 
 __all__ = ["Judge", "RunSummary"]
 

@@ -37,12 +37,12 @@ from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.services import Services
 from arena.event.slots import Slots
 from arena.event.status import BotCondition, Progress, RunState, Status, snapshot, write_status
-from arena.event.store import ResultsStore
 from arena.event.summary import Judge, RunSummary
 from arena.event.tally import Tally
 from arena.players.pauses import settle
-from arena.players.records import GameRecord, GameRecords
 from arena.players.table import Asked
+from arena.records.format import GameRecord, GameRecords
+from arena.records.store import ResultsStore
 
 __all__ = ["Tournament", "woken"]
 

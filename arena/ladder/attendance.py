@@ -21,7 +21,7 @@ import dataclasses
 from collections.abc import Sequence
 
 from arena.core.faults import FaultKind
-from arena.players.records import GameRecords
+from arena.records.format import GameRecords
 
 __all__ = ["Attendance", "attendance", "games_words"]
 

@@ -36,12 +36,12 @@ from arena.event.formats import HOUSE_TRIO
 from arena.event.kinds import Rotation
 from arena.event.preparation import schedule_of
 from arena.event.sandbox import SandboxSettings, sandbox_table
-from arena.event.store import ResultsStore
 from arena.event.submissions import read_submission
 from arena.event.tables import toml_value
 from arena.ladder.db import Version
 from arena.ladder.settings import LadderSettings
-from arena.players.records import GameRecords
+from arena.records.format import GameRecords
+from arena.records.store import ResultsStore
 
 __all__ = ["BLOCK_SEED_BITS", "BlockOutcome", "RatingModel", "block_config", "block_name", "block_seat_key",
            "block_seed", "bot_table", "bot_under_test", "event_text", "first_seats", "outcome", "rate_games"]

@@ -24,7 +24,6 @@ from sqlalchemy import func, select
 
 from arena.event.audit import audit
 from arena.event.formats import HOUSE_TRIO
-from arena.event.store import MANIFEST
 from arena.ladder.attendance import attendance
 from arena.ladder.blocks import BlockOutcome, RatingModel, outcome, rate_games
 from arena.ladder.control import REMOTE, Ladder
@@ -40,6 +39,7 @@ from arena.ladder.db import (
     Version,
 )
 from arena.ladder.service import test_state
+from arena.records.store import MANIFEST
 
 __all__ = ["TOLERANCE", "Agreement", "check_ladder"]
 

@@ -45,7 +45,6 @@ from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
-from arena.event.store import ResultsStore
 from arena.ladder.control import REMOTE
 from arena.ladder.db import (
     Block,
@@ -65,13 +64,14 @@ from arena.ladder.db import (
     aware,
 )
 from arena.ladder.service import FINAL
-from arena.players.records import GameRecords, RoundRecord
 from arena.rating.fairplay import memory_text, pair_lines
 from arena.rating.html import REPORT_FILE
 from arena.rating.ranks import pair_quantile, rank_ranges
 from arena.rating.ratings import PAIRED_BOTS, PairReport, tally
 from arena.rating.standing import MemoryTest, PairEffect
 from arena.rating.stats import ClusteredMean, ClusteredPair, MeanCI, one_sided_difference, t_quantile
+from arena.records.format import GameRecords, RoundRecord
+from arena.records.store import ResultsStore
 
 __all__ = [
     "CHECKS_SHOWN", "FAULTS_SHOWN", "PLAYING_SHOWN", "RATING_POINTS", "RECENT_BLOCKS", "SHOWN_STATES", "TESTS_SHOWN",

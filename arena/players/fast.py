@@ -2,7 +2,7 @@
 
 When all four seats are in-process Python bots that offer the fast interface below, a game is
 played through :meth:`arena.core.game.Game.playout`, with no views, no events and no asyncio, and
-gives the same :class:`~arena.players.records.GameRecord` a normal table would (timings aside). A bot
+gives the same :class:`~arena.records.format.GameRecord` a normal table would (timings aside). A bot
 offers the fast path with two methods:
 
 - ``fast_call(seat, game, round, hand, calls) -> int``: ``hand`` is the mask of the cards dealt
@@ -23,7 +23,7 @@ from typing import Any
 from arena.core.dealing import DealSource
 from arena.core.game import Game, Round
 from arena.core.rules import Rules
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 
 __all__ = ["has_fast_path", "play_fast"]
 

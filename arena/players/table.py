@@ -14,7 +14,7 @@ thrown-in hands are never shown).
 
 Every decision the arena makes for a seat (a fallback call or card) is counted per round, so the
 standings can say what share of a bot's decisions it really made. The game comes back as a
-:class:`~arena.players.records.GameRecord`, which the records module writes.
+:class:`~arena.records.format.GameRecord`, which the records module writes.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ from arena.players.base import (
     TableEvent,
     TrickWon,
 )
-from arena.players.records import GameRecord
+from arena.records.format import GameRecord
 
 __all__ = ["Asked", "TableSettings", "play_game"]
 

@@ -8,8 +8,8 @@ import dataclasses
 from collections.abc import Callable
 from typing import Any
 
-from arena.players.records import GameRecords, RoundRecord
 from arena.rating.standing import RoundMark
+from arena.records.format import GameRecords, RoundRecord
 
 __all__ = ["Bounds", "Digest", "FaultEntry", "round_faults", "schedule_key"]
 

@@ -45,8 +45,6 @@ from arena.errors import ArenaError, CardError, RecordsError
 from arena.event.manifest import Manifest
 from arena.event.roster import read_roster
 from arena.event.status import read_status
-from arena.event.store import ResultsStore, write_atomic
-from arena.players.records import GameRecords, RoundRecord
 from arena.rating.digest import Bounds, Digest, round_faults, schedule_key
 from arena.rating.fairplay import fairplay_section
 from arena.rating.pages import Markup, policy, render, script, style
@@ -66,6 +64,8 @@ from arena.rating.tables import (
     standings_notes,
     unit_name,
 )
+from arena.records.format import GameRecords, RoundRecord
+from arena.records.store import ResultsStore, write_atomic
 
 __all__ = [
     "CHART_POINTS",

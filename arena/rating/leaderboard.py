@@ -36,14 +36,14 @@ from arena.core.scoring import tenths_per_point
 from arena.errors import ArenaError
 from arena.event.roster import read_roster
 from arena.event.status import BotState, Status, read_status
-from arena.event.store import ResultsStore
-from arena.players.records import read_tail
 from arena.rating.fairplay import memory_words
 from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style
 from arena.rating.report import read_folder
 from arena.rating.standing import NOT_RANKED_TITLE, Standing
 from arena.rating.tables import podium, rank_text, unit_name
+from arena.records.format import read_tail
+from arena.records.store import ResultsStore
 
 __all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
            "render_page"]

@@ -17,12 +17,12 @@ from arena.event.formats import SprtOptions
 from arena.event.kinds import Rotation
 from arena.event.manifest import Manifest
 from arena.event.schedule import Assignment
-from arena.event.store import ResultsStore
-from arena.players.records import GameRecord, GameRecords
 from arena.rating.html import write_report_files
 from arena.rating.report import write_standings
 from arena.rating.sequential import SequentialTest, SprtResult, fishtest_line
 from arena.rating.standing import BlockDifferences
+from arena.records.format import GameRecord, GameRecords
+from arena.records.store import ResultsStore
 
 __all__ = ["LiveJudge"]
 

@@ -57,7 +57,6 @@ from arena.event.config import UNRANKED_ABOVE_FALLBACK_PCT
 from arena.event.kinds import Rotation
 from arena.event.manifest import BotStatus
 from arena.event.plan import Plan
-from arena.players.records import GameRecords, RoundRecord
 from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
 from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
 from arena.rating.standing import (
@@ -82,6 +81,7 @@ from arena.rating.stats import (
     field_matchpoints,
     one_sided_difference,
 )
+from arena.records.format import GameRecords, RoundRecord
 
 __all__ = [
     "PAIRED_BOTS",

@@ -27,8 +27,6 @@ from arena.event.formats import SprtOptions, stored_options
 from arena.event.kinds import Format, Rotation
 from arena.event.manifest import Manifest
 from arena.event.status import read_status
-from arena.event.store import ResultsStore, write_atomic
-from arena.players.records import GameRecords, TornLine, iter_records
 from arena.rating.fairplay import pair_lines, pairs_dict
 from arena.rating.ratings import Tally
 from arena.rating.sequential import sprt
@@ -44,6 +42,8 @@ from arena.rating.tables import (
     seat_dict,
     standings_dict,
 )
+from arena.records.format import GameRecords, TornLine, iter_records
+from arena.records.store import ResultsStore, write_atomic
 
 __all__ = [
     "HEAD_TO_HEAD_FILE",

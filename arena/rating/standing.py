@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.event.config import UNRANKED_ABOVE_FALLBACK_PCT
-from arena.players.records import GameRecords
 from arena.rating.sequential import SprtResult
 from arena.rating.stats import MeanCI, PairElo
+from arena.records.format import GameRecords
 
 __all__ = [
     "CLUSTERED_BY",

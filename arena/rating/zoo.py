@@ -31,10 +31,10 @@ from arena.errors import ConfigError
 from arena.event.bots import load_bot_class, registered_bot
 from arena.event.config import parse_config
 from arena.event.preparation import as_begun
-from arena.event.store import ResultsStore
 from arena.event.tables import toml_value
 from arena.event.tournament import Tournament
 from arena.rating.stats import mean_ci
+from arena.records.store import ResultsStore
 
 __all__ = ["CANDIDATE", "Member", "Rating", "Zoo", "block_seat_key", "block_seed", "check_members", "load_zoo",
            "opponents", "rate"]

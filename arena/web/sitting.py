@@ -4,8 +4,9 @@ sittings a site holds at once (:class:`Sittings`).
 A :class:`Sitting` is a gauntlet of one deal set whose champion is the person: the same deals four times, the
 seats rotated, as every block of a tournament is played. Its results folder is a tournament's (a manifest, then a
 line of ``records.jsonl`` per round, written as each round ends), so ``replay``, ``report`` and ``verify`` read it
-as any other; ``verify`` passes once the four games are played. The games are played by the table runner, the
-person's seat a :class:`~arena.players.web.WebSeat`, which never runs out of time. Each bot is any ``[[bots]]``
+as any other; ``verify`` passes once the four games are played. The games are hosted as every game is
+(:class:`~arena.event.host.Host`), the person's seat a :class:`~arena.players.web.WebSeat`, which never runs out
+of time. Each bot is any ``[[bots]]``
 table but a remote one (a bot that connects by itself plays where it connects), seated as a tournament seats it
 (:class:`~arena.event.seats.Seating`, its launcher and sandbox started by :class:`~arena.event.services.Services`):
 an in-process bot a fresh instance in a thread of its own, a launched one a process of its own for each game
@@ -32,6 +33,7 @@ from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.event.check import OPPONENTS
 from arena.event.config import TournamentConfig, parse_config
+from arena.event.host import Host
 from arena.event.launcher import LaunchFailed
 from arena.event.preparation import identity, prepare
 from arena.event.recorder import Recorder
@@ -39,12 +41,11 @@ from arena.event.sandbox import SandboxSettings, sandbox_table
 from arena.event.schedule import Assignment
 from arena.event.seats import Seat, Seating, SeatKind
 from arena.event.services import Services
-from arena.event.store import ResultsStore
 from arena.event.tables import toml_value
 from arena.players.base import AbsentPlayer, Player
-from arena.players.records import GameRecord
-from arena.players.table import play_game
 from arena.players.web import WebSeat
+from arena.records.format import GameRecord
+from arena.records.store import ResultsStore
 from arena.transports.grpc.tokens import new_token
 
 __all__ = ["PERSON", "Held", "Sitting", "Sittings", "opponent_spec"]
@@ -174,54 +175,45 @@ class Sitting:
             self._store.close()
 
     def _seat(self, name: str) -> Seat:
-        """The seat of bot ``name`` for a game: its own, or the fallback player's once its launches are spent."""
+        """The seat of ``name`` for a game: the person's, the bot's own, or the fallback player's once its launches
+        are spent."""
+        if name == PERSON:
+            return Seat(name, SeatKind.REMOTE)  # the configuration's remote bot: its player is the page's seat
         seating = self._seating
         if not seating.present(name):
             return Seat(name, SeatKind.FALLBACK, reason=seating.fallback_reason(name))
         return Seat(name, SeatKind(seating.mode(name).value))
 
-    async def _player(self, name: str, game: Assignment, fresh: list[Any]) -> Player:
-        try:
-            return await self._seating.player(self._seat(name), game, fresh)
-        except LaunchFailed:
-            launcher = self._seating.launcher
-            why = launcher.broken.get(name, "") if launcher is not None else ""
-            return AbsentPlayer(name, why or f"{name}'s process for this game did not start (its log says why)")
-
     async def _play(self, game: Assignment, recorder: Recorder) -> GameRecord:
-        bots: list[Player] = []
-        fresh: list[Any] = []
+        async with Host(_Chairs(self._seating, self.seat), game) as host:
+            await host.seat([self._seat(name) for name in game.seats])  # a launch that fails seats the fallback
+            return await host.play(self.config.rules, seeded_deals(self.seed, game.deal_set), table_id="web",
+                                   settings=self.config.table, seat_key=self._seat_key, rounds=recorder.rounds)
+
+
+class _Chairs:
+    """The players of a sitting's game: the person's page, and each bot seated as a tournament seats it, the
+    fallback player in the seat of a bot whose process for the game did not start."""
+
+    def __init__(self, seating: Seating, person: WebSeat) -> None:
+        self.seating = seating
+        self.person = person
+
+    async def player(self, seat: Seat, game: Assignment, fresh: list[Any]) -> Player:
+        if seat.bot == PERSON:
+            return self.person
         try:
-            # The bots are made at once: processes started for the game start side by side.
-            made = await asyncio.gather(*(self._player(name, game, fresh) for name in game.seats if name != PERSON),
-                                        return_exceptions=True)
-            bots = [player for player in made if not isinstance(player, BaseException)]
-            failed = [err for err in made if isinstance(err, BaseException)]
-            if failed:
-                raise failed[0]
-            seated = iter(bots)
-            players = [self.seat if name == PERSON else next(seated) for name in game.seats]
-            written = 0
+            return await self.seating.player(seat, game, fresh)
+        except LaunchFailed:
+            launcher = self.seating.launcher
+            why = launcher.broken.get(seat.bot, "") if launcher is not None else ""
+            return AbsentPlayer(seat.bot, why or f"{seat.bot}'s process for this game did not start (its log says why)")
 
-            def store(record: GameRecord) -> None:
-                nonlocal written  # each round is written as soon as it is played
-                recorder.rounds(game, record, written)
-                written = len(record.rounds)
+    def give_back(self, seat: Seat) -> None:
+        self.seating.give_back(seat)
 
-            record = await play_game(self.config.rules, players, seeded_deals(self.seed, game.deal_set),
-                                     table_id="web", game_id=game.id, game_number=game.deal_set,
-                                     first_dealer=game.first_dealer, settings=self.config.table, on_round=store,
-                                     seat_key=self._seat_key)
-            if written < len(record.rounds):
-                store(record)
-            return record
-        finally:
-            for player in bots:
-                await player.close()
-            launcher = self._seating.launcher
-            if launcher is not None:
-                for entry in fresh:
-                    await launcher.stop(entry)
+    async def stop(self, fresh: Sequence[Any]) -> None:
+        await self.seating.stop(fresh)
 
 
 @dataclasses.dataclass

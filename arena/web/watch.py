@@ -38,9 +38,9 @@ from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
 from arena.event.defaults import WATCH_DELAY_S
 from arena.event.manifest import Manifest
-from arena.event.store import ResultsStore
-from arena.players.records import GameRecords, TornLine, group_games, iter_records
 from arena.rating.pages import policy
+from arena.records.format import GameRecords, TornLine, group_games, iter_records
+from arena.records.store import ResultsStore
 from arena.web.guard import TEXT, fields
 
 __all__ = ["Shown", "Watch", "WatchOptions", "render_watch", "watch_routes"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from arena.core.dealing import DealSource
-from arena.players.records import GameRecord
 from arena.players.table import play_game
+from arena.records.format import GameRecord
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.server import ArenaServer
 

@@ -8,7 +8,7 @@ ends. The fsync is a group commit on a worker thread of its
 own (a timer thread, whatever runs the store: an event loop or not), started at most
 :attr:`ResultsStore.sync_interval` after the first record it covers was written, and never more
 often than once per interval; :meth:`ResultsStore.close` fsyncs whatever is left. The format is
-public (``docs/records.md``), and written and read by :mod:`arena.players.records` alone: the store
+public (``docs/records.md``), and written and read by :mod:`arena.records.format` alone: the store
 keeps the file.
 
 Resume reads the records back. A torn last line (a power cut in the middle of a write) is
@@ -30,7 +30,7 @@ from typing import Any, TextIO
 
 from arena.core.dealing import SEAT_KEY_BYTES
 from arena.errors import RecordsError
-from arena.players.records import (
+from arena.records.format import (
     GameRecords,
     RoundRecord,
     TornLine,
