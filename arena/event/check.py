@@ -352,7 +352,8 @@ class _Pace:
         self.missed: dict[tuple[str, str], int] = {}
         """(profile, game id) -> the bot's decisions past the deadline in that game."""
         self.playing: dict[tuple[str, str], dict[DecisionKind, int]] = {}
-        """(profile, game id) -> the requests of each kind the bot answered itself in that game (in time)."""
+        """(profile, game id) -> the requests of each kind the bot answered itself in that game (in time), for each
+        game whose requests were watched (none are on the fast path)."""
         self.answered = {kind: 0 for kind in DecisionKind}
         """The requests of each kind the bot answered itself in the games played to the end."""
         self.late: dict[DecisionKind, list[tuple[str, FaultPlace]]] = {kind: [] for kind in DecisionKind}
@@ -368,6 +369,7 @@ class _Pace:
         if decision.names[decision.seat] != NAME or self.stopped:
             return
         game = (decision.view.rules.profile_name, decision.game_id)
+        counts = self.playing.setdefault(game, {kind: 0 for kind in DecisionKind})
         if self.starts and game not in self.first:
             self.first[game] = asked.elapsed_ms
         elif asked.elapsed_ms is not None:
@@ -376,7 +378,6 @@ class _Pace:
         if asked.fault not in _MISSED:
             late.clear()
             if asked.fault is None or asked.fault in _GROUPS["messages"]:  # an answer of its own, right or wrong
-                counts = self.playing.setdefault(game, {kind: 0 for kind in DecisionKind})
                 counts[decision.kind] += 1
             return
         self.missed[game] = self.missed.get(game, 0) + 1
@@ -393,11 +394,15 @@ class _Pace:
         tricks = sum(result.tricks_won[seat] for result in record.rounds)
         faults = sum(fault.seat == seat for fault in record.faults)
         key = (profile, record.game)
-        for kind, count in self.playing.pop(key, {}).items():
-            self.answered[kind] += count
         slowest, first, missed = self.slowest.pop(key, None), self.first.pop(key, None), self.missed.pop(key, 0)
-        parts = [f"{tricks} tricks taken in {len(record.rounds)} rounds", f"{faults} fault{'s' if faults != 1 else ''}",
-                 _slowest(slowest, first)]
+        parts = [f"{tricks} tricks taken in {len(record.rounds)} rounds", f"{faults} fault{'s' if faults != 1 else ''}"]
+        counts = self.playing.pop(key, None)
+        if counts is None:  # played on the fast path, in process, where no request is watched: each answer its own
+            counts = {DecisionKind.CALL: len(record.rounds), DecisionKind.PLAY: 13 * len(record.rounds)}
+        else:
+            parts.append(_slowest(slowest, first))
+        for kind, count in counts.items():
+            self.answered[kind] += count
         if missed:
             parts.append(f"{missed} past the deadline ({self.deadline_ms} ms)")
         self.log(f"game {self.done} of {self.total} ({profile} rules): {', '.join(parts)}")
