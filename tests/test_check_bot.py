@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.check import Check, report
+from arena.event.check import Check, _slowest, report
 from arena.event.sandbox import bwrap_problem
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import ROOT, cli, write
@@ -33,7 +33,7 @@ def test_the_sample_bots_pass_every_check_in_process_and_launched() -> None:
         out = lines(result.stdout)
         assert out[-1] == "7 of 7 checks passed"
         assert all(line.startswith(("PASS", "      ")) for line in out[:-2])
-        assert "PASS  20 full games without a fault" in out
+        assert "PASS  24 full games without a fault" in out
         assert any(line.startswith("      24 games under every rules profile, up to 4 tables at once")
                    for line in out)
         assert result.stderr.count("arena listening on") <= 1
@@ -96,8 +96,11 @@ def test_a_bot_that_cannot_start_fails_with_its_reason_and_the_path_of_its_kept_
     assert "INCOMPLETE  calls in the legal range under every rules profile" in out
     assert ("      not played under the nepali, master, bhoos, pagat, strict and dy rules: the bot did not play to "
             "the end under the nepali rules (see the first check)") in out
-    assert "FAIL  4 full games without a fault" in out
+    assert "FAIL  24 full games without a fault" in out
     assert out[-1] == "0 of 7 checks passed"
+    # Every path the report names is still there once the check has ended: its kept copy, not the temporary one.
+    named = re.findall(r"(/[^\s\"'),:]+)", result.stdout)
+    assert named and all(Path(path).exists() for path in named), named
     assert list(temp.iterdir()) == []  # the games' temporary folder is gone
 
 
@@ -199,10 +202,12 @@ def test_a_check_stopped_by_a_signal_reports_what_it_played_and_leaves_no_tempor
     report = lines(out)
     assert report[0] == "PASS  starts and connects"
     assert "INCOMPLETE  only legal cards" in report
-    assert (f"      not played under the nepali, master, bhoos, pagat, strict and dy rules: the check was stopped by "
-            f"{stopped_by} after {played} of 24 games") in report
-    assert "INCOMPLETE  20 full games without a fault" in report
-    assert (f"      only {played} of 20 games were played: the check was stopped by {stopped_by} after {played} of 24 "
+    # Only the profiles not played are named so; the one played in part says how much of it was.
+    assert played >= 4 or (f"      not played under the master, bhoos, pagat, strict and dy rules, and only {played} "
+                           f"of 4 games under the nepali rules played: the check was stopped by {stopped_by} after "
+                           f"{played} of 24 games") in report
+    assert "INCOMPLETE  24 full games without a fault" in report
+    assert (f"      only {played} of 24 games were played: the check was stopped by {stopped_by} after {played} of 24 "
             "games") in report
     assert report[-1] == "1 of 7 checks passed"
 
@@ -220,10 +225,10 @@ def test_a_bot_late_in_every_decision_fails_early_with_its_late_decisions(tmp_pa
         assert re.match(r"      nepali rules, game r1-g1-d1-p\d, round 1, (the calls|trick \d+): asked for a", line)
         assert "no answer within 100 ms: the deadline passed" in line or "requests in a row unanswered" in line
     assert out[deadline + 6].startswith("      ... and ") or out[deadline + 6].startswith("      the check stopped")
-    assert ("      the check stopped after these 5 decisions in a row past the deadline: a bot this slow would keep "
+    assert ("      the check stopped after these 5 cards in a row past the deadline: a bot this slow would keep "
             "you waiting a deadline per decision for the whole check") in out
-    assert any(re.fullmatch(r"      only \d of 20 games were played: your bot missed the deadline \(100 ms\) in 5 "
-                            r"decisions in a row under the nepali rules, so the check stopped early \(see the deadline "
+    assert any(re.fullmatch(r"      only \d of 24 games were played: your bot missed the deadline \(100 ms\) in 5 "
+                            r"cards in a row under the nepali rules, so the check stopped early \(see the deadline "
                             r"check\)", line) for line in out)
     assert "INCOMPLETE  only legal cards" in out
 
@@ -395,3 +400,46 @@ def test_the_flush_hint_speaks_the_language_of_the_bot_and_comes_when_its_cards_
     assert (silence + "did it flush its output? (C: fflush(stdout) after each answer, or setvbuf(stdout, NULL, "
             "_IOLBF, 0) once at the start") in said[compiled]
     assert "Python" not in said[compiled]
+
+
+def test_a_bot_that_flushes_its_calls_but_not_its_cards_is_stopped_early_and_its_cards_are_not_passed(
+    tmp_path: Path,
+) -> None:
+    bot = write(tmp_path / "bot.py", UNFLUSHED_CARDS)
+    result = cli("check-bot", "--stdio", f"{{python}} {bot}", "--deadline-ms", "100", "--logs", tmp_path / "logs",
+                 timeout=300)
+    assert result.returncode == 1, result.stdout + result.stderr
+    # Its calls come in time, but each of its cards is late: the late cards in a row stop it in the first profile.
+    assert re.findall(r"checking under the (\w+) rules", result.stderr) == ["nepali"]
+    out = lines(result.stdout)
+    assert ("      the check stopped after these 5 cards in a row past the deadline: a bot this slow would keep you "
+            "waiting a deadline per decision for the whole check") in out
+    played = int(re.findall(r"only (\d+) of 24 games were played: your bot missed the deadline \(100 ms\) in 5 cards "
+                            r"in a row under the nepali rules", result.stdout)[0])
+    assert played >= 1
+    # Not one of its cards came in time: the checks of its cards have nothing to pass.
+    games = f"{played} game{'s' if played > 1 else ''}"
+    nothing = (f"      nothing to check: in the {games} played, your bot answered none of its cards in time (the "
+               "fallback played them for it; see the deadline check)")
+    for check in ("only legal cards", "well-formed answers"):
+        assert out[out.index(f"INCOMPLETE  {check}") + 1] == nothing
+    assert "PASS  calls in the legal range under every rules profile" not in out  # INCOMPLETE: profiles not played
+    # Its progress lines name its slowest decision: here its first, the one call it answered before it stalled.
+    progress = re.findall(r"callbreak-arena: (game \d+ of 24 .*)", result.stderr)
+    assert len(progress) == played
+    for line in progress:
+        assert re.fullmatch(r"game \d of 24 \(nepali rules\): \d+ tricks taken in 5 rounds, 3 faults, slowest decision "
+                            r"(\d+ ms|\d\.\d s) \(the first, with your program's start\), 3 past the deadline "
+                            r"\(100 ms\)", line), line
+
+
+@pytest.mark.parametrize(("slowest", "first", "said"), [
+    pytest.param(12.0, None, "slowest decision 12 ms", id="no start"),
+    pytest.param(12.0, 300.0, "slowest decision 12 ms (the first 0.3 s, with your program's start)", id="stdio"),
+    pytest.param(450.0, 300.0, "slowest decision 0.5 s", id="first not slowest"),
+    pytest.param(None, 300.0, "slowest decision 0.3 s (the first, with your program's start)", id="only the first"),
+    pytest.param(None, None, "slowest decision: none answered", id="late in all"),
+])
+def test_the_progress_line_always_names_the_slowest_decision(slowest: float | None, first: float | None,
+                                                             said: str) -> None:
+    assert _slowest(slowest, first) == said

@@ -448,3 +448,33 @@ def test_a_game_stopped_as_it_closes_a_bots_input_leaves_no_error_behind() -> No
         return errors
 
     assert run_async(main()) == []
+
+
+SLOW_CARDS = """\
+import json, sys, time
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["type"] == "call":
+        print(json.dumps({"call": request["legal_calls"][0]}), flush=True)
+    elif request["type"] == "play":
+        if request["id"] <= 7:  # flushed, but each answer past the deadline, and the next behind it
+            time.sleep(0.2)
+        print(json.dumps({"card": request["legal_cards"][0]}), flush=True)
+"""
+
+
+def test_a_bot_whose_answers_come_late_is_told_it_is_slow_not_asked_whether_it_flushed(tmp_path: Path) -> None:
+    (tmp_path / "slow").mkdir()
+    bot = write(tmp_path / "slow" / "slow.py", SLOW_CARDS)
+    text = config_text([("slow", "stdio", f"{{python}} {bot}"), ("r1", "python", RANDOM), ("r2", "python", RANDOM),
+                        ("r3", "python", RANDOM)], concurrency=4, time="deadline_ms = 80", rules="rounds = 1",
+                       extra="\n[faults]\nunresponsive_after = 0\n")
+    summary = run(write(tmp_path / "t.toml", text), tmp_path / "results")
+    assert summary.played == 4
+    late = [f for f in faults_of(tmp_path / "results")["slow"] if f["kind"] == "late"]
+    # Until its first late answer comes, its cards may sit in its output buffer; once they come, it is slow.
+    assert not [f["detail"] for f in late if f["trick"] >= 3 and "flush" in f["detail"]]
+    assert any(f["detail"].endswith("; the bot is slow, not silent: its answers to earlier requests came, but after "
+                                    "their deadline, and it answers each request only after those, so each late "
+                                    "answer makes the next one later: answer each request within the deadline")
+               for f in late)

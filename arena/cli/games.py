@@ -93,8 +93,10 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
         "was asked, what came back and what the rule says. When a check does not pass, the records and your "
         "bot's log are kept in --logs and the report names the log. A line per game on stderr says how it goes "
         "(your bot's tricks, faults and slowest decision). Once your bot has missed the deadline in "
-        f"{LATE_IN_A_ROW} decisions in a row, the check stops early: the deadline check FAILs and lists those "
-        "decisions. Ctrl-C or SIGTERM stop it with the report over the games played so far (what was not played "
+        f"{LATE_IN_A_ROW} calls in a row, or in {LATE_IN_A_ROW} cards in a row (each kind counted apart: a call "
+        "answered in time does not reset the count of late cards), the check stops early: the deadline check FAILs "
+        "and lists those decisions. A check of your bot's calls or cards is INCOMPLETE, not PASS, when none of them "
+        "came in time. Ctrl-C or SIGTERM stop it with the report over the games played so far (what was not played "
         "is INCOMPLETE), and no temporary folder left behind. Give the bot as one of --bot, --command, "
         "--stdio, --bhoos, --bhoos-url or --remote. Exit status: 0 every check passed, 1 a check did not "
         "pass, 2 bad arguments, 130 stopped by Ctrl-C, 143 stopped by SIGTERM.",
@@ -104,11 +106,15 @@ def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
                        help="check under this rules profile only (repeat it, or give a comma list, for more; one "
                        f"of {', '.join(PROFILES)}); default: every profile, but only bhoos for --bhoos and "
                        "--bhoos-url, as a contest bot calls 1 to 8")
-    check.add_argument("--games", type=int, default=20, help="games to play at least (default: 20)")
+    check.add_argument("--games", type=int, default=20,
+                       help="games to play at least, rounded up to whole deal sets (4 games each), one deal "
+                       "set under each profile checked and the rest under the first: 20 under the six "
+                       "profiles plays 24 (default: 20)")
     check.add_argument("--seed", type=int, default=1, help="the deal seed (default: 1)")
     check.add_argument("--deadline-ms", type=int, default=CHECK_DEADLINE_MS,
                        help=f"the time to answer each request, in ms (default: {CHECK_DEADLINE_MS}); "
-                       f"{LATE_IN_A_ROW} requests in a row unanswered within it stop the check with a FAIL")
+                       f"{LATE_IN_A_ROW} calls, or {LATE_IN_A_ROW} cards, in a row unanswered within it stop the check "
+                       "with a FAIL")
     check.add_argument("--opponents", choices=tuple(OPPONENTS), default="random",
                        help="the sample bots it plays against (default: random)")
     check.add_argument("--folder", type=Path, default=None, metavar="DIR",

@@ -279,11 +279,25 @@ class _Battery:
     """Why the profiles after the last finished one were not played, in words."""
     failed_under: dict[str, list[str]] = dataclasses.field(default_factory=dict)
     """The profiles under which each check (by name) failed."""
+    scheduled: dict[str, int] = dataclasses.field(default_factory=dict)
+    """The games scheduled under each profile."""
+    played_in: dict[str, int] = dataclasses.field(default_factory=dict)
+    """The games played to the end under each profile."""
+    answered: dict[DecisionKind, int] = dataclasses.field(default_factory=dict)
+    """The requests of each kind the bot answered itself in the games played to the end (its own call or card,
+    legal or not, well-formed or not: not one the fallback played for it)."""
     played: int = 0
     decisions: int = 0
     think: float = 0.0
     late: list[tuple[str, FaultPlace]] = dataclasses.field(default_factory=list)
     """The decisions past the deadline that stopped the check early, as fault lines (none: it was not)."""
+    late_kind: DecisionKind = DecisionKind.PLAY
+    """The kind of those decisions: calls or cards."""
+
+    @property
+    def games(self) -> int:
+        """The games scheduled under every profile."""
+        return sum(self.scheduled.values())
 
     def failed(self, check: Check, profile: str, line: str, where: FaultPlace | None = None) -> None:
         check.fail(line, where)
@@ -296,6 +310,8 @@ class _Battery:
             under.append(profile)
 
 
+_KIND_WORDS = {DecisionKind.CALL: "calls", DecisionKind.PLAY: "cards"}
+"""A kind of decision, in the plural, in a student's words."""
 _MISSED = (FaultKind.LATE, FaultKind.STALLED)
 """The faults of a request the bot left unanswered past its deadline."""
 
@@ -304,10 +320,24 @@ def _seconds(ms: float) -> str:
     return f"{ms:.0f} ms" if ms < 100 else f"{ms / 1000:.1f} s"
 
 
+def _slowest(slowest: float | None, first: float | None) -> str:
+    """The progress line's ``slowest decision``: the bot's slowest answer in a game, and apart from it its first,
+    when that one held its program's start and took longer (``first``: ``None`` for a bot that does not start with
+    its game, or whose first answer did not come)."""
+    start = "with your program's start"
+    if slowest is None:
+        return "slowest decision: none answered" if first is None else (
+            f"slowest decision {_seconds(first)} (the first, {start})")
+    if first is not None and first > slowest:
+        return f"slowest decision {_seconds(slowest)} (the first {_seconds(first)}, {start})"
+    return f"slowest decision {_seconds(slowest)}"
+
+
 class _Pace:
     """Follows the bot under test as the check plays: a line per game through ``log``, and :meth:`stop` once it
-    has missed the deadline in :data:`LATE_IN_A_ROW` decisions in a row. The tournament's judge (it judges no
-    standings) and its ``asked``."""
+    has missed the deadline in :data:`LATE_IN_A_ROW` calls in a row, or as many cards in a row (each kind counted
+    apart: an answer in time to a call does not reset the count of late cards). The tournament's judge (it judges
+    no standings) and its ``asked``."""
 
     def __init__(self, total: int, deadline_ms: int, log: Callable[[str], None], *, starts: bool = False) -> None:
         self.total, self.deadline_ms, self.log = total, deadline_ms, log
@@ -321,10 +351,16 @@ class _Pace:
         """(profile, game id) -> the time of the bot's first answer in that game, in ms, if it starts with it."""
         self.missed: dict[tuple[str, str], int] = {}
         """(profile, game id) -> the bot's decisions past the deadline in that game."""
-        self.late: list[tuple[str, FaultPlace]] = []
-        """The bot's decisions past the deadline since its last other answer, as fault lines."""
-        self.stopped = False
-        """The bot missed the deadline in :data:`LATE_IN_A_ROW` decisions in a row: the check stops."""
+        self.playing: dict[tuple[str, str], dict[DecisionKind, int]] = {}
+        """(profile, game id) -> the requests of each kind the bot answered itself in that game (in time), for each
+        game whose requests were watched (none are on the fast path)."""
+        self.answered = {kind: 0 for kind in DecisionKind}
+        """The requests of each kind the bot answered itself in the games played to the end."""
+        self.late: dict[DecisionKind, list[tuple[str, FaultPlace]]] = {kind: [] for kind in DecisionKind}
+        """The bot's decisions of each kind past the deadline since its last answer of that kind, as fault lines."""
+        self.stopped: DecisionKind | None = None
+        """The kind of decision the bot missed the deadline in :data:`LATE_IN_A_ROW` times in a row: the check
+        stops."""
         self.stop: Callable[[], object] = lambda: None
         """Stops the games in play: set by the check for each profile it plays."""
 
@@ -333,18 +369,22 @@ class _Pace:
         if decision.names[decision.seat] != NAME or self.stopped:
             return
         game = (decision.view.rules.profile_name, decision.game_id)
+        counts = self.playing.setdefault(game, {kind: 0 for kind in DecisionKind})
         if self.starts and game not in self.first:
             self.first[game] = asked.elapsed_ms
         elif asked.elapsed_ms is not None:
             self.slowest[game] = max(self.slowest.get(game, 0.0), asked.elapsed_ms)
+        late = self.late[decision.kind]
         if asked.fault not in _MISSED:
-            self.late.clear()
+            late.clear()
+            if asked.fault is None or asked.fault in _GROUPS["messages"]:  # an answer of its own, right or wrong
+                counts[decision.kind] += 1
             return
         self.missed[game] = self.missed.get(game, 0) + 1
         where, played = _asked_place(asked)
-        self.late.append((_line(where, played, asked.detail), where))
-        if len(self.late) >= LATE_IN_A_ROW:
-            self.stopped = True
+        late.append((_line(where, played, asked.detail), where))
+        if len(late) >= LATE_IN_A_ROW:
+            self.stopped = decision.kind
             self.stop()
 
     def game_done(self, game: Assignment, record: GameRecord) -> None:
@@ -354,13 +394,15 @@ class _Pace:
         tricks = sum(result.tricks_won[seat] for result in record.rounds)
         faults = sum(fault.seat == seat for fault in record.faults)
         key = (profile, record.game)
-        parts = [f"{tricks} tricks taken in {len(record.rounds)} rounds", f"{faults} fault{'s' if faults != 1 else ''}"]
         slowest, first, missed = self.slowest.pop(key, None), self.first.pop(key, None), self.missed.pop(key, 0)
-        if slowest is not None:
-            parts.append(f"slowest decision {_seconds(slowest)}")
-        if first is not None and first > (slowest or 0.0):
-            start = f"the first {_seconds(first)}, with your program's start"
-            parts.append(f"{parts.pop()} ({start})" if slowest is not None else start)
+        parts = [f"{tricks} tricks taken in {len(record.rounds)} rounds", f"{faults} fault{'s' if faults != 1 else ''}"]
+        counts = self.playing.pop(key, None)
+        if counts is None:  # played on the fast path, in process, where no request is watched: each answer its own
+            counts = {DecisionKind.CALL: len(record.rounds), DecisionKind.PLAY: 13 * len(record.rounds)}
+        else:
+            parts.append(_slowest(slowest, first))
+        for kind, count in counts.items():
+            self.answered[kind] += count
         if missed:
             parts.append(f"{missed} past the deadline ({self.deadline_ms} ms)")
         self.log(f"game {self.done} of {self.total} ({profile} rules): {', '.join(parts)}")
@@ -409,9 +451,12 @@ class BotCheck:
         self.deal_sets = {p: 1 for p in chosen}
         """The deal sets played under each profile."""
         self.deal_sets[chosen[0]] += max(0, -(-games // 4) - len(chosen))
-        self.pace = _Pace(4 * sum(self.deal_sets.values()), deadline_ms, log, starts=bot.kind == "stdio")
+        self.battery.scheduled = {p: 4 * n for p, n in self.deal_sets.items()}
+        self.pace = _Pace(self.battery.games, deadline_ms, log, starts=bot.kind == "stdio")
         self.kept: Path | None = None
         """Where the records and the bot's log were kept, once they were."""
+        self.scratch: Path | None = None
+        """The temporary folder the games are played in, once it is made (removed as :meth:`run` ends)."""
 
     async def run(self) -> list[Check]:
         """Plays the battery and returns its checks, in order.
@@ -422,7 +467,7 @@ class BotCheck:
         log there."""
         battery = self.battery
         remove_leftovers("check")
-        base = scratch_folder("check")
+        base = self.scratch = scratch_folder("check")
         try:
             try:
                 await self._play(base)
@@ -435,6 +480,7 @@ class BotCheck:
             if not all(c.ok for c in result):
                 self.kept = _keep(base, battery.attempted, self.logs)
                 _name_logs(battery, result, self.kept)
+                _moved(result, base, self.kept)
             return result
         finally:
             shutil.rmtree(base, ignore_errors=True)
@@ -445,10 +491,13 @@ class BotCheck:
         battery = self.battery
         if stopped_by:
             battery = dataclasses.replace(battery, stopped=f"the check was stopped by {stopped_by} after "
-                                          f"{battery.played} of {self.pace.total} games")
-        result = _verdicts(battery, self.games, interrupted=bool(stopped_by))
+                                          f"{battery.played} of {battery.games} games")
+        battery = dataclasses.replace(battery, answered=dict(self.pace.answered))
+        result = _verdicts(battery, interrupted=bool(stopped_by))
         if stopped_by and self.kept is not None:
             _name_logs(battery, result, self.kept)
+            if self.scratch is not None:
+                _moved(result, self.scratch, self.kept)
         return result
 
     async def _play(self, base: Path) -> None:
@@ -504,12 +553,13 @@ class BotCheck:
             battery.finished.append(profile)
 
     def _stopped_early(self, profile: str) -> None:
-        """The bot missed the deadline in :data:`LATE_IN_A_ROW` decisions in a row under ``profile``."""
-        battery = self.battery
-        battery.late = list(self.pace.late)
+        """The bot missed the deadline in :data:`LATE_IN_A_ROW` calls, or cards, in a row under ``profile``."""
+        battery, kind = self.battery, self.pace.stopped or DecisionKind.PLAY
+        battery.late, battery.late_kind = list(self.pace.late[kind]), kind
         battery.failed_in(battery.checks["deadline"], profile)
-        battery.stopped = (f"your bot missed the deadline ({self.deadline_ms} ms) in {LATE_IN_A_ROW} decisions in a "
-                           f"row under the {profile} rules, so the check stopped early (see the deadline check)")
+        battery.stopped = (f"your bot missed the deadline ({self.deadline_ms} ms) in {LATE_IN_A_ROW} "
+                           f"{_KIND_WORDS[kind]} in a row under the {profile} rules, so the check stopped early (see "
+                           "the deadline check)")
 
 
 def check_bot(
@@ -527,6 +577,7 @@ def _tally(battery: _Battery, profile: str, folder: Path) -> None:
     """Counts the games of ``folder`` and files each fault of the bot under test under its check."""
     for game in ResultsStore(folder).games():
         battery.played += 1
+        battery.played_in[profile] = battery.played_in.get(profile, 0) + 1
         seat = game.seats.index(NAME)
         battery.decisions += 14 * len(game.rounds)  # a call and 13 cards a round
         battery.think += game.final.think_ms[seat] if game.final.think_ms else 0.0
@@ -540,11 +591,32 @@ def _tally(battery: _Battery, profile: str, folder: Path) -> None:
                         battery.failed(battery.checks[key], profile, _line(where, played, fault.detail), where)
 
 
-def _verdicts(battery: _Battery, games: int, *, interrupted: bool = False) -> list[Check]:
+_SUBJECTS: dict[str, tuple[DecisionKind, ...]] = {
+    "calls": (DecisionKind.CALL,),
+    "cards": (DecisionKind.PLAY,),
+    "messages": (DecisionKind.CALL, DecisionKind.PLAY),
+}
+"""The checks of what the bot answers, by key of :data:`_GROUPS`: the kinds of answer each needs to have seen."""
+
+
+def _unplayed(battery: _Battery) -> str:
+    """The profiles of a check not played, or played in part, in words (empty: all were played)."""
+    none = [p for p in battery.profiles if not battery.played_in.get(p)]
+    part = [f"{battery.played_in[p]} of {battery.scheduled[p]} games under the {p} rules" for p in battery.profiles
+            if 0 < battery.played_in.get(p, 0) < battery.scheduled[p]]
+    words = ([f"not played under the {_listed(none)} rules"] if none else []) + (
+        [f"only {_listed(part)} played"] if part else [])
+    return ", and ".join(words)
+
+
+def _verdicts(battery: _Battery, *, interrupted: bool = False) -> list[Check]:
     """The checks, each a copy with its lines counted and cut to :data:`SHOWN_PER_CHECK` (the deadline's after
-    every late decision that stopped the check early), INCOMPLETE where a profile was not played, and the check
-    of the whole. ``interrupted``: the check was stopped from outside, which is no fault of the bot."""
+    every late decision that stopped the check early), INCOMPLETE where a profile was not played, or where the bot
+    gave none of the answers a check judges, and the check of the whole. ``interrupted``: the check was stopped
+    from outside, which is no fault of the bot."""
+    games = battery.games
     missing = [p for p in battery.profiles if p not in battery.finished]
+    unplayed = _unplayed(battery)
     start = dataclasses.replace(battery.start, lines=list(battery.start.lines))
     if interrupted and not battery.played and start.passed:
         start.unfinished(f"no game was played to the end: {battery.stopped}")
@@ -554,16 +626,23 @@ def _verdicts(battery: _Battery, games: int, *, interrupted: bool = False) -> li
         if key == "deadline" and battery.late:
             late = [line for line, _ in battery.late]
             more = len([line for line in check.lines if line not in late])  # a late decision may be recorded too
+            what = _KIND_WORDS[battery.late_kind]
             check.lines = [*late, *([f"... and {more} more like these"] if more else []),
-                           f"the check stopped after these {len(late)} decisions in a row past the deadline: a bot "
+                           f"the check stopped after these {len(late)} {what} in a row past the deadline: a bot "
                            "this slow would keep you waiting a deadline per decision for the whole check"]
             check.passed = False
             check.first = check.first or battery.late[0][1]
         elif len(check.lines) > SHOWN_PER_CHECK:
             more = len(check.lines) - SHOWN_PER_CHECK
             check.lines = [*check.lines[:SHOWN_PER_CHECK], f"... and {more} more like these"]
-        if missing:
-            check.unfinished(f"not played under the {_listed(missing)} rules: {battery.stopped}")
+        unanswered = [_KIND_WORDS[kind] for kind in _SUBJECTS.get(key, ()) if not battery.answered.get(kind)]
+        if check.passed and battery.played and unanswered:
+            games_played = f"{battery.played} game{'s' if battery.played != 1 else ''}"
+            check.unfinished(f"nothing to check: in the {games_played} played, your bot answered none of its "
+                             f"{' or '.join(unanswered)} in time (the fallback played them for it; see the deadline "
+                             "check)")
+        if missing and unplayed:
+            check.unfinished(f"{unplayed}: {battery.stopped}")
         checks.append(check)
     whole = Check(f"{games} full games without a fault")
     if battery.played < games or missing:
@@ -580,6 +659,14 @@ def _verdicts(battery: _Battery, games: int, *, interrupted: bool = False) -> li
         whole.lines.append(f"{battery.played} games under {_under(battery.profiles)}, up to {TABLES} tables "
                            f"at once; about {battery.think / max(battery.decisions, 1):.1f} ms per decision")
     return [*checks, whole]
+
+
+def _moved(checks: Sequence[Check], base: Path, kept: Path) -> None:
+    """Each path into the games' temporary folder ``base`` that a check's lines name (a launched bot's log, in
+    the reason it did not start), turned into the same path in ``kept``, where it still is once the check ends."""
+    for check in checks:
+        for old in dict.fromkeys((str(base), str(base.resolve()))):
+            check.lines = [line.replace(old, str(kept)) for line in check.lines]
 
 
 def _name_logs(battery: _Battery, checks: Sequence[Check], kept: Path) -> None:

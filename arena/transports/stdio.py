@@ -237,6 +237,8 @@ class StdioPlayer(QuietPlayer):
         """Requests whose deadline passed and whose answers have not been read yet (dropped when they come)."""
         self._silent = 0
         """Requests in a row left unanswered without a single line from the bot."""
+        self._slow = False
+        """The last line the bot wrote was the late answer to an earlier request: it is slow, not silent."""
         self.answers = 0
         """Lines read from the bot: 0 after a game means it never said anything (a command that cannot start)."""
         self._gone = ""
@@ -306,13 +308,18 @@ class StdioPlayer(QuietPlayer):
 
     def _mute(self) -> str:
         """What a late bot is told when its answers may sit in its output buffer: it has written nothing at all
-        yet, or nothing for the last two requests or more after earlier answers."""
+        yet, or nothing for the last two requests or more after earlier answers; or, when the last line it wrote
+        was a late answer, that it is slow rather than silent."""
         if self._lines.blank or (self.answers and self._silent < 2):
             return ""
         if self._lines.pending:
             return "; the bot wrote part of a line: end each answer with a newline, and flush it"
         if not self.answers:
             return f"; the bot has written nothing at all yet: {self._flush_hint}"
+        if self._slow:
+            return ("; the bot is slow, not silent: its answers to earlier requests came, but after their deadline, "
+                    "and it answers each request only after those, so each late answer makes the next one later: "
+                    "answer each request within the deadline")
         return (f"; the bot answered earlier requests, but has written nothing for the last {self._silent}: if it is "
                 f"not still thinking, {self._flush_hint}")
 
@@ -339,6 +346,7 @@ class StdioPlayer(QuietPlayer):
                 return
             self.answers += 1
             self._silent = 0
+            self._slow = bool(self._owed)
             if self._owed:
                 self._owed -= 1  # the late answer to an earlier request
                 continue
@@ -356,6 +364,7 @@ class StdioPlayer(QuietPlayer):
             except _LineTooLong:
                 self.answers += 1
                 self._silent = 0
+                self._slow = bool(self._owed)
                 if self._owed:  # what a late request got: it was a fault already
                     self._owed -= 1
                     continue
@@ -367,16 +376,19 @@ class StdioPlayer(QuietPlayer):
                 return _CLOSED_OUTPUT
             self.answers += 1
             self._silent = 0
+            self._slow = False
             message = read_json(raw)  # bounded and never raises, whatever the bot wrote
             answered = message.get("id") if isinstance(message, dict) else None
             if isinstance(answered, int) and not isinstance(answered, bool) and answered != request_id:
                 if answered < request_id and self._owed:
                     self._owed -= 1  # the late answer to an earlier request: dropped
+                    self._slow = True
                     continue
                 raise PlayerFault(FaultKind.MALFORMED, f"the answer's id is {shown(answered)}, but the request's "
                                   f"is {request_id}: echo the id of the request you answer, or leave it out")
             if answered is None and self._owed:
                 self._owed -= 1  # one line per request, in order: this one answers an earlier, late request
+                self._slow = True
                 continue
             if answered == request_id:
                 self._owed = 0  # the bot skipped the earlier answers
