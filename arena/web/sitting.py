@@ -32,16 +32,16 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.event.check import OPPONENTS
-from arena.event.config import TournamentConfig, parse_config
-from arena.event.host import Host
-from arena.event.launcher import LaunchFailed
-from arena.event.preparation import identity, prepare
-from arena.event.recorder import Recorder
-from arena.event.sandbox import SandboxSettings, sandbox_table
-from arena.event.schedule import Assignment
-from arena.event.seats import Seat, Seating, SeatKind
-from arena.event.services import Services
-from arena.event.tables import toml_value
+from arena.event.launch.launcher import LaunchFailed
+from arena.event.plan.schedule import Assignment
+from arena.event.play.host import Host
+from arena.event.play.recorder import Recorder
+from arena.event.play.seats import Seat, Seating, SeatKind
+from arena.event.play.services import Services
+from arena.event.run.preparation import identity, prepare
+from arena.event.setup.config import TournamentConfig, parse_config
+from arena.event.setup.sandboxing import SandboxSettings, sandbox_table
+from arena.event.setup.tables import toml_value
 from arena.players.base import AbsentPlayer, Player
 from arena.players.web import WebSeat
 from arena.records.format import GameRecord
