@@ -24,7 +24,7 @@
   * ``HttpError`` (:mod:`arena.transports.bhoos.httpclient`) -- a request to a Bhoos bot got no
     complete HTTP response; the message says why in words.
     * ``TooLong`` -- the response's headers or body are longer than the client reads.
-  * ``LaunchFailed`` (:mod:`arena.event.launcher`) -- a process started for one game did not connect.
+  * ``LaunchFailed`` (:mod:`arena.event.launch.launcher`) -- a process started for one game did not connect.
   * ``Refused`` (:mod:`arena.kit.bot`, for bot authors as ``arena.botkit.Refused``) -- the arena
     refused a bot's connection; it carries the protocol's reason and its words.
   * ``SubmissionError`` (:mod:`arena.ladder.intake`) -- an upload to the ladder was refused (too large, too

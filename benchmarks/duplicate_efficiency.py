@@ -44,7 +44,7 @@ two more designs against the house bot (the arena's, seed 0, as ``rotation = "on
 - full rotation: one deal set in its 4 cyclic rotations, A and B opposite each other, two house bots beside them
   (4 games a deal set);
 - once: A plays the deal set once against the house trio, in the seat ``rotation = "once"`` gives its round
-  (``arena.event.schedule.once_seat``), and B plays it once in the same seat against the same trio (2 games a deal
+  (``arena.event.plan.schedule.once_seat``), and B plays it once in the same seat against the same trio (2 games a deal
   set); d = A's total - B's, the difference on the same cards.
 
 For each design, with s^2 the sample variance of its deal-set values of d (points/game) and g its games a deal set,
@@ -79,7 +79,7 @@ from typing import Any
 from arena.core.dealing import seeded_deals
 from arena.core.game import Game
 from arena.core.rules import Rules
-from arena.event.schedule import once_seat
+from arena.event.plan.schedule import once_seat
 from arena.players.house import HouseBot
 from arena.players.local import play_out
 from arena.rating.stats import mean_ci, normal_quantile, t_quantile

@@ -48,10 +48,11 @@ from pathlib import Path
 
 from trivial_bots import NATIVE_BUILD, native_bots  # benchmarks/trivial_bots.py
 
-from arena.event.config import parse_config
-from arena.event.sandbox import LIFELINE_FD, SandboxSettings, bot_environment, bwrap_problem, sandboxed
-from arena.event.startstep import limited, memory_file
-from arena.event.tournament import Tournament
+from arena.event.launch.sandbox import LIFELINE_FD, bot_environment, bwrap_problem, sandboxed
+from arena.event.launch.startstep import limited, memory_file
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
+from arena.event.setup.sandboxing import SandboxSettings
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {

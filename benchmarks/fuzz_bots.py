@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
-from arena.event.sandbox import bwrap_problem  # noqa: E402
+from arena.event.launch.sandbox import bwrap_problem  # noqa: E402
 
 ANSWERS_PER_GAME = 5 * 14
 """Requests to one seat in a game of five rounds (13 cards and a call a round), retries not counted."""

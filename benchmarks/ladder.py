@@ -35,7 +35,7 @@ from sqlalchemy import insert, select, update
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from arena.event.tournament import Tournament  # noqa: E402
+from arena.event.run.tournament import Tournament  # noqa: E402
 from arena.ladder.blocks import RatingModel, block_config, block_seed, bot_table, outcome  # noqa: E402
 from arena.ladder.control import Ladder  # noqa: E402
 from arena.ladder.db import (  # noqa: E402

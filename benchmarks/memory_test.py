@@ -7,7 +7,7 @@ margin over its other tablemates with a given bot at its table and without, Holm
 1. the memory test's false-alarm rate over simulated honest fields, with its simulation error. The fields are
    made of real games: events of the sample bots are played through the arena (the fast path) and their deal
    sets resampled with replacement; each resampled deal set gets a fresh order of play drawn as the arena draws it
-   (:func:`~arena.event.schedule.play_order`), which decides each bot's first game. For honest bots the order
+   (:func:`~arena.event.plan.schedule.play_order`), which decides each bot's first game. For honest bots the order
    changes nothing they do, so this is the design the arena runs, on real (skewed, clustered) scores.
 2. the same for honest bots seated beside a cheat: real events of three heuristic bots and
    :class:`~benchmarks.planted_bots.RememberingBot`, played at tables in their drawn order, deal sets resampled
@@ -42,9 +42,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.event.config import parse_config
-from arena.event.schedule import play_order
-from arena.event.tournament import Tournament
+from arena.event.plan.schedule import play_order
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.rating.ratings import PairReport
 from arena.rating.report import read_folder
 from arena.rating.standing import MEMORY_LEVEL, PAIR_LEVEL

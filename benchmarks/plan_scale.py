@@ -23,8 +23,8 @@ from pathlib import Path
 
 from tournament import CONFIG  # the four random bots of benchmarks/tournament.py, beside this script
 
-from arena.event.config import parse_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 
 
 def peak_mb() -> float:

@@ -1,7 +1,7 @@
 """How often the sequential test accepts the wrong hypothesis, measured on block differences of real games.
 
 CORPUS (``corpus``): two bots play a duplicate ``head-to-head`` tournament through the arena's own
-machinery (:class:`arena.event.tournament.Tournament`, in-process sample bots, copies of A and B
+machinery (:class:`arena.event.run.tournament.Tournament`, in-process sample bots, copies of A and B
 filling the other two seats), and every block of 4 cyclic rotations gives
 d = (A's total − B's total) per game. Two pairs, of two skews:
 
@@ -39,9 +39,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from arena.event.config import parse_config
-from arena.event.schedule import Assignment
-from arena.event.tournament import Tournament
+from arena.event.plan.schedule import Assignment
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.rating.sequential import METHODS, Method, RunningLlr
 from arena.records.format import GameRecord, GameRecords
 

@@ -28,9 +28,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from arena.event.manifest import Manifest
-from arena.event.plan import Plan
-from arena.event.schedule import Block
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.plan import Plan
+from arena.event.plan.schedule import Block
 
 TARGET_MB = 500
 """A pass over 1,000,000 recorded rounds should stay under this."""
@@ -68,8 +68,8 @@ seed = 5
 
 def play_template(folder: Path) -> None:
     """The small real run whose lines are replicated."""
-    from arena.event.config import parse_config
-    from arena.event.tournament import Tournament
+    from arena.event.run.tournament import Tournament
+    from arena.event.setup.config import parse_config
 
     asyncio.run(Tournament(parse_config(CONFIG.format()), folder).run())
 

@@ -50,8 +50,8 @@ from pathlib import Path
 
 from trivial_bots import NATIVE_BUILD, native_bots
 
-from arena.event.config import parse_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.rating.report import write_standings
 
 TARGET = 10_000

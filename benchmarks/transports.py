@@ -1,6 +1,6 @@
 """What each way in costs: the arena's CPU per decision and deals per second, every transport, one run.
 
-Each row is a real tournament (``arena.event.tournament.Tournament``, records written to a temporary
+Each row is a real tournament (``arena.event.run.tournament.Tournament``, records written to a temporary
 results folder as in a real run) of four bots of one kind that think not at all, at 1 table and at 4
 tables (``concurrency``), each tournament in a process of its own:
 
@@ -47,11 +47,11 @@ from pathlib import Path
 import grpc
 from grpc_table import measured as grpc_table_measured  # benchmarks/grpc_table.py
 
-from arena.event.config import parse_config
-from arena.event.sandbox import bwrap_problem
-from arena.event.schedule import Assignment
-from arena.event.seats import Seat
-from arena.event.tournament import Tournament
+from arena.event.launch.sandbox import bwrap_problem
+from arena.event.plan.schedule import Assignment
+from arena.event.play.seats import Seat
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.records.format import GameRecord, GameRecords
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -266,7 +266,7 @@ def ray_session() -> Iterator[None]:
     """A local Ray (2 CPUs) for a test module, started the way the arena starts one (tried again if a busy
     machine makes it miss its start-up time) and stopped after the module, so it does not idle beside the others."""
     ray = pytest.importorskip("ray", reason="Ray is not installed (pip install 'callbreak-arena[ray]')")
-    from arena.event.backends import start_local_ray
+    from arena.event.play.backends import start_local_ray
     start_local_ray(2)
     try:
         yield

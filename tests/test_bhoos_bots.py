@@ -27,9 +27,9 @@ from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.event.audit import audit
-from arena.event.config import parse_config
-from arena.event.sandbox import bwrap_problem
-from arena.event.tournament import Tournament
+from arena.event.launch.sandbox import bwrap_problem
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.players.base import Decision, DecisionKind
 from arena.transports.bhoos.httpclient import Endpoint, Response
 from arena.transports.bhoos.player import BhoosPlayer, bhoos_card, bid_body, from_bhoos_card, play_body, read_answer
@@ -236,10 +236,10 @@ def test_a_bhoos_command_without_the_sandbox_is_refused_in_one_line(tmp_path: Pa
 def test_a_bhoos_command_where_bubblewrap_cannot_run_is_refused(
     tmp_path: Path, bot: Path, monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import arena.event.services
+    import arena.event.play.services
 
     missing = "bubblewrap (bwrap) is not installed (on Debian or Ubuntu: apt install bubblewrap)"
-    monkeypatch.setattr(arena.event.services, "bwrap_problem", lambda: missing)
+    monkeypatch.setattr(arena.event.play.services, "bwrap_problem", lambda: missing)
     text = config_text([("b", "bhoos", f"{{python}} {bot} modern"), ("r1", "python", RANDOM),
                         ("r2", "python", RANDOM), ("r3", "python", RANDOM)])
     with pytest.raises(ConfigError) as caught:

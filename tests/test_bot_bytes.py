@@ -25,7 +25,7 @@ from arena.core.faults import FaultKind, PlayerFault
 from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.event.audit import audit
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.sandbox import bwrap_problem
 from arena.players.base import Decision, DecisionKind
 from arena.transports.answers import DEPTH_LIMIT
 from arena.transports.bhoos.httpclient import BODY_LIMIT, Endpoint

@@ -18,7 +18,7 @@ from google.protobuf.descriptor import Descriptor
 from arena.core.dealing import seeded_deals
 from arena.core.game import Game
 from arena.core.rules import Rules
-from arena.event.config import GUESSABLE_SEED, TournamentConfig, parse_config
+from arena.event.setup.config import GUESSABLE_SEED, TournamentConfig, parse_config
 from arena.kit.view import view_from_proto
 from arena.transports.grpc.encoder import RequestEncoder
 from arena.transports.grpc.wire import rules_to_proto

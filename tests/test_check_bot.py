@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.event.check import Check, _slowest, report
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.sandbox import bwrap_problem
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import ROOT, cli, write
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.event.roster import ROSTER_FILE, read_roster
-from arena.event.sandbox import bwrap_problem
-from arena.event.status import read_status
+from arena.event.launch.sandbox import bwrap_problem
+from arena.event.plan.status import read_status
+from arena.event.setup.roster import ROSTER_FILE, read_roster
 from arena.rating.leaderboard import Board
 from arena.rating.standing import NOT_RANKED_TITLE
 from tests.helpers.runs import ROOT, run

@@ -15,7 +15,7 @@ import pytest
 
 from arena.cli import build_parser, main
 from arena.core.dealing import DealFile, seeded_deal
-from arena.event.config import read_deal_file
+from arena.event.setup.config import read_deal_file
 from tests.helpers.runs import cli, run, standings, tournament_text, write
 
 DEMO_BOTS = {"heuristic", "heuristic-bold", "random-a", "random-b"}

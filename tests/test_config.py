@@ -8,9 +8,9 @@ import pytest
 
 from arena.cli import main
 from arena.errors import ConfigError
-from arena.event.config import load_config, parse_config
-from arena.event.kinds import Format
-from arena.event.schedule import Schedule
+from arena.event.plan.schedule import Schedule
+from arena.event.setup.config import load_config, parse_config
+from arena.event.setup.kinds import Format
 from arena.transports.grpc.tokens import token_sha256
 
 RANDOM = "sample_bots.random_bot:RandomBot"

@@ -13,7 +13,7 @@ import arena.core.dealing as dealing
 from arena.core.cards import SUIT_MASK, Card, Hand
 from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
 from arena.errors import CardError, DealFileError
-from arena.event.config import read_deal_file
+from arena.event.setup.config import read_deal_file
 
 TEST_VECTOR = (
     "1.1.0: KC TD AD 7H TS QH 3S JC 3C 9C 8H 3D QD | 5D 4S 7D 9D 9S 7C AH 3H 6D TC 4C KH AC | "

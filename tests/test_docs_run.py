@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import build_parser
-from arena.event.roster import Roster
+from arena.event.setup.roster import Roster
 from tests.helpers.docs import DOCUMENTS, ROOT, Command, commands, fences
 
 RUN = [ROOT / "docs" / name for name in ("classroom.md", "ladder.md", "research.md", "writing-a-bot.md")]

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from arena.core.rules import Rules
-from arena.event.dispatcher import BlockState, Dispatcher
-from arena.event.schedule import Block, play_order
+from arena.event.plan.schedule import Block, play_order
+from arena.event.play.dispatcher import BlockState, Dispatcher
 from arena.rating.fairplay import memory_text
 from arena.rating.report import read_folder, render_report
 from arena.rating.standing import MEMORY_LEVEL, MemoryTest

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.config import parse_config
-from arena.event.status import Progress
-from arena.event.tournament import Tournament, woken
+from arena.event.plan.status import Progress
+from arena.event.run.tournament import Tournament, woken
+from arena.event.setup.config import parse_config
 from tests.helpers.runs import ROOT, bot_tables, cli, tournament_text, write
 
 

@@ -27,9 +27,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from arena.event.check import BotUnderTest, check_bot
-from arena.event.config import parse_config
-from arena.event.manifest import digest
-from arena.event.tournament import Tournament
+from arena.event.plan.manifest import digest
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.ladder.blocks import block_config, block_seed, bot_table, event_text
 from arena.ladder.db import Block, BlockState, Version, utc_now
 from arena.ladder.settings import LadderSettings

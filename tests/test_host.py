@@ -11,10 +11,10 @@ import pytest
 
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.event.host import Host
-from arena.event.launcher import LaunchFailed
-from arena.event.schedule import Assignment
-from arena.event.seats import Seat, SeatKind
+from arena.event.launch.launcher import LaunchFailed
+from arena.event.plan.schedule import Assignment
+from arena.event.play.host import Host
+from arena.event.play.seats import Seat, SeatKind
 from arena.players.base import Player
 from arena.players.house import HouseBot
 from arena.players.local import LocalPlayer

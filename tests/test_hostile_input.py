@@ -23,8 +23,8 @@ import pytest
 from arena.cli.results import render_status
 from arena.core.dealing import seeded_deals
 from arena.core.faults import ANSWER_TEXT_LIMIT, FREE_TEXT_LIMIT, FaultKind, bounded, shown
-from arena.event.policy import FaultPolicy
-from arena.event.status import SessionState, Status
+from arena.event.plan.status import SessionState, Status
+from arena.event.run.policy import FaultPolicy
 from arena.players.table import TableSettings
 from arena.records.format import GameRecord
 from arena.transports.grpc.server import MAX_MESSAGE_BYTES, ArenaServer

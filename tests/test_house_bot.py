@@ -13,8 +13,8 @@ import pytest
 from arena.core.dealing import seeded_deals
 from arena.core.game import Game
 from arena.core.rules import PROFILES, Rules
-from arena.event.bots import BOT_ENTRY_POINTS, HOUSE_BOT, load_bot_class
 from arena.event.check import OPPONENTS
+from arena.event.setup.bots import BOT_ENTRY_POINTS, HOUSE_BOT, load_bot_class
 from arena.players.fast import play_fast
 from arena.players.house import HouseBot
 from arena.players.local import play_out

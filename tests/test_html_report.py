@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.event.manifest import Manifest
-from arena.event.plan import Plan
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.plan import Plan
 from arena.rating import html as page_module
 from arena.rating.html import REPORT_FILE, html_report
 from arena.rating.report import read_folder

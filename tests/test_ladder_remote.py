@@ -22,7 +22,7 @@ import pytest
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from arena.event.status import STATUS
+from arena.event.plan.status import STATUS
 from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.consistency import check_ladder

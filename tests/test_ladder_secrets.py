@@ -21,7 +21,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena.cli import main
-from arena.event import cgroups
+from arena.event.launch import cgroups
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockState, Version, VersionState, utc_now
 from arena.ladder.service import LadderService

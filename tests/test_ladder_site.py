@@ -30,8 +30,8 @@ import pytest
 from sqlalchemy import select
 
 from arena.errors import ConfigError
-from arena.event.config import parse_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.control import Ladder

@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from arena.event.audit import audit
-from arena.event.botlog import BOT_LOG_LIMIT
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.botlog import BOT_LOG_LIMIT
+from arena.event.launch.sandbox import bwrap_problem
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import RANDOM, ROOT, faults_of, kinds_text, records, run, write
 

@@ -23,8 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.sandbox import bwrap_problem
-from arena.event.scratch import OWNER, owner, remove_leftovers, scratch_folder, started
+from arena.event.launch.sandbox import bwrap_problem
+from arena.event.launch.scratch import OWNER, owner, remove_leftovers, scratch_folder, started
 from tests.conftest import ROOT
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import RANDOM, cli, faults_of, kinds_text, run, write

@@ -8,6 +8,11 @@ transport and the bot kit touch grpc, and nothing in the package names the sampl
 ``arena/errors.py`` (the exception tree) sits below them all; ``arena/__init__.py`` and
 ``arena/botkit.py`` are public faces that may name any layer.
 
+``arena/event`` is divided into rooms, held in the same way: ``setup`` (what organisers and students
+write) < ``plan`` (the plan, the manifest, the live status) < ``launch`` (the start of a bot's process) <
+``play`` (where and how each game is played) < ``run`` (the tournament and what steers it); the modules
+of ``arena/event`` itself (the audit, check-bot) stand above every room.
+
 The cycle check reads the import graph of the whole package, inside a layer too: an edge for every
 ``import arena.x.y`` and every ``from arena.x import y`` (to ``arena.x.y`` when ``y`` is a module, else to
 ``arena.x``), wherever the statement is. Imports inside functions count: deferring an import to call
@@ -36,6 +41,8 @@ import pytest
 ARENA = Path(__file__).resolve().parent.parent / "arena"
 LAYERS = {"errors": 0, "core": 1, "records": 2, "players": 3, "transports": 4, "kit": 5, "event": 6, "rating": 7,
           "ladder": 8, "web": 9, "envs": 10, "cli": 11, "__main__": 12}
+ROOMS = {"setup": 0, "plan": 1, "launch": 2, "play": 3, "run": 4}
+"""The rooms of ``arena/event`` in their order; a module of ``arena/event`` itself is above them all."""
 GRPC = ("arena.transports.grpc.", "arena.kit.")
 """Where grpc and the generated protocol code may be imported."""
 FACES = {"__init__", "botkit"}
@@ -56,6 +63,14 @@ def layer_of(module: str) -> int | None:
     return LAYERS.get(parts[1])
 
 
+def room_of(module: str) -> int | None:
+    """The rank of the room of ``arena/event`` a module is in, or ``None`` outside ``arena/event``."""
+    parts = module.split(".")
+    if parts[:2] != ["arena", "event"] or len(parts) == 2:
+        return None
+    return ROOMS.get(parts[2], len(ROOMS))
+
+
 def modules() -> list[Path]:
     return sorted(p for p in ARENA.rglob("*.py") if p.stem not in FACES or p.parent != ARENA)
 
@@ -69,6 +84,19 @@ def imports(path: Path) -> list[tuple[str, int]]:
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.module, node.lineno))
     return found
+
+
+def room_imports(tree: ast.Module) -> list[tuple[str, int]]:
+    """Every module of ``arena/event`` a file imports, with the line: ``from arena.event import audit`` names
+    ``arena.event.audit``."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend((alias.name, node.lineno) for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            prefix = f"{node.module}." if node.module == "arena.event" else ""
+            found.extend((f"{prefix}{alias.name}" if prefix else node.module, node.lineno) for alias in node.names)
+    return [(name, line) for name, line in found if name.startswith("arena.event.")]
 
 
 def own_module(path: Path) -> str:
@@ -94,6 +122,11 @@ def violations(path: Path, module: str) -> list[str]:
             found.append(f"{path}:{line}: only the gRPC transport and the kit may import {name}")
         if name.split(".")[0] == SAMPLES:
             found.append(f"{path}:{line} imports {name}: the package must not depend on the sample bots")
+    room = room_of(module)
+    for name, line in room_imports(tree):
+        theirs = room_of(name)
+        if room is not None and theirs is not None and theirs > room:
+            found.append(f"{path}:{line} imports {name}, from a room of arena/event above its own")
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str) and SAMPLE_SPEC.search(node.value):
             found.append(f"{path}:{node.lineno} names a sample bot ({node.value!r}): the package must not depend "
@@ -122,6 +155,11 @@ def test_the_layer_map_covers_every_folder() -> None:
     assert folders == {name for name in LAYERS if (ARENA / name).is_dir()}
 
 
+def test_the_room_map_covers_every_folder_of_the_event() -> None:
+    folders = {p.name for p in (ARENA / "event").iterdir() if p.is_dir() and not p.name.startswith("__")}
+    assert folders == set(ROOMS)
+
+
 @pytest.mark.parametrize(("module", "source", "expected"), [
     ("arena.core.x", "from arena.rating.ratings import compute_standings\n", "imports arena.rating.ratings"),
     ("arena.players.x", "import arena.kit.bot\n", "imports arena.kit.bot"),
@@ -129,6 +167,14 @@ def test_the_layer_map_covers_every_folder() -> None:
     ("arena.rating.x", "from protocol import callbreak_pb2\n",
      "only the gRPC transport and the kit may import protocol"),
     ("arena.event.x", "from .plan import Plan\n", "a relative import"),
+    ("arena.event.setup.x", "from arena.event.plan.schedule import Block\n",
+     "imports arena.event.plan.schedule, from a room of arena/event above its own"),
+    ("arena.event.plan.x", "def f():\n    from arena.event.launch import sandbox\n",
+     "imports arena.event.launch, from a room of arena/event above its own"),
+    ("arena.event.play.x", "import arena.event.run.tournament\n",
+     "imports arena.event.run.tournament, from a room of arena/event above its own"),
+    ("arena.event.run.x", "from arena.event import check\n",
+     "imports arena.event.check, from a room of arena/event above its own"),
 ])
 def test_the_checker_finds_each_kind_of_violation(tmp_path: Path, module: str, source: str, expected: str) -> None:
     fake = tmp_path / "x.py"
@@ -140,9 +186,18 @@ def test_the_checker_finds_each_kind_of_violation(tmp_path: Path, module: str, s
 def test_the_checker_passes_imports_that_go_down(tmp_path: Path) -> None:
     fake = tmp_path / "x.py"
     source = ("import asyncio\nimport grpc\nfrom arena.core.cards import Card\nfrom arena.errors import ArenaError\n"
-              "from arena.records.store import ResultsStore\nfrom arena.event.plan import Plan\n")
+              "from arena.records.store import ResultsStore\nfrom arena.event.plan.plan import Plan\n")
     fake.write_text(source, encoding="utf-8")
-    assert violations(fake, "arena.transports.grpc.x") == [f"{fake}:6 imports arena.event.plan, a layer above it"]
+    assert violations(fake, "arena.transports.grpc.x") == [f"{fake}:6 imports arena.event.plan.plan, a layer above it"]
+
+
+def test_the_checker_passes_imports_from_the_rooms_below(tmp_path: Path) -> None:
+    fake = tmp_path / "x.py"
+    fake.write_text("from arena.event.setup.config import TournamentConfig\nfrom arena.event.plan import plan\n"
+                    "import arena.event.launch.launcher\nfrom arena.event.play.host import Host\n"
+                    "from arena.event.run.tournament import Tournament\n", encoding="utf-8")
+    assert violations(fake, "arena.event.run.x") == []
+    assert violations(fake, "arena.event.audit") == []
 
 
 # -- cycles -----------------------------------------------------------------------------------

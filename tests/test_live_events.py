@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from arena.event.config import parse_config
-from arena.event.manifest import Manifest
-from arena.event.status import Progress
-from arena.event.tournament import Tournament
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.status import Progress
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from tests.conftest import free_port
 from tests.helpers.runs import (
     BOTS,

@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from arena.cli import main
-from arena.event.roster import ROSTER_FILE, Roster
+from arena.event.setup.roster import ROSTER_FILE, Roster
 from arena.rating.leaderboard import POLICY, Board, render_page
 from arena.rating.standing import NOT_RANKED_TITLE
 from arena.web.live import LivePage, PageLimits

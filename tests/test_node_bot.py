@@ -24,7 +24,7 @@ from arena.core.cards import Card, Hand, Suit
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules, legal_with_reason
 from arena.event.audit import audit
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.sandbox import bwrap_problem
 from arena.players.table import TableSettings
 from arena.records.format import GameRecord
 from arena.transports.grpc.server import ArenaServer, ServerSettings

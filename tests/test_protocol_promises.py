@@ -19,7 +19,7 @@ from arena.core.dealing import seeded_deals
 from arena.core.faults import PlayerFault
 from arena.core.game import Game
 from arena.core.rules import Rules
-from arena.event.config import parse_config
+from arena.event.setup.config import parse_config
 from arena.players.base import Decision, DecisionKind
 from arena.players.local import LocalPlayer
 from arena.players.table import TableSettings, play_game

@@ -17,8 +17,8 @@ import pytest
 from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
-from arena.event.config import parse_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.rating.ratings import compare, head_to_head, tally
 from arena.rating.sequential import describe, sprt
 from arena.rating.standing import NOT_RANKED_TITLE, Standing

@@ -52,7 +52,7 @@ def test_a_local_ray_that_misses_its_start_is_cleaned_up_and_tried_again_then_re
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from arena.errors import ConfigError
-    from arena.event.backends import start_local_ray
+    from arena.event.play.backends import start_local_ray
     once = _SlowToStartRay(failures=1)
     monkeypatch.setitem(sys.modules, "ray", once)
     start_local_ray(2)

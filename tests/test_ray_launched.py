@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.sandbox import bwrap_problem
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import COMMAND, RANDOM, ROOT, UNSANDBOXED, cli, kinds_text, run, stripped_list, write
 

@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from arena.cli import main
-from arena.event.config import parse_config
-from arena.event.manifest import Manifest
-from arena.event.plan import Plan
-from arena.event.tournament import Tournament
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.plan import Plan
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 from arena.rating.standing import Standing

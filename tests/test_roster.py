@@ -1,4 +1,4 @@
-"""The class roster (``arena.event.roster``) and its commands: tokens issued once and kept as digests,
+"""The class roster (``arena.event.setup.roster``) and its commands: tokens issued once and kept as digests,
 revoked, imported from a spreadsheet; bots submitted into ``submissions/NAME/``; a configuration that
 takes its bots from the roster."""
 
@@ -16,8 +16,8 @@ import wcwidth
 
 from arena.cli import main
 from arena.errors import ConfigError
-from arena.event.config import load_config, parse_config
-from arena.event.roster import ROSTER_FILE, Roster, read_roster
+from arena.event.setup.config import load_config, parse_config
+from arena.event.setup.roster import ROSTER_FILE, Roster, read_roster
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.tokens import find_bot, token_sha256
 from protocol import callbreak_pb2 as pb

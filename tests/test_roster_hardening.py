@@ -21,9 +21,9 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.event.config import parse_config
-from arena.event.roster import ROSTER_FILE, Roster, read_roster
-from arena.event.submissions import SUBMISSION_FILES
+from arena.event.setup.config import parse_config
+from arena.event.setup.roster import ROSTER_FILE, Roster, read_roster
+from arena.event.setup.submissions import SUBMISSION_FILES
 from tests.helpers.runs import ROOT
 
 ARENA = Path(sys.executable).with_name("callbreak-arena")

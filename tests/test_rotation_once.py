@@ -20,10 +20,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena.errors import ConfigError
-from arena.event.config import parse_config
-from arena.event.formats import HOUSE_TRIO
-from arena.event.kinds import Rotation
-from arena.event.schedule import Schedule
+from arena.event.plan.schedule import Schedule
+from arena.event.setup.config import parse_config
+from arena.event.setup.formats import HOUSE_TRIO
+from arena.event.setup.kinds import Rotation
 from arena.ladder import queries
 from arena.ladder.blocks import event_text, outcome
 from arena.ladder.consistency import check_ladder

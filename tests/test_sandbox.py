@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from arena.errors import ConfigError
-from arena.event import cgroups
-from arena.event.config import load_config, parse_config
-from arena.event.sandbox import LIFELINE_FD, SandboxSettings, bot_environment, bwrap_problem, own_folder, sandboxed
-from arena.event.startstep import limited, memory_file
+from arena.event.launch import cgroups
+from arena.event.launch.sandbox import LIFELINE_FD, bot_environment, bwrap_problem, own_folder, sandboxed
+from arena.event.launch.startstep import limited, memory_file
+from arena.event.setup.config import load_config, parse_config
+from arena.event.setup.sandboxing import SandboxSettings
 from tests.helpers.runs import ROOT, cli, run, tournament_text, write
 
 PROBLEM = bwrap_problem()

@@ -7,10 +7,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-from arena.event.config import parse_config
-from arena.event.manifest import Manifest
-from arena.event.schedule import Schedule, play_order
-from arena.event.tournament import Tournament
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.schedule import Schedule, play_order
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from tests.helpers.runs import (
     COMMAND,
     CRASHER,

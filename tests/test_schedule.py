@@ -9,8 +9,8 @@ from math import comb
 
 import pytest
 
-from arena.event.formats import SwissOptions, schedule_options
-from arena.event.schedule import Assignment, Schedule, affine_plane_16, seatings
+from arena.event.plan.schedule import Assignment, Schedule, affine_plane_16, seatings
+from arena.event.setup.formats import SwissOptions, schedule_options
 
 
 def names(n: int) -> list[str]:

@@ -22,7 +22,7 @@ from arena.core.game import Game, Phase
 from arena.core.rules import Rules
 from arena.core.views import SeatView
 from arena.errors import ConfigError, RecordsError
-from arena.event.config import parse_config
+from arena.event.setup.config import parse_config
 from arena.ladder.blocks import block_seat_key
 from arena.rating.zoo import block_seat_key as zoo_seat_key
 from arena.records.store import ResultsStore

@@ -13,8 +13,8 @@ import pytest
 from grpc_health.v1 import health
 
 from arena.core.rules import Rules
-from arena.event.config import parse_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.tokens import new_token
 from tests.conftest import free_port

@@ -14,10 +14,10 @@ import pytest
 from arena.cli import main
 from arena.errors import ConfigError
 from arena.event.audit import audit
-from arena.event.config import parse_config
-from arena.event.formats import SPRT_DEAL_SETS
-from arena.event.summary import RunSummary
-from arena.event.tournament import Tournament
+from arena.event.run.summary import RunSummary
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
+from arena.event.setup.formats import SPRT_DEAL_SETS
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import compare
 from arena.rating.report import folder_report, read_folder

@@ -21,8 +21,8 @@ from arena.core.cards import Hand, Suit
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.errors import RecordsError
-from arena.event.config import parse_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
 from arena.rating.ratings import tally
 from arena.rating.report import HEAD_TO_HEAD_FILE, folder_report, write_standings
 from arena.rating.tables import render_standings

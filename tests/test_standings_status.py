@@ -17,10 +17,10 @@ import pytest
 
 from arena.core.game import places
 from arena.core.rules import Rules
-from arena.event.config import TournamentConfig, parse_config
-from arena.event.manifest import BotStatus, Manifest
-from arena.event.plan import Plan
-from arena.event.schedule import Assignment, Block
+from arena.event.plan.manifest import BotStatus, Manifest
+from arena.event.plan.plan import Plan
+from arena.event.plan.schedule import Assignment, Block
+from arena.event.setup.config import TournamentConfig, parse_config
 from arena.rating.live import LiveJudge
 from arena.rating.ratings import tally
 from arena.rating.report import STANDINGS_FILES, folder_report, write_standings

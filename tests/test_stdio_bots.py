@@ -31,8 +31,8 @@ from arena.core.game import Game
 from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.event.audit import audit
-from arena.event.config import parse_config
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.sandbox import bwrap_problem
+from arena.event.setup.config import parse_config
 from arena.players.base import Decision, DecisionKind
 from arena.transports.languages import FLUSH_HINTS, NEUTRAL_HINT, Language, flush_hint, language_of
 from arena.transports.stdio import StdioPlayer, request_message

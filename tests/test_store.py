@@ -12,9 +12,9 @@ from arena.core.cards import Card
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.errors import RecordsError
-from arena.event.config import load_config
-from arena.event.manifest import Manifest, describe_difference, digest
-from arena.event.schedule import Assignment
+from arena.event.plan.manifest import Manifest, describe_difference, digest
+from arena.event.plan.schedule import Assignment
+from arena.event.setup.config import load_config
 from arena.players.fast import play_fast
 from arena.records.format import game_lines, read_records, round_dict, round_json
 from arena.records.store import ResultsStore

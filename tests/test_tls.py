@@ -12,8 +12,8 @@ import trustme
 
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.event.config import load_config
-from arena.event.tournament import Tournament
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import load_config
 from arena.records.format import GameRecord
 from protocol import callbreak_pb2 as pb
 from protocol import callbreak_pb2_grpc as pb_grpc

@@ -20,10 +20,10 @@ import pytest
 from arena.cli import main
 from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
-from arena.event.botconfig import BotConfig, CommandBot
-from arena.event.config import load_config
-from arena.event.launcher import Launcher
-from arena.event.tournament import Tournament
+from arena.event.launch.launcher import Launcher
+from arena.event.run.tournament import Tournament
+from arena.event.setup.botconfig import BotConfig, CommandBot
+from arena.event.setup.config import load_config
 from arena.transports.grpc.server import ArenaServer, ServerSettings
 from arena.transports.grpc.session import Session
 from arena.transports.grpc.tokens import find_bot, is_sha256, new_token, token_sha256

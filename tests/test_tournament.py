@@ -10,8 +10,8 @@ import pytest
 
 from arena.core.cards import Hand
 from arena.core.dealing import seeded_deal
-from arena.event.config import load_config, read_deal_file
-from arena.event.manifest import Manifest
+from arena.event.plan.manifest import Manifest
+from arena.event.setup.config import load_config, read_deal_file
 from tests.helpers.runs import (
     BOTS,
     COMMAND,

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arena.core.cards import Card
-from arena.event.manifest import Manifest
+from arena.event.plan.manifest import Manifest
 from arena.records.format import TornLine, group_games, iter_records
 from arena.records.store import ResultsStore
 from arena.web.watch import Watch, WatchOptions, render_watch

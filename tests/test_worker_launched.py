@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.backends import REPLACEMENTS
-from arena.event.sandbox import bwrap_problem
+from arena.event.launch.sandbox import bwrap_problem
+from arena.event.play.backends import REPLACEMENTS
 from tests.conftest import free_port
 from tests.helpers.bhoos import BHOOS_BOT
 from tests.helpers.runs import (

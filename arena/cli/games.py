@@ -28,7 +28,7 @@ from arena.core.game import Game, RoundResult
 from arena.core.rules import PROFILES, Rules
 from arena.core.scoring import format_score
 from arena.errors import ConfigError
-from arena.event.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONENTS
+from arena.event.setup.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONENTS
 
 if TYPE_CHECKING:
     from arena.event.check import BotUnderTest
@@ -280,7 +280,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         return _play_web(args, rules, opponents)
     import asyncio
 
-    from arena.event.bots import load_bot_class, make_bot
+    from arena.event.setup.bots import load_bot_class, make_bot
     from arena.players.base import Player
     from arena.players.human import HumanPlayer, LeftTheGame
     from arena.players.local import LocalPlayer

@@ -216,7 +216,7 @@ def _check_limits(ladder: Ladder) -> list[str]:
     """What limits of ``[sandbox]`` this machine cannot give the uploads, a sentence each; refuses, under ``limits =
     "require"`` (the ladder's default), to serve a ladder whose uploads would run without a cap on their processes
     or their ``/tmp``."""
-    from arena.event.sandbox import bwrap_problem, shortfalls
+    from arena.event.launch.sandbox import bwrap_problem, shortfalls
 
     sandbox = ladder.settings.sandbox
     short = shortfalls(sandbox, sandbox.mode != "off" and bwrap_problem() is None)
@@ -266,7 +266,7 @@ def _packed(path: Path) -> tuple[str, bytes]:
     """The upload of ``path``: a .py file as it is, a folder as a gzipped tar of its files."""
     import tarfile
 
-    from arena.event.submissions import walk
+    from arena.event.setup.submissions import walk
 
     if not path.exists():
         raise UsageError(f"{path} does not exist: give your bot.py, or your bot's folder")

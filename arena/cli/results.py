@@ -22,7 +22,7 @@ from arena.core.scoring import format_score
 from arena.core.turns import call_order, seat_after
 
 if TYPE_CHECKING:
-    from arena.event.status import Status
+    from arena.event.plan.status import Status
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -164,7 +164,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 
 def _cmd_status(args: argparse.Namespace) -> int:
-    from arena.event.status import read_status
+    from arena.event.plan.status import read_status
 
     results_store(args.folder)
     status = read_status(args.folder)

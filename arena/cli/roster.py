@@ -16,11 +16,11 @@ from arena.cli.usage import (
     say,
 )
 from arena.errors import ArenaError
-from arena.event.defaults import ROSTER_FILE
+from arena.event.setup.defaults import ROSTER_FILE
 from arena.transports.grpc.tokens import new_token, token_sha256
 
 if TYPE_CHECKING:
-    from arena.event.roster import Roster
+    from arena.event.setup.roster import Roster
 
 
 def add_commands(sub: argparse._SubParsersAction[Parser]) -> None:
@@ -108,7 +108,7 @@ def _add_roster_commands(sub: argparse._SubParsersAction[Parser]) -> None:
 
 def _roster(args: argparse.Namespace, *, new: bool = False) -> Roster:
     """The roster of ``--roster``; an empty one when ``new`` and the file is not there yet."""
-    from arena.event.roster import Roster, read_roster
+    from arena.event.setup.roster import Roster, read_roster
 
     if new and not args.roster.exists():
         return Roster(args.roster)
@@ -133,7 +133,7 @@ def _cmd_roster_add(args: argparse.Namespace) -> int:
 def _cmd_roster_list(args: argparse.Namespace) -> int:
     from tabulate import tabulate
 
-    from arena.event.roster import submitted_text
+    from arena.event.setup.roster import submitted_text
 
     roster = _roster(args)
     folder = roster.path.absolute().parent
@@ -177,7 +177,7 @@ def _cmd_roster_token(args: argparse.Namespace) -> int:
 
 
 def _cmd_roster_import(args: argparse.Namespace) -> int:
-    from arena.event.roster import read_names, tokens_csv, write_tokens
+    from arena.event.setup.roster import read_names, tokens_csv, write_tokens
 
     roster = _roster(args, new=True)
     rows = read_names(args.csv)

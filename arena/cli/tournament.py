@@ -21,10 +21,10 @@ from arena.cli.usage import (
     say,
     stoppable,
 )
-from arena.event.defaults import PAGE_PORT, WATCH_DELAY_S
+from arena.event.setup.defaults import PAGE_PORT, WATCH_DELAY_S
 
 if TYPE_CHECKING:
-    from arena.event.config import TournamentConfig
+    from arena.event.setup.config import TournamentConfig
     from arena.web.live import LivePage
 
 
@@ -118,7 +118,7 @@ def _live_page(args: argparse.Namespace, config: TournamentConfig, folder: Path)
 def _load(config_path: Path | None) -> TournamentConfig:
     from importlib import resources
 
-    from arena.event.config import load_config, parse_config
+    from arena.event.setup.config import load_config, parse_config
 
     if config_path is None:
         text = resources.files("arena").joinpath("demo.toml").read_text(encoding="utf-8")
@@ -126,8 +126,8 @@ def _load(config_path: Path | None) -> TournamentConfig:
     return load_config(config_path)
 
 def _run_tournament(args: argparse.Namespace, *, progress: bool, serve: bool) -> int:
-    from arena.event.config import GUESSABLE_SEED
-    from arena.event.tournament import Tournament
+    from arena.event.run.tournament import Tournament
+    from arena.event.setup.config import GUESSABLE_SEED
     from arena.rating.html import REPORT_FILE
     from arena.rating.leaderboard import POLL_S
     from arena.rating.live import LiveJudge

@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from arena.cli.usage import EXIT_OK, Parser, UsageError
-from arena.event.bots import load_bot_class
-from arena.event.submissions import read_submission
+from arena.event.setup.bots import load_bot_class
+from arena.event.setup.submissions import read_submission
 
 if TYPE_CHECKING:
     from arena.rating.zoo import Zoo

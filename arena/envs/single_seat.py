@@ -32,7 +32,7 @@ from arena.core.scoring import score_table, tenths_per_point
 from arena.envs.callbreak_v0 import AGENTS, raw_env
 from arena.envs.layout import ACTIONS, CALL_BASE, Observation
 from arena.errors import ArenaError, IllegalAction
-from arena.event.bots import HOUSE_BOT, load_bot_class, make_bot, registered_bot
+from arena.event.setup.bots import HOUSE_BOT, load_bot_class, make_bot, registered_bot
 from arena.players.local import InProcessBot
 
 __all__ = ["ENV_ID", "ActionMasks", "SingleSeat", "register"]

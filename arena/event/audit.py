@@ -24,11 +24,11 @@ from arena.core.game import Phase, Round, places
 from arena.core.rules import Rules, TrumpMode
 from arena.core.turns import call_order, dealer_of
 from arena.errors import ArenaError, IllegalAction, RecordsError
-from arena.event.config import read_deal_file
-from arena.event.formats import HOUSE_TRIO
-from arena.event.kinds import Rotation
-from arena.event.manifest import Manifest
-from arena.event.plan import Plan
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.plan import Plan
+from arena.event.setup.config import read_deal_file
+from arena.event.setup.formats import HOUSE_TRIO
+from arena.event.setup.kinds import Rotation
 from arena.records.format import RoundRecord, read_records
 from arena.records.store import ResultsStore
 

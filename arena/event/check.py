@@ -39,14 +39,14 @@ from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES, Rules
 from arena.core.turns import play_order
 from arena.errors import ArenaError, ConfigError
-from arena.event.config import parse_config
-from arena.event.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONENTS
-from arena.event.kinds import BotKind
-from arena.event.sandbox import SandboxSettings, sandbox_table
-from arena.event.schedule import Assignment
-from arena.event.scratch import remove_leftovers, scratch_folder
-from arena.event.summary import RunSummary
-from arena.event.tournament import Tournament
+from arena.event.launch.scratch import remove_leftovers, scratch_folder
+from arena.event.plan.schedule import Assignment
+from arena.event.run.summary import RunSummary
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import parse_config
+from arena.event.setup.defaults import CHECK_DEADLINE_MS, LATE_IN_A_ROW, LOGS, OPPONENTS
+from arena.event.setup.kinds import BotKind
+from arena.event.setup.sandboxing import SandboxSettings, sandbox_table
 from arena.players.base import DecisionKind
 from arena.players.table import Asked
 from arena.records.format import GameRecord, GameRecords, RoundRecord

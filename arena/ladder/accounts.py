@@ -19,7 +19,7 @@ from sqlalchemy import delete, func, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ConfigError
-from arena.event.roster import check_display, check_name, read_roster
+from arena.event.setup.roster import check_display, check_name, read_roster
 from arena.ladder.db import Entrant, Organiser, Version, VersionState, WebSession, aware, utc_now
 from arena.transports.grpc.tokens import new_token, token_sha256
 

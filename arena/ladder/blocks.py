@@ -1,7 +1,7 @@
 """A ladder's block as a tournament: four versions, one fresh deal set, every rotation, in a results folder of
 its own; and what its records say each version scored.
 
-A block is played by the tournament code (:class:`~arena.event.tournament.Tournament`) exactly as an event
+A block is played by the tournament code (:class:`~arena.event.run.tournament.Tournament`) exactly as an event
 is: the same launcher, sandbox, deadlines and fault rules. Its folder ``blocks/NNNNNN`` is an ordinary results
 folder (``callbreak-arena verify`` reads it); its deals are deal set 1 of the block's own seed, drawn from the
 ladder's secret seed and the block's number, so nobody can know them before the block is made and anyone can
@@ -31,13 +31,13 @@ from openskill.models import PlackettLuce
 from arena.core.game import places
 from arena.core.rules import Rules
 from arena.event.check import BotUnderTest
-from arena.event.config import TournamentConfig, parse_config
-from arena.event.formats import HOUSE_TRIO
-from arena.event.kinds import Rotation
-from arena.event.preparation import schedule_of
-from arena.event.sandbox import SandboxSettings, sandbox_table
-from arena.event.submissions import read_submission
-from arena.event.tables import toml_value
+from arena.event.run.preparation import schedule_of
+from arena.event.setup.config import TournamentConfig, parse_config
+from arena.event.setup.formats import HOUSE_TRIO
+from arena.event.setup.kinds import Rotation
+from arena.event.setup.sandboxing import SandboxSettings, sandbox_table
+from arena.event.setup.submissions import read_submission
+from arena.event.setup.tables import toml_value
 from arena.ladder.db import Version
 from arena.ladder.settings import LadderSettings
 from arena.records.format import GameRecords

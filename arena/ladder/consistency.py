@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from sqlalchemy import func, select
 
 from arena.event.audit import audit
-from arena.event.formats import HOUSE_TRIO
+from arena.event.setup.formats import HOUSE_TRIO
 from arena.ladder.attendance import attendance
 from arena.ladder.blocks import BlockOutcome, RatingModel, outcome, rate_games
 from arena.ladder.control import REMOTE, Ladder

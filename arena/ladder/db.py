@@ -174,7 +174,7 @@ class Version(Base):
     content_sha256: Mapped[str] = mapped_column(String(64))
     """SHA-256 of the submission's files, so the same bot submitted twice is seen."""
     kind: Mapped[str] = mapped_column(String(16))
-    """How it starts: a bot kind of :mod:`arena.event.kinds`."""
+    """How it starts: a bot kind of :mod:`arena.event.setup.kinds`."""
     path: Mapped[str] = mapped_column(Text)
     """Where its files are stored, relative to the ladder's folder (for ``python``: the class, ``module:Class``;
     for ``remote``: empty)."""

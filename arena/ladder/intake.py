@@ -44,7 +44,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError
-from arena.event.submissions import PYTHON_BOT, read_submission
+from arena.event.setup.submissions import PYTHON_BOT, read_submission
 from arena.ladder.db import Entrant, Refusal, Version, VersionState, aware, utc_now
 from arena.ladder.settings import SubmissionLimits
 

@@ -36,9 +36,9 @@ from sqlalchemy import func, or_, select
 from sqlalchemy.orm import Session
 
 from arena.errors import ArenaError, ConfigError
-from arena.event.config import parse_config
-from arena.event.preparation import as_begun
-from arena.event.tournament import Tournament, woken
+from arena.event.run.preparation import as_begun
+from arena.event.run.tournament import Tournament, woken
+from arena.event.setup.config import parse_config
 from arena.ladder.attendance import Attendance, attendance
 from arena.ladder.blocks import (
     BlockOutcome,

@@ -16,10 +16,10 @@ from typing import Any
 
 from arena.core.rules import SWITCHES, Rules
 from arena.errors import ConfigError, RulesError
-from arena.event.entries import is_name
-from arena.event.kinds import Rotation
-from arena.event.sandbox import DEFAULT_SANDBOX, LIMITS, SandboxSettings
-from arena.event.tables import Reader, read_text
+from arena.event.setup.entries import is_name
+from arena.event.setup.kinds import Rotation
+from arena.event.setup.sandboxing import DEFAULT_SANDBOX, LIMITS, SandboxSettings
+from arena.event.setup.tables import Reader, read_text
 from arena.ladder import DATABASE_FILE, SETTINGS_FILE
 
 __all__ = ["DATABASE_FILE", "LADDER_SANDBOX", "SETTINGS_FILE", "Capacity", "LadderSettings", "Matchmaking",

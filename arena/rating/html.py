@@ -42,9 +42,9 @@ from arena.core.rules import Rules
 from arena.core.scoring import format_score, tenths_per_point
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError, CardError, RecordsError
-from arena.event.manifest import Manifest
-from arena.event.roster import read_roster
-from arena.event.status import read_status
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.status import read_status
+from arena.event.setup.roster import read_roster
 from arena.rating.digest import Bounds, Digest, round_faults, schedule_key
 from arena.rating.fairplay import fairplay_section
 from arena.rating.pages import Markup, policy, render, script, style

@@ -34,8 +34,8 @@ from arena.core.faults import FaultKind
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import ArenaError
-from arena.event.roster import read_roster
-from arena.event.status import BotState, Status, read_status
+from arena.event.plan.status import BotState, Status, read_status
+from arena.event.setup.roster import read_roster
 from arena.rating.fairplay import memory_words
 from arena.rating.html import ADVICE
 from arena.rating.pages import Markup, policy, render, script, style

@@ -1,5 +1,5 @@
 """The judge of a running tournament: live standings files, ``report.html`` at the end of a run, and
-the sequential test that may end an ``sprt`` run early (the :class:`~arena.event.summary.Judge`
+the sequential test that may end an ``sprt`` run early (the :class:`~arena.event.run.summary.Judge`
 the tournament calls)."""
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from pathlib import Path
 
 from arena.core.scoring import tenths_per_point
 from arena.errors import ConfigError
-from arena.event.config import TournamentConfig, read_deal_file
-from arena.event.formats import SprtOptions
-from arena.event.kinds import Rotation
-from arena.event.manifest import Manifest
-from arena.event.schedule import Assignment
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.schedule import Assignment
+from arena.event.setup.config import TournamentConfig, read_deal_file
+from arena.event.setup.formats import SprtOptions
+from arena.event.setup.kinds import Rotation
 from arena.rating.html import write_report_files
 from arena.rating.report import write_standings
 from arena.rating.sequential import SequentialTest, SprtResult, fishtest_line

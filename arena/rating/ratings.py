@@ -53,10 +53,10 @@ from openskill.models import PlackettLuce
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.core.turns import places_after
-from arena.event.config import UNRANKED_ABOVE_FALLBACK_PCT
-from arena.event.kinds import Rotation
-from arena.event.manifest import BotStatus
-from arena.event.plan import Plan
+from arena.event.plan.manifest import BotStatus
+from arena.event.plan.plan import Plan
+from arena.event.setup.config import UNRANKED_ABOVE_FALLBACK_PCT
+from arena.event.setup.kinds import Rotation
 from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
 from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
 from arena.rating.standing import (

@@ -22,11 +22,11 @@ from typing import Any
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.errors import RecordsError
-from arena.event.config import fallback_limit
-from arena.event.formats import SprtOptions, stored_options
-from arena.event.kinds import Format, Rotation
-from arena.event.manifest import Manifest
-from arena.event.status import read_status
+from arena.event.plan.manifest import Manifest
+from arena.event.plan.status import read_status
+from arena.event.setup.config import fallback_limit
+from arena.event.setup.formats import SprtOptions, stored_options
+from arena.event.setup.kinds import Format, Rotation
 from arena.rating.fairplay import pair_lines, pairs_dict
 from arena.rating.ratings import Tally
 from arena.rating.sequential import sprt

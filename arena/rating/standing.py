@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from arena.event.config import UNRANKED_ABOVE_FALLBACK_PCT
+from arena.event.setup.config import UNRANKED_ABOVE_FALLBACK_PCT
 from arena.rating.sequential import SprtResult
 from arena.rating.stats import MeanCI, PairElo
 from arena.records.format import GameRecords

@@ -28,11 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ConfigError
-from arena.event.bots import load_bot_class, registered_bot
-from arena.event.config import parse_config
-from arena.event.preparation import as_begun
-from arena.event.tables import toml_value
-from arena.event.tournament import Tournament
+from arena.event.run.preparation import as_begun
+from arena.event.run.tournament import Tournament
+from arena.event.setup.bots import load_bot_class, registered_bot
+from arena.event.setup.config import parse_config
+from arena.event.setup.tables import toml_value
 from arena.rating.stats import mean_ci
 from arena.records.store import ResultsStore
 

@@ -108,7 +108,7 @@ class GameRecord:
 
 
 class Placing(Protocol):
-    """Where a game sits in a tournament's schedule (an :class:`arena.event.schedule.Assignment`)."""
+    """Where a game sits in a tournament's schedule (an :class:`arena.event.plan.schedule.Assignment`)."""
 
     @property
     def id(self) -> str: ...

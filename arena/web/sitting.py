@@ -5,11 +5,10 @@ A :class:`Sitting` is a gauntlet of one deal set whose champion is the person: t
 seats rotated, as every block of a tournament is played. Its results folder is a tournament's (a manifest, then a
 line of ``records.jsonl`` per round, written as each round ends), so ``replay``, ``report`` and ``verify`` read it
 as any other; ``verify`` passes once the four games are played. The games are hosted as every game is
-(:class:`~arena.event.host.Host`), the person's seat a :class:`~arena.players.web.WebSeat`, which never runs out
-of time. Each bot is any ``[[bots]]``
-table but a remote one (a bot that connects by itself plays where it connects), seated as a tournament seats it
-(:class:`~arena.event.seats.Seating`, its launcher and sandbox started by :class:`~arena.event.services.Services`):
-an in-process bot a fresh instance in a thread of its own, a launched one a process of its own for each game
+(:class:`~arena.event.play.host.Host`), the person's seat a :class:`~arena.players.web.WebSeat`, which never runs
+out of time. Each bot is any ``[[bots]]`` table but a remote one (a bot that connects by itself plays where it
+connects), seated as a tournament seats it (:class:`~arena.event.play.seats.Seating`, its launcher and sandbox
+started by :class:`~arena.event.play.services.Services`): an in-process bot a fresh instance in a thread of its own, a launched one a process of its own for each game
 (``fresh_process``), stopped when the game ends. A launch that fails leaves that game's seat to the fallback
 player, as ``forfeit = "fallback"`` does. Between two games the sitting waits for the person to ask for the next
 (:meth:`Sitting.next_game`); when it stops, played through or not, every process it launched is stopped.
@@ -32,16 +31,16 @@ from arena.core.dealing import seeded_deals
 from arena.core.rules import Rules
 from arena.errors import ConfigError
 from arena.event.check import OPPONENTS
-from arena.event.config import TournamentConfig, parse_config
-from arena.event.host import Host
-from arena.event.launcher import LaunchFailed
-from arena.event.preparation import identity, prepare
-from arena.event.recorder import Recorder
-from arena.event.sandbox import SandboxSettings, sandbox_table
-from arena.event.schedule import Assignment
-from arena.event.seats import Seat, Seating, SeatKind
-from arena.event.services import Services
-from arena.event.tables import toml_value
+from arena.event.launch.launcher import LaunchFailed
+from arena.event.plan.schedule import Assignment
+from arena.event.play.host import Host
+from arena.event.play.recorder import Recorder
+from arena.event.play.seats import Seat, Seating, SeatKind
+from arena.event.play.services import Services
+from arena.event.run.preparation import identity, prepare
+from arena.event.setup.config import TournamentConfig, parse_config
+from arena.event.setup.sandboxing import SandboxSettings, sandbox_table
+from arena.event.setup.tables import toml_value
 from arena.players.base import AbsentPlayer, Player
 from arena.players.web import WebSeat
 from arena.records.format import GameRecord

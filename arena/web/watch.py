@@ -36,8 +36,8 @@ from arena.core.cards import Card, Suit
 from arena.core.scoring import format_score
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
-from arena.event.defaults import WATCH_DELAY_S
-from arena.event.manifest import Manifest
+from arena.event.plan.manifest import Manifest
+from arena.event.setup.defaults import WATCH_DELAY_S
 from arena.rating.pages import policy
 from arena.records.format import GameRecords, TornLine, group_games, iter_records
 from arena.records.store import ResultsStore

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from arena.event.config import load_config
-from arena.event.summary import RunSummary
-from arena.event.tournament import Tournament
+from arena.event.run.summary import RunSummary
+from arena.event.run.tournament import Tournament
+from arena.event.setup.config import load_config
 from arena.rating.live import LiveJudge
 from arena.rating.report import folder_report
 
