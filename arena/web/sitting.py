@@ -8,10 +8,11 @@ as any other; ``verify`` passes once the four games are played. The games are ho
 (:class:`~arena.event.play.host.Host`), the person's seat a :class:`~arena.players.web.WebSeat`, which never runs
 out of time. Each bot is any ``[[bots]]`` table but a remote one (a bot that connects by itself plays where it
 connects), seated as a tournament seats it (:class:`~arena.event.play.seats.Seating`, its launcher and sandbox
-started by :class:`~arena.event.play.services.Services`): an in-process bot a fresh instance in a thread of its own, a launched one a process of its own for each game
-(``fresh_process``), stopped when the game ends. A launch that fails leaves that game's seat to the fallback
-player, as ``forfeit = "fallback"`` does. Between two games the sitting waits for the person to ask for the next
-(:meth:`Sitting.next_game`); when it stops, played through or not, every process it launched is stopped.
+started by :class:`~arena.event.play.services.Services`): an in-process bot a fresh instance in a thread of its
+own, a launched one a process of its own for each game (``fresh_process``), stopped when the game ends. A launch
+that fails leaves that game's seat to the fallback player, as ``forfeit = "fallback"`` does. Between two games
+the sitting waits for the person to ask for the next (:meth:`Sitting.next_game`); when it stops, played through
+or not, every process it launched is stopped.
 """
 
 from __future__ import annotations
