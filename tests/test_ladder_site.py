@@ -357,6 +357,18 @@ def test_behind_its_proxy_the_site_limits_each_forwarded_client_and_believes_no_
             answer = browser.post("/login", data={"token": built.tokens["bob"]},
                                   headers={"X-Forwarded-For": "203.0.113.8", "X-Forwarded-Proto": "https"})
             assert answer.status_code == 303 and "secure" in answer.headers["set-cookie"].lower()
+        # Its forms come from the site's https pages: their Origin is the site's own only as the proxy forwards it.
+        cookie = {"Cookie": answer.headers["set-cookie"].split(";")[0]}
+        forwarded = {"X-Forwarded-For": "203.0.113.8", "X-Forwarded-Proto": "https", **cookie}
+        with client(address) as browser:
+            found = re.search(r'name="csrf" value="([^"]+)"', browser.get("/tests", headers=forwarded).text)
+            assert found is not None
+            form = {"csrf": found.group(1), "a": "bob#1", "b": "nobody#1"}
+            origin = {"Origin": address.replace("http:", "https:")}
+            answer = browser.post("/tests", data=form, headers={**forwarded, **origin})
+            assert answer.status_code == 400 and "nobody#1" in answer.text  # taken, and answered in words
+            answer = browser.post("/tests", data=form, headers={**forwarded, **origin, "X-Forwarded-Proto": "http"})
+            assert answer.status_code == 403 and "did not come from a page of this site" in answer.text
     with serving(built.ladder, limits, proxy="192.0.2.1") as address:
         # the header comes from an address that is not the proxy: every attempt counts against 127.0.0.1
         assert attempts(address, "203.0.113.9") == [401, 401, 429]
@@ -395,8 +407,10 @@ def test_a_form_without_its_csrf_token_is_refused(url: str, built: Built) -> Non
         assert browser.post("/logout", data={"csrf": others_csrf}).status_code == 403  # another login's token
         answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": "https://elsewhere.example"})
         assert answer.status_code == 403  # the right token, sent by a page of another site
+        answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": url.replace("http:", "https:")})
+        assert answer.status_code == 403  # this site's host and port under another scheme: another origin
         assert browser.get("/submit").status_code == 200  # still logged in
-        answer = browser.post("/logout", data={"csrf": csrf})
+        answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": url})
         assert answer.status_code == 303
         assert browser.get("/submit").headers.get("location") == "/login"
     with client(url) as stranger:  # no login at all

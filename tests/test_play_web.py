@@ -249,6 +249,8 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         for header in ("content-security-policy", "x-content-type-options", "x-frame-options"):
             assert header in answered.headers
         assert "connect-src 'self'" in answered.headers["content-security-policy"]
+        # One request per connection, as every page of the arena: the guard's deadlines are per connection.
+        assert answered.headers["connection"] == "close" and refused.headers["connection"] == "close"
 
     asyncio.run(_sitting(tmp_path / "results", drive))
 

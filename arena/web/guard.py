@@ -32,8 +32,8 @@ from arena.errors import ConfigError
 from arena.transports.grpc.server import check_address
 
 __all__ = [
-    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "client_key", "fields", "guard", "head_size",
-    "listen", "plain", "serve_until_stopped", "stop_server",
+    "HEADER_LINES", "TEXT", "Fields", "Guard", "PageLimits", "QuietServer", "client_key", "fields", "guard",
+    "head_size", "listen", "plain", "serve_until_stopped", "stop_server", "too_long",
 ]  # fmt: skip
 
 
@@ -104,6 +104,12 @@ def head_size(scope: Scope) -> int:
     headers: list[tuple[bytes, bytes]] = scope["headers"]
     line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + len(" ? HTTP/1.1\r\n")
     return line + sum(len(name) + len(value) + len(": \r\n") for name, value in headers) + len("\r\n")
+
+
+def too_long(scope: Scope, head_bytes: int) -> bool:
+    """The request's head is longer than ``head_bytes`` (:func:`head_size`) or has :data:`HEADER_LINES` lines or
+    more: answered 431 before it is routed."""
+    return head_size(scope) > head_bytes or len(scope["headers"]) >= HEADER_LINES
 
 
 class Guard(H11Protocol):

@@ -87,7 +87,7 @@ from starlette.middleware import Middleware
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.core.cards import Card, Suit
 from arena.errors import ArenaError, CardError, ConfigError
@@ -98,20 +98,29 @@ from arena.ladder.blocks import bot_table
 from arena.ladder.control import REMOTE, Ladder, version_labelled
 from arena.ladder.db import Entrant, Organiser, VersionState
 from arena.ladder.intake import ARCHIVES, TooOften
-from arena.rating.pages import Markup, policy, render, script, style
+from arena.rating.pages import Markup, render, script, style
 from arena.rating.plots import Series, color, dash, line_chart
 from arena.web.guard import (
-    HEADER_LINES,
     PageLimits,
     QuietServer,
     client_key,
     guard,
-    head_size,
     listen,
     serve_until_stopped,
     stop_server,
+    too_long,
 )
 from arena.web.seat import seat_app
+from arena.web.security import (
+    FORM_BYTES,
+    Bodies,
+    Secured,
+    csrf_ok,
+    csrf_token,
+    page_headers,
+    same_origin,
+    secure,
+)
 from arena.web.sitting import Held, Sitting, Sittings
 
 __all__ = ["COOKIE", "FORM_BYTES", "SEEDS", "SUBMISSION_SLACK", "LadderSite", "SiteLimits", "ladder_app",
@@ -121,8 +130,6 @@ COOKIE = "ladder_login"
 """The login cookie's name."""
 SUBMISSION_SLACK = 64 << 10
 """Bytes of a submission's request beyond its file's limit: the multipart framing and the form's other fields."""
-FORM_BYTES = 64 << 10
-"""The largest body of any other request."""
 SUBMIT_PATHS = ("/submit", "/api/submit")
 SEEDS = 1 << 31
 """A sitting without a seed of its entrant's gets one drawn below this."""
@@ -185,77 +192,34 @@ register_url_convertor("id", _Id())
 
 _SCRIPT = script("ladder.js")
 """Reloads the pages a projector shows, every few seconds (a page without it is the same page, not refreshed)."""
-_POLICY = policy(_SCRIPT, "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'")
-_SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"))
+_SECURITY = page_headers(_SCRIPT, forms=True)
 """The security header fields of every answer."""
 _STYLE = style("report.css") + Markup(importlib.resources.files("arena.rating").joinpath(
     "templates/ladder.css").read_text(encoding="utf-8"))
 """The report's style (cards, tables, charts) and the site's own after it (our own file: its quotes stay quotes)."""
-_REPORT_POLICY = policy(script("report.js"), "frame-ancestors 'none'")
+_REPORT_SECURITY = page_headers(script("report.js"))
 """What the final's report.html needs: its own script."""
-
-
-class _Headers:
-    """Adds the security header fields to every answer, and ends the connection after it (one request per
-    connection: the guard's deadlines are per connection)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-
-        async def sent(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = list(message.get("headers", []))
-                present = {name.lower() for name, _ in headers}
-                for name, value in (*_SECURITY, ("Cache-Control", "no-store"), ("Connection", "close")):
-                    if name.lower().encode() not in present:
-                        headers.append((name.lower().encode("latin-1"), value.encode("latin-1")))
-                message = {**message, "headers": headers}
-            await send(message)
-
-        await self.app(scope, receive, sent)
-
-
-class _TooLarge(Exception):
-    """A request's body grew past its limit as it streamed."""
 
 
 class _Door:
     """Turns away, before routing, a client with :attr:`per_address` requests in hand already (503: the guard
     counts connections by their address, and this counts the requests a reverse proxy brings by the address it
-    forwards), heads too long (431) and bodies too large (413): by their Content-Length before any of the body is
-    read, else by counting as it streams. A body a little too large is read to its end first (at most its limit
-    again), so that a client that sends it all before reading sees the answer."""
+    forwards) and heads too long (431)."""
 
-    def __init__(self, app: ASGIApp, head_bytes: int, submission_bytes: int, per_address: int,
+    def __init__(self, app: ASGIApp, head_bytes: int, per_address: int,
                  refuse: Callable[[Scope, int, str], Response]) -> None:
         self.app = app
         self.head_bytes = head_bytes
-        self.submission_bytes = submission_bytes
         self.per_address = per_address
         self.refuse = refuse
         self.in_hand: collections.Counter[str] = collections.Counter()
         """Requests being answered, by client address (on the serving loop: no lock)."""
 
-    def limit(self, path: str) -> int:
-        return self.submission_bytes + SUBMISSION_SLACK if path in SUBMIT_PATHS else FORM_BYTES
-
-    def too_large(self, path: str, limit: int) -> str:
-        if path in SUBMIT_PATHS:
-            return (f"the upload is larger than a submission may be: at most {self.submission_bytes:,} bytes of "
-                    "files (make the bot smaller: leave out data it does not need)")
-        return f"the request's body is larger than the {limit:,} bytes the site reads"
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES:
+        if too_long(scope, self.head_bytes):
             await self.refuse(scope, 431, "the request is too long")(scope, receive, send)
             return
         client = client_key(scope["client"][0]) if scope.get("client") else ""
@@ -266,67 +230,26 @@ class _Door:
             return
         self.in_hand[client] += 1
         try:
-            await self._sized(scope, receive, send)
+            await self.app(scope, receive, send)
         finally:
             self.in_hand[client] -= 1
             if self.in_hand[client] <= 0:
                 del self.in_hand[client]
 
-    async def _sized(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path, limit = scope["path"], self.limit(scope["path"])
-        length = _length(scope)
-        if length is not None and length > limit:
-            if length <= 2 * limit:
-                await _drain(receive, length)
-            await self.refuse(scope, 413, self.too_large(path, limit))(scope, receive, send)
-            return
-        seen = 0
-        started = whole = False
 
-        async def counted() -> Message:
-            nonlocal seen, whole
-            message = await receive()
-            if message["type"] == "http.request":
-                seen += len(message.get("body", b""))
-                whole = not message.get("more_body", False)
-                if seen > limit:
-                    raise _TooLarge
-            return message
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
-        try:
-            await self.app(scope, counted, watched)
-        except _TooLarge:
-            if started:
-                raise
-            if not whole:  # once the body has ended, receive() would wait for the client to go
-                await _drain(receive, limit)
-            await self.refuse(scope, 413, self.too_large(path, limit))(scope, receive, send)
+def _body_limit(submission_bytes: int) -> Callable[[str], int]:
+    """The largest body of a request to each path: a submission's files and its form, or a form."""
+    return lambda path: submission_bytes + SUBMISSION_SLACK if path in SUBMIT_PATHS else FORM_BYTES
 
 
-def _length(scope: Scope) -> int | None:
-    for name, value in scope["headers"]:
-        if name == b"content-length":
-            try:
-                return int(value)
-            except ValueError:
-                return None
-    return None
-
-
-async def _drain(receive: Receive, budget: int) -> None:
-    """Reads and drops what is left of a request's body, at most ``budget`` bytes."""
-    while budget > 0:
-        message = await receive()
-        if message["type"] != "http.request":
-            return
-        budget -= len(message.get("body", b""))
-        if not message.get("more_body", False):
-            return
+def _too_large(submission_bytes: int) -> Callable[[str, int], str]:
+    """What a body too large is told."""
+    def why(path: str, limit: int) -> str:
+        if path in SUBMIT_PATHS:
+            return (f"the upload is larger than a submission may be: at most {submission_bytes:,} bytes of "
+                    "files (make the bot smaller: leave out data it does not need)")
+        return f"the request's body is larger than the {limit:,} bytes the site reads"
+    return why
 
 
 # -- login attempts --------------------------------------------------------------------------------
@@ -564,10 +487,8 @@ class _Site:
     async def failed(self, request: Request, exc: Exception) -> Response:
         if not isinstance(exc, ClientDisconnect):  # a body ended by its deadline, or by its client: nothing failed
             _LOG.error("the ladder's site failed on %s", request.url.path, exc_info=exc)
-        response = self.refuse(request.scope, 500, "the site failed to make this answer; the ladder plays on")
-        for name, value in _SECURITY:
-            response.headers[name] = value
-        return response
+        return secure(self.refuse(request.scope, 500, "the site failed to make this answer; the ladder plays on"),
+                      _SECURITY)
 
     async def _form(self, request: Request) -> FormData:
         """A small form (no file) as it came."""
@@ -602,7 +523,7 @@ class _Site:
             return early
         assert login is not None
         sent = form.get("csrf")
-        if not isinstance(sent, str) or not login.csrf_ok(sent):
+        if not csrf_ok(login.csrf, sent):
             return _Refusal(403, "this form is out of date or did not come from this site (its CSRF token does "
                                  "not match your login): open the page again and send it from there")
         return None
@@ -889,11 +810,11 @@ class _Site:
         too_many = self._too_many(request)  # at once, before the body: the step that counts is below
         if too_many is not None:
             return await self._say(request, too_many)
-        if not _same_origin(request):
+        if not same_origin(request):
             return await self._say(request, _Refusal(403, "this login form did not come from this site"))
         form = await self._form(request)
         token = str(form.get("token", ""))
-        done = await self._by_token(request, lambda session: log_in(session, token))
+        done = await self._by_token(request, lambda session: log_in(session, token, csrf_token()))
         if isinstance(done, _Refusal):
             return await self._say(request, done)
         if done is None:
@@ -1089,7 +1010,7 @@ class _Site:
                                                           "once it is over")
             text = queries.public_text(queries.final_report(self.ladder.folder).read_text(encoding="utf-8"),
                                        self.ladder.folder)
-            return HTMLResponse(text, headers={"Content-Security-Policy": _REPORT_POLICY})
+            return secure(HTMLResponse(text), _REPORT_SECURITY)
 
         return await self._read(request, make)
 
@@ -1226,21 +1147,13 @@ def _anonymous(request: Request, login: Login | None) -> _Refusal | None:
     """Refuses, from its head alone, a form without a login or sent by another site's page."""
     if login is None:
         return _Refusal(403, "log in first: this form is for logged-in entrants (log in at /login)")
-    if not _same_origin(request):
+    if not same_origin(request):
         return _Refusal(403, "this form did not come from a page of this site")
     return None
 
 
 def _secure(request: Request) -> bool:
     return request.url.scheme == "https"
-
-
-def _same_origin(request: Request) -> bool:
-    """A form sent from a page of this site, as far as the browser says: its Origin (when given) is this host."""
-    origin = request.headers.get("origin")
-    if origin is None or origin == "null":
-        return origin is None
-    return urllib.parse.urlsplit(origin).netloc == request.headers.get("host", "")
 
 
 def sittings_of(ladder: Ladder, limits: SiteLimits = _LIMITS) -> Sittings:
@@ -1283,10 +1196,12 @@ def ladder_app(ladder: Ladder, limits: SiteLimits = _LIMITS,
     ]
     handlers: dict[Any, Callable[[Request, Exception], Awaitable[Response]]] = {
         HTTPException: site.refused, Exception: site.failed}
+    submission_bytes = ladder.settings.submissions.max_bytes
     return Starlette(routes=routes, exception_handlers=handlers, middleware=[
-        Middleware(_Headers),
-        Middleware(_Door, head_bytes=limits.head_bytes, submission_bytes=ladder.settings.submissions.max_bytes,
-                   per_address=limits.per_address, refuse=site.refuse)])
+        Middleware(Secured, fields=_SECURITY),
+        Middleware(_Door, head_bytes=limits.head_bytes, per_address=limits.per_address, refuse=site.refuse),
+        Middleware(Bodies, limit=_body_limit(submission_bytes), too_large=_too_large(submission_bytes),
+                   refuse=site.refuse)])
 
 
 # -- serving it ------------------------------------------------------------------------------------

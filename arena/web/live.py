@@ -1,7 +1,8 @@
 """The live page's server: the board of a results folder as a Starlette application, served by uvicorn.
 
 The application (:func:`live_app`) answers ``/`` the page, ``/board`` the board alone (what the page's
-script fetches) and ``/live.json`` the same as data, every answer with the page's Content-Security-Policy, and
+script fetches) and ``/live.json`` the same as data, every answer with the page's security header fields
+(:data:`SECURITY`: no script but the page's own, nothing fetched but the board), and
 the spectators' pages ``/watch`` and ``/watch/GAME`` (:mod:`arena.web.watch`);
 :class:`LivePage` serves it with uvicorn on an event loop of a thread of its own, so that the arena's own
 loop never waits for a browser, loopback only unless asked otherwise. What clients may cost the arena is
@@ -32,16 +33,16 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from arena.rating.leaderboard import POLICY, Board, render_board, render_page
-from arena.web.guard import HEADER_LINES, TEXT, PageLimits, fields, guard, head_size, listen
+from arena.rating.leaderboard import SCRIPT, Board, render_board, render_page
+from arena.web.guard import TEXT, PageLimits, fields, guard, listen, too_long
+from arena.web.security import page_headers
 from arena.web.watch import Watch, WatchOptions, watch_routes
 
-__all__ = ["PATHS", "SPECTATORS", "LivePage", "PageLimits", "live_app"]
+__all__ = ["PATHS", "SECURITY", "SPECTATORS", "LivePage", "PageLimits", "live_app"]
 
 _TEXT = TEXT
-_SECURITY = (("Content-Security-Policy", POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "no-referrer"))
-"""The header fields of every answer of the page after the common ones, in the order it has always sent them."""
+SECURITY = page_headers(SCRIPT, fetches=True)
+"""The security header fields of every answer of the page, after the common ones."""
 PATHS = ("/", "/board", "/live.json")
 """What the page answers; anything else is 404."""
 _LIMITS = PageLimits()
@@ -51,7 +52,7 @@ SPECTATORS = WatchOptions()
 
 def _fields(kind: str, length: int) -> list[tuple[bytes, bytes]]:
     """The header fields of every answer of the page, in the order and spelling it has always sent them."""
-    return fields(kind, length, _SECURITY)
+    return fields(kind, length, SECURITY)
 
 
 class _Answer(Response):
@@ -90,7 +91,7 @@ class _Door:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             # The length first, as when the head was read line by line.
-            if head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES:
+            if too_long(scope, self.head_bytes):
                 await _Answer(b"the request is too long\n", 431)(scope, receive, send)
                 return
             if scope["method"] not in ("GET", "HEAD"):
@@ -136,7 +137,7 @@ class _Server:
     def __init__(self, board: Board, listener: socket.socket, limits: PageLimits, watch: Watch | None) -> None:
         self._listener = listener
         self._makers = concurrent.futures.ThreadPoolExecutor(limits.threads, thread_name_prefix="live-page-answer")
-        protocol = guard("_PageGuard", limits, _SECURITY, "the live page has too many connections open: it answers "
+        protocol = guard("_PageGuard", limits, SECURITY, "the live page has too many connections open: it answers "
                          "again in a few seconds\n")
         # Its own lines are not the arena's: uvicorn logs nothing (a failing answer is a 500 the page makes),
         # and leaves the process's logging as it found it.

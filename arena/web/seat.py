@@ -45,6 +45,7 @@ import jinja2
 import uvicorn
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
@@ -55,8 +56,8 @@ from arena.core.scoring import format_score
 from arena.errors import CardError, ConfigError
 from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
-from arena.rating.pages import policy
 from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
+from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, same_origin, secure
 from arena.web.sitting import Sitting
 
 __all__ = ["BODY_BYTES", "NOT_YOURS", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
@@ -76,9 +77,7 @@ _ENVIRONMENT = jinja2.Environment(
 )
 _SCRIPT = _ENVIRONMENT.get_template("seat.js").render().strip()
 _STYLE = Markup(_ENVIRONMENT.loader.get_source(_ENVIRONMENT, "seat.css")[0])  # type: ignore[union-attr]
-_POLICY = policy(_SCRIPT, "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'")
-_SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"))
+_SECURITY = page_headers(_SCRIPT, fetches=True, forms=True)
 _LIMITS = PageLimits(connections=64, threads=1)
 NOT_YOURS = ("This table is someone's own: open it at the address that callbreak-arena play --web printed, the one "
              "that ends in ?token=...\n")
@@ -150,32 +149,27 @@ class _Refused(Exception):
         self.text = text
 
 
-def _answer(request: Request, response: Response) -> Response:
-    for name, value in _SECURITY:
-        response.headers[name] = value
-    response.headers["Cache-Control"] = "no-store"
-    return response
+def _said(scope: Scope, status: int, why: str) -> Response:
+    """A refusal in one sentence, as the page's script shows it."""
+    return PlainTextResponse(why[:1].upper() + why[1:] + "\n", status_code=status)
+
+
+def _too_large(path: str, limit: int) -> str:
+    return f"the request's body is larger than the {limit:,} bytes the page reads"
 
 
 def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str] | None = None) -> Starlette:
     """The page of ``sitting``'s seat as an ASGI application; ``token`` is what every form must carry (a fresh
     one if not given); ``origins`` the origins a form may come from (``scheme://host:port``; ``None``: the page's
     own, as the request names it, where the site that mounts the page holds its own addresses)."""
-    secret = token or secrets.token_urlsafe(24)
+    secret = token or csrf_token()
 
     async def form(request: Request) -> dict[str, str]:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > BODY_BYTES):
-            raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
-        origin = request.headers.get("origin")
-        allowed = origins if origins is not None else {f"{request.url.scheme}://{request.url.netloc}"}
-        if origin is not None and origin not in allowed:
+        if not same_origin(request, origins):
             raise _Refused(403, "this form comes from another site: play from the page itself")
         body = b""
         async for chunk in request.stream():
             body += chunk
-            if len(body) > BODY_BYTES:
-                raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError:
@@ -184,33 +178,31 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
         for part in text.split("&") if text else []:
             name, _, value = part.partition("=")
             fields[_unquote(name)] = _unquote(value)
-        if not secrets.compare_digest(fields.get("csrf", ""), secret):
+        if not csrf_ok(secret, fields.get("csrf")):
             raise _Refused(403, "this page is out of date (the game was started again): reload it")
         return fields
 
     def reply(request: Request) -> Response:
         if request.headers.get("x-seat-script") == "1":
-            return _answer(request, HTMLResponse(render_table(sitting, secret)))
-        return _answer(request, RedirectResponse(_base(request) + "/", status_code=303))
+            return HTMLResponse(render_table(sitting, secret))
+        return RedirectResponse(_base(request) + "/", status_code=303)
 
     async def guarded(request: Request, act: Callable[[Request], Awaitable[Response]]) -> Response:
         try:
             return await act(request)
         except _Refused as refused:
-            return _answer(request, PlainTextResponse(refused.text[:1].upper() + refused.text[1:] + "\n",
-                                                      status_code=refused.status))
+            return _said(request.scope, refused.status, refused.text)
 
     async def page(request: Request) -> Response:
-        return _answer(request, HTMLResponse(_page(sitting, secret)))
+        return HTMLResponse(_page(sitting, secret))
 
     async def table(request: Request) -> Response:
         since = request.query_params.get("since")
         if since is not None:
             if not since.isdigit():
-                return _answer(request, PlainTextResponse("?since= takes the version the page shows, a whole "
-                                                          "number\n", status_code=400))
+                return PlainTextResponse("?since= takes the version the page shows, a whole number\n", status_code=400)
             await sitting.seat.changed(int(since), POLL_S)
-        return _answer(request, HTMLResponse(render_table(sitting, secret)))
+        return HTMLResponse(render_table(sitting, secret))
 
     async def call(request: Request) -> Response:
         async def act(request: Request) -> Response:
@@ -247,20 +239,21 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
         return await guarded(request, act)
 
     async def healthz(request: Request) -> Response:
-        return _answer(request, PlainTextResponse("ok\n"))
+        return PlainTextResponse("ok\n")
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _answer(request, PlainTextResponse(f"Not found: the table is at {_base(request)}/\n",
-                                                  status_code=404))
+        return PlainTextResponse(f"Not found: the table is at {_base(request)}/\n", status_code=404)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
-        return _answer(request, PlainTextResponse("The page does not take that method here\n", status_code=405))
+        return PlainTextResponse("The page does not take that method here\n", status_code=405)
 
     return Starlette(routes=[
         Route("/", page), Route("/table", table), Route("/call", call, methods=["POST"]),
         Route("/play", play, methods=["POST"]), Route("/next", next_game, methods=["POST"]),
         Route("/healthz", healthz),
-    ], exception_handlers={404: not_found, 405: not_allowed})
+    ], exception_handlers={404: not_found, 405: not_allowed}, middleware=[
+        Middleware(Secured, fields=_SECURITY),
+        Middleware(Bodies, limit=lambda path: BODY_BYTES, too_large=_too_large, refuse=_said)])
 
 
 def _base(request: Request) -> str:
@@ -304,7 +297,7 @@ class _Capability:
             return
         else:
             answer = PlainTextResponse(NOT_YOURS, status_code=403)
-        await _answer(request, answer)(scope, receive, send)
+        await secure(answer, _SECURITY)(scope, receive, send)
 
 
 def _served_at(host: str, bound: str, port: int) -> list[str]:

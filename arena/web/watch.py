@@ -40,8 +40,8 @@ from arena.event.defaults import WATCH_DELAY_S
 from arena.event.manifest import Manifest
 from arena.event.store import ResultsStore
 from arena.players.records import GameRecords, TornLine, group_games, iter_records
-from arena.rating.pages import policy
 from arena.web.guard import TEXT, fields
+from arena.web.security import page_headers
 
 __all__ = ["Shown", "Watch", "WatchOptions", "render_watch", "watch_routes"]
 
@@ -51,9 +51,7 @@ _ENVIRONMENT = jinja2.Environment(
     trim_blocks=True, lstrip_blocks=True)
 _SCRIPT = _ENVIRONMENT.get_template("watch.js").render().strip()
 _STYLE = Markup(_ENVIRONMENT.loader.get_source(_ENVIRONMENT, "seat.css")[0])  # type: ignore[union-attr]
-_POLICY = policy(_SCRIPT, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'")
-_SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "no-referrer"))
+_SECURITY = page_headers(_SCRIPT)
 
 
 @dataclasses.dataclass(frozen=True)
