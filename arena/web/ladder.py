@@ -64,7 +64,6 @@ import concurrent.futures
 import contextlib
 import dataclasses
 import functools
-import importlib.resources
 import logging
 import math
 import secrets
@@ -98,7 +97,7 @@ from arena.ladder.blocks import bot_table
 from arena.ladder.control import REMOTE, Ladder, version_labelled
 from arena.ladder.db import Entrant, Organiser, VersionState
 from arena.ladder.intake import ARCHIVES, TooOften
-from arena.rating.pages import Markup, render, script, style
+from arena.rating.pages import Markup, Templates
 from arena.rating.plots import Series, color, dash, line_chart
 from arena.web.guard import (
     PageLimits,
@@ -190,14 +189,15 @@ register_url_convertor("id", _Id())
 
 # -- what every answer carries ---------------------------------------------------------------------
 
-_SCRIPT = script("ladder.js")
+_TEMPLATES = Templates("arena.web", "arena.rating")
+"""The site's templates (``ladder_*.html``), and report.html's pieces they draw cards and tables with."""
+_SCRIPT = _TEMPLATES.script("ladder.js")
 """Reloads the pages a projector shows, every few seconds (a page without it is the same page, not refreshed)."""
 _SECURITY = page_headers(_SCRIPT, forms=True)
 """The security header fields of every answer."""
-_STYLE = style("report.css") + Markup(importlib.resources.files("arena.rating").joinpath(
-    "templates/ladder.css").read_text(encoding="utf-8"))
-"""The report's style (cards, tables, charts) and the site's own after it (our own file: its quotes stay quotes)."""
-_REPORT_SECURITY = page_headers(script("report.js"))
+_STYLE = _TEMPLATES.style("base.css", "report.css", "ladder.css")
+"""The report's style (cards, tables, charts) and the site's own after it."""
+_REPORT_SECURITY = page_headers(_TEMPLATES.script("report.js"))
 """What the final's report.html needs: its own script."""
 
 
@@ -453,7 +453,7 @@ class _Site:
               refresh: int = 0, **context: Any) -> HTMLResponse:
         frame = {"name": self.ladder.settings.name, "title": title, "login": login,
                  "state": queries.ladder_view(session, self.ladder.folder), "refresh": refresh}
-        text = render(template, site=frame, style=_STYLE, script=_SCRIPT, **_HELPERS, **context)
+        text = _TEMPLATES.render(template, site=frame, style=_STYLE, script=_SCRIPT, **_HELPERS, **context)
         return HTMLResponse(text, status)
 
     def _message(self, session: Session | None, login: Login | None, status: int, why: str,
@@ -466,8 +466,8 @@ class _Site:
                                     "state": None, "refresh": 0}
         if session is not None:
             frame["state"] = queries.ladder_view(session, self.ladder.folder)
-        text = render("ladder_message.html", site=frame, style=_STYLE, script=_SCRIPT, why=why, status=status,
-                      **_HELPERS)
+        text = _TEMPLATES.render("ladder_message.html", site=frame, style=_STYLE, script=_SCRIPT, why=why,
+                                 status=status, **_HELPERS)
         return HTMLResponse(text, status)
 
     def refuse(self, scope: Scope, status: int, why: str) -> Response:

@@ -41,7 +41,6 @@ import urllib.parse
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
-import jinja2
 import uvicorn
 from markupsafe import Markup
 from starlette.applications import Starlette
@@ -51,11 +50,12 @@ from starlette.responses import HTMLResponse, PlainTextResponse, RedirectRespons
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.core.cards import Card, Suit
+from arena.core.cards import Card
 from arena.core.scoring import format_score
 from arena.errors import CardError, ConfigError
 from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
+from arena.web.faces import STYLE, SUITS, TEMPLATES, face
 from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
 from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, same_origin, secure
 from arena.web.sitting import Sitting
@@ -66,17 +66,7 @@ BODY_BYTES = 4096
 """The largest body of a POST the page reads (its forms hold a token and a few characters)."""
 POLL_S = 15.0
 """The longest a ``GET /table?since=N`` waits for a change."""
-SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
-
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("arena.web", "templates"),
-    autoescape=True,  # bots choose their names: every value printed is escaped
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_SCRIPT = _ENVIRONMENT.get_template("seat.js").render().strip()
-_STYLE = Markup(_ENVIRONMENT.loader.get_source(_ENVIRONMENT, "seat.css")[0])  # type: ignore[union-attr]
+_SCRIPT = TEMPLATES.script("seat.js")
 _SECURITY = page_headers(_SCRIPT, fetches=True, forms=True)
 _LIMITS = PageLimits(connections=64, threads=1)
 NOT_YOURS = ("This table is someone's own: open it at the address that callbreak-arena play --web printed, the one "
@@ -84,17 +74,10 @@ NOT_YOURS = ("This table is someone's own: open it at the address that callbreak
 """The answer to a request without the table's secret."""
 
 
-def _face(card: Card) -> dict[str, str]:
-    """A card as the page draws it: rank, suit symbol, its text and its suit's noun (for the screen reader)."""
-    rank = "10" if card.rank.letter == "T" else card.rank.letter
-    return {"text": str(card), "rank": rank, "symbol": card.suit.symbol, "suit": card.suit.noun.lower(),
-            "words": f"{rank} of {card.suit.noun.lower()}"}
-
-
 def _trick(state: SeatState, trick: TrickLine) -> dict[str, Any]:
     """A trick won as the page draws it: its number and round, who won it, and its cards by seat."""
     return {"number": trick.number, "round": trick.round_number, "winner": state.who(trick.winner),
-            "cards": [{"who": state.who(seat), **_face(card), "win": seat == trick.winner}
+            "cards": [{"who": state.who(seat), **face(card), "win": seat == trick.winner}
                       for seat, card in trick.cards]}
 
 
@@ -103,7 +86,7 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
     rules = state.rules
     names = state.names or ("", "", "", "")
     hand = [{"suit": suit.noun.lower(), "symbol": suit.symbol,
-             "cards": [{**_face(card), "legal": card in state.legal} for card in state.hand if card.suit is suit]}
+             "cards": [{**face(card), "legal": card in state.legal} for card in state.hand if card.suit is suit]}
             for suit in SUITS]
     order = sorted(range(4), key=lambda s: (state.places[s], s)) if state.over else []
     seats = [{"seat": s, "name": state.who(s), "dealer": s == state.dealer and bool(state.round_number),
@@ -111,7 +94,7 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
               "you": s == state.seat} for s in range(4)]
     return {
         "token": token, "state": state, "version": state.version, "seats": seats, "hand": hand,
-        "trick": [{"who": state.who(seat), **_face(card), "win": False} for seat, card in state.trick],
+        "trick": [{"who": state.who(seat), **face(card), "win": False} for seat, card in state.trick],
         "last": _trick(state, state.last) if state.last is not None else None,
         "log": [{"text": line.text, "trick": _trick(state, line.trick) if line.trick is not None else None}
                 for line in state.log],
@@ -132,12 +115,12 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
 
 def render_table(sitting: Sitting, token: str) -> str:
     """The table as the page shows it (what ``GET /table`` answers)."""
-    return _ENVIRONMENT.get_template("seat_table.html").render(**_context(sitting, token))
+    return TEMPLATES.render("seat_table.html", **_context(sitting, token))
 
 
 def _page(sitting: Sitting, token: str) -> str:
-    return _ENVIRONMENT.get_template("seat.html").render(
-        table=Markup(render_table(sitting, token)), script=Markup(_SCRIPT), style=_STYLE, token=token)
+    return TEMPLATES.render("seat.html", table=Markup(render_table(sitting, token)), script=_SCRIPT, style=STYLE,
+                            token=token)
 
 
 class _Refused(Exception):
