@@ -117,6 +117,7 @@ from arena.web.security import (
     csrf_ok,
     csrf_token,
     page_headers,
+    read_form,
     same_origin,
     secure,
 )
@@ -490,10 +491,6 @@ class _Site:
         return secure(self.refuse(request.scope, 500, "the site failed to make this answer; the ladder plays on"),
                       _SECURITY)
 
-    async def _form(self, request: Request) -> FormData:
-        """A small form (no file) as it came."""
-        return await request.form(max_files=0, max_fields=20, max_part_size=FORM_BYTES)
-
     async def _posted(self, request: Request) -> tuple[Login | None, FormData, _Refusal | None]:
         """A browser's POST: its login and form, refused (403) without a login or from another site's page before
         its body is read (an anonymous client is answered at once), then without the login's CSRF token."""
@@ -501,7 +498,7 @@ class _Site:
         early = _anonymous(request, login)
         if early is not None:
             return login, FormData(), early
-        form = await self._form(request)
+        form = await read_form(request)
         return login, form, self._csrf(request, login, form)
 
     async def _login(self, request: Request) -> Login | None:
@@ -812,7 +809,7 @@ class _Site:
             return await self._say(request, too_many)
         if not same_origin(request):
             return await self._say(request, _Refusal(403, "this login form did not come from this site"))
-        form = await self._form(request)
+        form = await read_form(request)
         token = str(form.get("token", ""))
         done = await self._by_token(request, lambda session: log_in(session, token, csrf_token()))
         if isinstance(done, _Refusal):
@@ -875,7 +872,7 @@ class _Site:
         if early is not None:
             return await self._say(request, early)
         entrant = login.entrant
-        async with request.form(max_files=1, max_fields=4, max_part_size=FORM_BYTES) as form:
+        async with read_form(request, files=1, fields=4) as form:
             refusal = self._csrf(request, login, form)
             if refusal is not None:
                 return await self._say(request, refusal)
@@ -920,7 +917,7 @@ class _Site:
         if who is None or who.entrant is None:
             return JSONResponse({"error": "that token admits no entrant of this ladder"}, 401)
         entrant = who.entrant
-        async with request.form(max_files=1, max_fields=2, max_part_size=FORM_BYTES) as form:
+        async with read_form(request, files=1, fields=2) as form:
             upload = form.get("file")
             if not isinstance(upload, UploadFile) or not upload.filename:
                 return JSONResponse({"error": "send the bot as the multipart field 'file', with its file name"}, 400)

@@ -44,6 +44,8 @@ from typing import Any
 import uvicorn
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
@@ -57,7 +59,7 @@ from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
 from arena.web.faces import STYLE, SUITS, TEMPLATES, face
 from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
-from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, same_origin, secure
+from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, read_form, same_origin, secure
 from arena.web.sitting import Sitting
 
 __all__ = ["BODY_BYTES", "NOT_YOURS", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
@@ -147,20 +149,10 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
     own, as the request names it, where the site that mounts the page holds its own addresses)."""
     secret = token or csrf_token()
 
-    async def form(request: Request) -> dict[str, str]:
+    async def form(request: Request) -> FormData:
         if not same_origin(request, origins):
             raise _Refused(403, "this form comes from another site: play from the page itself")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Refused(400, "the form cannot be read: it is not UTF-8 text") from None
-        fields: dict[str, str] = {}
-        for part in text.split("&") if text else []:
-            name, _, value = part.partition("=")
-            fields[_unquote(name)] = _unquote(value)
+        fields = await read_form(request)
         if not csrf_ok(secret, fields.get("csrf")):
             raise _Refused(403, "this page is out of date (the game was started again): reload it")
         return fields
@@ -190,7 +182,7 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
     async def call(request: Request) -> Response:
         async def act(request: Request) -> Response:
             fields = await form(request)
-            given = fields.get("call", "").strip()
+            given = str(fields.get("call", "")).strip()
             if not given:
                 raise _Refused(400, "the form has no call: give a whole number")
             if sitting.seat.state.asked is not DecisionKind.CALL:
@@ -202,7 +194,7 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
     async def play(request: Request) -> Response:
         async def act(request: Request) -> Response:
             fields = await form(request)
-            given = fields.get("card", "").strip()
+            given = str(fields.get("card", "")).strip()
             if not given:
                 raise _Refused(400, "the form has no card: click a card, or type one like QS")
             if sitting.seat.state.asked is not DecisionKind.PLAY:
@@ -230,11 +222,16 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
     async def not_allowed(request: Request, exc: Exception) -> Response:
         return PlainTextResponse("The page does not take that method here\n", status_code=405)
 
+    async def unreadable(request: Request, exc: Exception) -> Response:
+        """A form the reader refuses (400), in its words."""
+        assert isinstance(exc, HTTPException)
+        return _said(request.scope, exc.status_code, str(exc.detail) or "the request cannot be read")
+
     return Starlette(routes=[
         Route("/", page), Route("/table", table), Route("/call", call, methods=["POST"]),
         Route("/play", play, methods=["POST"]), Route("/next", next_game, methods=["POST"]),
         Route("/healthz", healthz),
-    ], exception_handlers={404: not_found, 405: not_allowed}, middleware=[
+    ], exception_handlers={404: not_found, 405: not_allowed, HTTPException: unreadable}, middleware=[
         Middleware(Secured, fields=_SECURITY),
         Middleware(Bodies, limit=lambda path: BODY_BYTES, too_large=_too_large, refuse=_said)])
 
@@ -242,10 +239,6 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
 def _base(request: Request) -> str:
     """The path the page is served under: empty at the root, ``/play/N`` where a site mounts it."""
     return str(request.scope.get("root_path", "")).rstrip("/")
-
-
-def _unquote(text: str) -> str:
-    return urllib.parse.unquote_plus(text, errors="replace")
 
 
 def card_text(given: str) -> str:
