@@ -827,7 +827,7 @@ def test_docs_ladder_md_shows_every_field_of_every_json_answer(url: str, built: 
     assert all(isinstance(n, int) for n in entrant["unreadable"])
 
 
-FORM_TEMPLATES = [*sorted((ROOT / "arena" / "rating" / "templates").glob("ladder_*.html")),
+FORM_TEMPLATES = [*sorted((ROOT / "arena" / "web" / "templates").glob("ladder_*.html")),
                   ROOT / "arena" / "web" / "templates" / "seat_table.html"]
 """The templates of the site's pages that hold forms: the ladder's, and a sitting's table."""
 
@@ -859,6 +859,7 @@ def test_docs_ladder_md_names_every_field_of_every_form(url: str, built: Built) 
     missing += [f"{action}: {name}" for action, names in seen.items() if action in table
                 for name in sorted(names) if f"`{name}`" not in table[action]]
     # A field of a form the pages above do not show (a sitting's), named in some row.
+    assert {"ladder_login.html", "ladder_play.html", "seat_table.html"} <= {t.name for t in FORM_TEMPLATES}
     literal = {name for template in FORM_TEMPLATES
                for name in re.findall(r'<(?:input|select|button|textarea)[^>]*\bname="([^"{]+)"',
                                       template.read_text(encoding="utf-8"))}

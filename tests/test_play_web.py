@@ -216,6 +216,8 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         refused = await client.post("/call", content=b"csrf=" + b"x" * BODY_BYTES,
                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
         assert refused.status_code == 413 and "larger than" in refused.text
+        refused = await client.get("/table", headers={"X-Padding": "x" * (40 << 10)})  # a head past 32 KiB
+        assert refused.status_code == 431 and refused.text == "The request is too long\n"
         # Every form of the arena is read by the same reader: a multipart one too, and within the same limits.
         parts = "".join(f'--b0\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
                         for name, value in (("csrf", token), ("call", ""))) + "--b0--\r\n"

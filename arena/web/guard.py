@@ -25,15 +25,15 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import ClassVar
 
 import uvicorn
-from starlette.types import Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.errors import ConfigError
 from arena.transports.grpc.server import check_address
 
 __all__ = [
-    "HEADER_LINES", "TEXT", "Fields", "Guard", "PageLimits", "QuietServer", "client_key", "fields", "guard",
-    "head_size", "listen", "plain", "serve_until_stopped", "stop_server", "too_long",
+    "HEADER_LINES", "TEXT", "Fields", "Guard", "Heads", "PageLimits", "QuietServer", "client_key", "fields", "guard",
+    "head_size", "listen", "plain", "serve_until_stopped", "stop_server",
 ]  # fmt: skip
 
 
@@ -106,10 +106,21 @@ def head_size(scope: Scope) -> int:
     return line + sum(len(name) + len(value) + len(": \r\n") for name, value in headers) + len("\r\n")
 
 
-def too_long(scope: Scope, head_bytes: int) -> bool:
-    """The request's head is longer than ``head_bytes`` (:func:`head_size`) or has :data:`HEADER_LINES` lines or
-    more: answered 431 before it is routed."""
-    return head_size(scope) > head_bytes or len(scope["headers"]) >= HEADER_LINES
+class Heads:
+    """Refuses, before routing, a request whose head is longer than ``head_bytes`` (:func:`head_size`) or has
+    :data:`HEADER_LINES` lines or more: 431, ``refuse``'s answer. uvicorn's parser bounds the head it holds
+    incomplete, not one that arrives whole in a single read: this bounds that one."""
+
+    def __init__(self, app: ASGIApp, head_bytes: int, refuse: Callable[[Scope, int, str], ASGIApp]) -> None:
+        self.app = app
+        self.head_bytes = head_bytes
+        self.refuse = refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES):
+            await self.refuse(scope, 431, "the request is too long")(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class Guard(H11Protocol):

@@ -34,7 +34,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.rating.leaderboard import SCRIPT, Board, render_board, render_page
-from arena.web.guard import TEXT, PageLimits, fields, guard, listen, too_long
+from arena.web.guard import TEXT, Heads, PageLimits, fields, guard, listen
 from arena.web.security import page_headers
 from arena.web.watch import Watch, WatchOptions, watch_routes
 
@@ -77,27 +77,21 @@ def _answer(board: Board, path: str) -> tuple[int, str, bytes]:
 
 
 class _Door:
-    """Turns away, before routing, the requests the page does not serve: methods but GET and HEAD (501), and
-    heads of more than :attr:`PageLimits.head_bytes` or :data:`~arena.web.guard.HEADER_LINES` lines (431).
+    """Turns away, before routing, the requests the page does not serve: methods but GET and HEAD (501), once
+    the head's length is checked (:class:`~arena.web.guard.Heads`)."""
 
-    uvicorn's parser bounds the head it holds incomplete, not one that arrives whole in a single read:
-    the length is checked here, on the head as parsed (:func:`~arena.web.guard.head_size`).
-    """
-
-    def __init__(self, app: ASGIApp, head_bytes: int) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.head_bytes = head_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            # The length first, as when the head was read line by line.
-            if too_long(scope, self.head_bytes):
-                await _Answer(b"the request is too long\n", 431)(scope, receive, send)
-                return
-            if scope["method"] not in ("GET", "HEAD"):
-                await _Answer(b"the live page answers GET and HEAD only\n", 501)(scope, receive, send)
-                return
+        if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
+            await _Answer(b"the live page answers GET and HEAD only\n", 501)(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+
+def _refused(scope: Scope, status: int, why: str) -> Response:
+    return _Answer(f"{why}\n".encode(), status)
 
 
 def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int = PageLimits.head_bytes,
@@ -116,7 +110,7 @@ def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int 
     spectators = list(watch_routes(watch, makers)) if watch is not None else []
     return Starlette(routes=[*(Route(path, answer) for path in PATHS), *spectators],
                      exception_handlers={404: not_found},
-                     middleware=[Middleware(_Door, head_bytes=head_bytes)])
+                     middleware=[Middleware(Heads, head_bytes=head_bytes, refuse=_refused), Middleware(_Door)])
 
 
 class _Uvicorn(uvicorn.Server):

@@ -58,7 +58,7 @@ from arena.errors import CardError, ConfigError
 from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
 from arena.web.faces import STYLE, SUITS, TEMPLATES, face
-from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
+from arena.web.guard import Heads, PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
 from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, read_form, same_origin, secure
 from arena.web.sitting import Sitting
 
@@ -143,10 +143,12 @@ def _too_large(path: str, limit: int) -> str:
     return f"the request's body is larger than the {limit:,} bytes the page reads"
 
 
-def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str] | None = None) -> Starlette:
+def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str] | None = None,
+             head_bytes: int = PageLimits.head_bytes) -> Starlette:
     """The page of ``sitting``'s seat as an ASGI application; ``token`` is what every form must carry (a fresh
     one if not given); ``origins`` the origins a form may come from (``scheme://host:port``; ``None``: the page's
-    own, as the request names it, where the site that mounts the page holds its own addresses)."""
+    own, as the request names it, where the site that mounts the page holds its own addresses); ``head_bytes``
+    the longest request head it reads."""
     secret = token or csrf_token()
 
     async def form(request: Request) -> FormData:
@@ -233,6 +235,7 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
         Route("/healthz", healthz),
     ], exception_handlers={404: not_found, 405: not_allowed, HTTPException: unreadable}, middleware=[
         Middleware(Secured, fields=_SECURITY),
+        Middleware(Heads, head_bytes=head_bytes, refuse=_said),
         Middleware(Bodies, limit=lambda path: BODY_BYTES, too_large=_too_large, refuse=_said)])
 
 
@@ -314,8 +317,8 @@ class SeatSite:
                          "again in a few seconds\n", form_s=30.0)
         bound_host, bound_port = listener.getsockname()[:2]
         secret = secrets.token_urlsafe(24)
-        app = _Capability(seat_app(self.sitting, origins=_served_at(host, bound_host, bound_port)), secret,
-                          f"seat-{bound_port}")
+        app = _Capability(seat_app(self.sitting, origins=_served_at(host, bound_host, bound_port),
+                                   head_bytes=self.limits.head_bytes), secret, f"seat-{bound_port}")
         config = uvicorn.Config(app, http=protocol, ws="none", lifespan="off", log_config=None,
                                 log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
                                 server_header=False, date_header=False,
