@@ -18,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import logging
 import socket
 import threading
 import time
@@ -34,7 +33,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.rating.leaderboard import SCRIPT, Board, render_board, render_page
-from arena.web.guard import TEXT, Heads, PageLimits, fields, guard, listen
+from arena.web.guard import TEXT, Heads, PageLimits, fields, guard, listen, server_config
 from arena.web.security import page_headers
 from arena.web.watch import Watch, WatchOptions, watch_routes
 
@@ -135,10 +134,7 @@ class _Server:
                          "again in a few seconds\n")
         # Its own lines are not the arena's: uvicorn logs nothing (a failing answer is a 500 the page makes),
         # and leaves the process's logging as it found it.
-        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes, watch), http=protocol, ws="none",
-                                lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
-                                proxy_headers=False, server_header=False, date_header=False,
-                                h11_max_incomplete_event_size=limits.head_bytes)
+        config = server_config(live_app(board, self._makers, limits.head_bytes, watch), protocol, limits.head_bytes)
         self._ready = threading.Event()
         self._uvicorn = _Uvicorn(config, self._ready)
         self._loop = asyncio.new_event_loop()

@@ -34,14 +34,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import logging
 import secrets
 import socket
 import urllib.parse
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
-import uvicorn
 from markupsafe import Markup
 from starlette.applications import Starlette
 from starlette.datastructures import FormData
@@ -54,11 +52,11 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.core.cards import Card
 from arena.core.scoring import format_score
-from arena.errors import CardError, ConfigError
+from arena.errors import CardError
 from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
 from arena.web.faces import STYLE, SUITS, TEMPLATES, face
-from arena.web.guard import Heads, PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
+from arena.web.guard import Heads, PageLimits, QuietServer, guard, listen, server_config, start_server, stop_server
 from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, read_form, same_origin, secure
 from arena.web.sitting import Sitting
 
@@ -319,19 +317,8 @@ class SeatSite:
         secret = secrets.token_urlsafe(24)
         app = _Capability(seat_app(self.sitting, origins=_served_at(host, bound_host, bound_port),
                                    head_bytes=self.limits.head_bytes), secret, f"seat-{bound_port}")
-        config = uvicorn.Config(app, http=protocol, ws="none", lifespan="off", log_config=None,
-                                log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
-                                server_header=False, date_header=False,
-                                h11_max_incomplete_event_size=self.limits.head_bytes)
-        server = QuietServer(config)
-        task = asyncio.ensure_future(serve_until_stopped(server, listener))
-        listening = asyncio.ensure_future(server.listening.wait())
-        await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
-        if not listening.done():
-            listening.cancel()
-            listener.close()
-            error = task.exception() if not task.cancelled() else None
-            raise ConfigError(f"the seat's page could not start on {host}:{port}: {error}")
+        config = server_config(app, protocol, self.limits.head_bytes)
+        server, task = await start_server(config, listener, "the seat's page", f"{host}:{port}")
         self._task = task
         self._server, self._listener = server, listener
         shown = "127.0.0.1" if bound_host == "0.0.0.0" else "::1" if bound_host == "::" else bound_host

@@ -8,13 +8,11 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
-import logging
 import socket
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-import uvicorn
 from starlette.applications import Starlette
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.exceptions import HTTPException
@@ -26,7 +24,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from arena.errors import ConfigError
 from arena.ladder.control import Ladder
-from arena.web.guard import Heads, QuietServer, client_key, guard, listen, serve_until_stopped, stop_server
+from arena.web.guard import Heads, QuietServer, client_key, guard, listen, server_config, start_server, stop_server
 from arena.web.ladder.api import Api
 from arena.web.ladder.auth import Auth
 from arena.web.ladder.forms import Forms
@@ -196,12 +194,9 @@ class LadderSite:
                          long_bodies=SUBMIT_PATHS, exempt=frozenset(a.strip() for a in proxy.split(",") if a.strip()))
         # uvicorn logs nothing (a failing answer is logged by the site) and leaves the program's logging alone.
         app = ladder_app(self.ladder, self.limits, makers, self.sittings, unpackers)
-        config = uvicorn.Config(app, http=protocol, ws="none",
-                                lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
-                                proxy_headers=bool(proxy), forwarded_allow_ips=proxy or None,
-                                ssl_certfile=tls[0] if tls else None, ssl_keyfile=tls[1] if tls else None,
-                                server_header=False, date_header=False,
-                                h11_max_incomplete_event_size=self.limits.head_bytes)
+        config = server_config(app, protocol, self.limits.head_bytes, proxy_headers=bool(proxy),
+                               forwarded_allow_ips=proxy or None, ssl_certfile=tls[0] if tls else None,
+                               ssl_keyfile=tls[1] if tls else None)
         try:
             config.load()
         except (OSError, ValueError) as err:  # ssl.SSLError is an OSError
@@ -209,17 +204,12 @@ class LadderSite:
                 pool.shutdown(wait=False)
             listener.close()
             raise ConfigError(f"the ladder's site cannot use its TLS files: {err}") from None
-        server = QuietServer(config)
-        task = asyncio.ensure_future(serve_until_stopped(server, listener))
-        listening = asyncio.ensure_future(server.listening.wait())
-        await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
-        if not listening.done():
-            listening.cancel()
+        try:
+            server, task = await start_server(config, listener, "the ladder's site", f"{host}:{port}")
+        except ConfigError:
             for pool in pools:
                 pool.shutdown(wait=False)
-            listener.close()
-            error = task.exception() if not task.cancelled() else None
-            raise ConfigError(f"the ladder's site could not start on {host}:{port}: {error}")
+            raise
         self._server, self._task, self._listener, self._pools = server, task, listener, pools
         bound_host, bound_port = listener.getsockname()[:2]
         return f"[{bound_host}]:{bound_port}" if ":" in bound_host else f"{bound_host}:{bound_port}"
