@@ -10,8 +10,10 @@ JSON twin is held to the same data; forms are sent as a browser sends them (cook
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import dataclasses
+import hashlib
 import io
 import json
 import math
@@ -56,6 +58,7 @@ from arena.ladder.db import (
 from arena.ladder.founding import found_ladder
 from arena.ladder.queries import score_interval
 from arena.ladder.settings import parse_settings
+from arena.rating.html import write_html_report
 from arena.rating.pages import style
 from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, SiteLimits, ladder_app
@@ -415,6 +418,37 @@ def test_a_form_without_its_csrf_token_is_refused(url: str, built: Built) -> Non
         assert browser.get("/submit").headers.get("location") == "/login"
     with client(url) as stranger:  # no login at all
         assert stranger.post("/tests", data={"a": "bob#1", "b": "alice#1"}).status_code == 403
+
+
+def test_the_finals_report_is_served_with_the_security_of_a_page_without_forms(built: Built, tmp_path: Path) -> None:
+    """The final's report.html runs its own script, which its answer's policy names by its hash; it has no form and
+    sends no referrer, and no page may frame it, as every page of the arena."""
+    ladder = make_ladder(tmp_path / "ladder")
+    try:
+        report = queries.final_report(ladder.folder)
+        report.parent.mkdir(parents=True, exist_ok=True)
+        write_html_report(built.ladder.folder / "blocks" / "000001", out=report)
+        with ladder.session() as session:
+            state = session.get(LadderState, 1)
+            assert state is not None
+            state.final_state = "done"
+
+        async def go() -> httpx.Response:
+            transport = httpx.ASGITransport(app=ladder_app(ladder))
+            async with httpx.AsyncClient(transport=transport, base_url="http://ladder.example") as browser:
+                return await browser.get("/final")
+
+        answer = asyncio.run(go())
+    finally:
+        ladder.close()
+    script = re.search(r"<script>(.*)</script>", answer.text, re.S)
+    assert answer.status_code == 200 and script is not None
+    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
+    policy = answer.headers["content-security-policy"]
+    assert f"script-src 'sha256-{digest}'" in policy and "default-src 'none'" in policy
+    assert "form-action 'none'" in policy and "frame-ancestors 'none'" in policy and "base-uri 'none'" in policy
+    assert answer.headers["referrer-policy"] == "no-referrer" and answer.headers["x-frame-options"] == "DENY"
+    assert answer.headers["x-content-type-options"] == "nosniff" and answer.headers["cache-control"] == "no-store"
 
 
 # -- submissions -----------------------------------------------------------------------------------
