@@ -10,8 +10,10 @@ JSON twin is held to the same data; forms are sent as a browser sends them (cook
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
 import dataclasses
+import hashlib
 import io
 import json
 import math
@@ -56,6 +58,7 @@ from arena.ladder.db import (
 from arena.ladder.founding import found_ladder
 from arena.ladder.queries import score_interval
 from arena.ladder.settings import parse_settings
+from arena.rating.html import write_html_report
 from arena.rating.pages import style
 from arena.rating.stats import mean_ci
 from arena.web.ladder import COOKIE, SiteLimits, ladder_app
@@ -357,6 +360,18 @@ def test_behind_its_proxy_the_site_limits_each_forwarded_client_and_believes_no_
             answer = browser.post("/login", data={"token": built.tokens["bob"]},
                                   headers={"X-Forwarded-For": "203.0.113.8", "X-Forwarded-Proto": "https"})
             assert answer.status_code == 303 and "secure" in answer.headers["set-cookie"].lower()
+        # Its forms come from the site's https pages: their Origin is the site's own only as the proxy forwards it.
+        cookie = {"Cookie": answer.headers["set-cookie"].split(";")[0]}
+        forwarded = {"X-Forwarded-For": "203.0.113.8", "X-Forwarded-Proto": "https", **cookie}
+        with client(address) as browser:
+            found = re.search(r'name="csrf" value="([^"]+)"', browser.get("/tests", headers=forwarded).text)
+            assert found is not None
+            form = {"csrf": found.group(1), "a": "bob#1", "b": "nobody#1"}
+            origin = {"Origin": address.replace("http:", "https:")}
+            answer = browser.post("/tests", data=form, headers={**forwarded, **origin})
+            assert answer.status_code == 400 and "nobody#1" in answer.text  # taken, and answered in words
+            answer = browser.post("/tests", data=form, headers={**forwarded, **origin, "X-Forwarded-Proto": "http"})
+            assert answer.status_code == 403 and "did not come from a page of this site" in answer.text
     with serving(built.ladder, limits, proxy="192.0.2.1") as address:
         # the header comes from an address that is not the proxy: every attempt counts against 127.0.0.1
         assert attempts(address, "203.0.113.9") == [401, 401, 429]
@@ -395,12 +410,45 @@ def test_a_form_without_its_csrf_token_is_refused(url: str, built: Built) -> Non
         assert browser.post("/logout", data={"csrf": others_csrf}).status_code == 403  # another login's token
         answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": "https://elsewhere.example"})
         assert answer.status_code == 403  # the right token, sent by a page of another site
+        answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": url.replace("http:", "https:")})
+        assert answer.status_code == 403  # this site's host and port under another scheme: another origin
         assert browser.get("/submit").status_code == 200  # still logged in
-        answer = browser.post("/logout", data={"csrf": csrf})
+        answer = browser.post("/logout", data={"csrf": csrf}, headers={"Origin": url})
         assert answer.status_code == 303
         assert browser.get("/submit").headers.get("location") == "/login"
     with client(url) as stranger:  # no login at all
         assert stranger.post("/tests", data={"a": "bob#1", "b": "alice#1"}).status_code == 403
+
+
+def test_the_finals_report_is_served_with_the_security_of_a_page_without_forms(built: Built, tmp_path: Path) -> None:
+    """The final's report.html runs its own script, which its answer's policy names by its hash; it has no form and
+    sends no referrer, and no page may frame it, as every page of the arena."""
+    ladder = make_ladder(tmp_path / "ladder")
+    try:
+        report = queries.final_report(ladder.folder)
+        report.parent.mkdir(parents=True, exist_ok=True)
+        write_html_report(built.ladder.folder / "blocks" / "000001", out=report)
+        with ladder.session() as session:
+            state = session.get(LadderState, 1)
+            assert state is not None
+            state.final_state = "done"
+
+        async def go() -> httpx.Response:
+            transport = httpx.ASGITransport(app=ladder_app(ladder))
+            async with httpx.AsyncClient(transport=transport, base_url="http://ladder.example") as browser:
+                return await browser.get("/final")
+
+        answer = asyncio.run(go())
+    finally:
+        ladder.close()
+    script = re.search(r"<script>(.*)</script>", answer.text, re.S)
+    assert answer.status_code == 200 and script is not None
+    digest = base64.b64encode(hashlib.sha256(script.group(1).encode()).digest()).decode()
+    policy = answer.headers["content-security-policy"]
+    assert f"script-src 'sha256-{digest}'" in policy and "default-src 'none'" in policy
+    assert "form-action 'none'" in policy and "frame-ancestors 'none'" in policy and "base-uri 'none'" in policy
+    assert answer.headers["referrer-policy"] == "no-referrer" and answer.headers["x-frame-options"] == "DENY"
+    assert answer.headers["x-content-type-options"] == "nosniff" and answer.headers["cache-control"] == "no-store"
 
 
 # -- submissions -----------------------------------------------------------------------------------
@@ -813,7 +861,7 @@ def test_docs_ladder_md_shows_every_field_of_every_json_answer(url: str, built: 
     assert all(isinstance(n, int) for n in entrant["unreadable"])
 
 
-FORM_TEMPLATES = [*sorted((ROOT / "arena" / "rating" / "templates").glob("ladder_*.html")),
+FORM_TEMPLATES = [*sorted((ROOT / "arena" / "web" / "templates").glob("ladder_*.html")),
                   ROOT / "arena" / "web" / "templates" / "seat_table.html"]
 """The templates of the site's pages that hold forms: the ladder's, and a sitting's table."""
 
@@ -845,6 +893,7 @@ def test_docs_ladder_md_names_every_field_of_every_form(url: str, built: Built) 
     missing += [f"{action}: {name}" for action, names in seen.items() if action in table
                 for name in sorted(names) if f"`{name}`" not in table[action]]
     # A field of a form the pages above do not show (a sitting's), named in some row.
+    assert {"ladder_login.html", "ladder_play.html", "seat_table.html"} <= {t.name for t in FORM_TEMPLATES}
     literal = {name for template in FORM_TEMPLATES
                for name in re.findall(r'<(?:input|select|button|textarea)[^>]*\bname="([^"{]+)"',
                                       template.read_text(encoding="utf-8"))}

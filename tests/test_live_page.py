@@ -25,9 +25,9 @@ import pytest
 
 from arena.cli import main
 from arena.event.setup.roster import ROSTER_FILE, Roster
-from arena.rating.leaderboard import POLICY, Board, render_page
+from arena.rating.leaderboard import Board, render_page
 from arena.rating.standing import NOT_RANKED_TITLE
-from arena.web.live import LivePage, PageLimits
+from arena.web.live import SECURITY, LivePage, PageLimits
 from tests.helpers.classroom import ARENA, class_event, podium_names, shown_as
 from tests.helpers.hostile_bots import SCRIPT_DETAIL
 from tests.helpers.pages import Node, body_rows, cells, parse
@@ -36,6 +36,7 @@ from tests.helpers.runs import ROOT, SLOW, run, tournament_text, write
 CHROMIUM = Path("/usr/bin/chromium")
 HOSTILE = ROOT / "tests" / "helpers" / "hostile_bots.py"
 HOSTILE_DISPLAY = "<img src=x onerror=alert(1)> Eve \"the\" <script>alert('x')</script>"
+POLICY = dict(SECURITY)["Content-Security-Policy"]
 
 
 @pytest.fixture(scope="module")
@@ -113,6 +114,7 @@ def test_the_server_gives_the_page_the_board_and_the_data(event: Path) -> None:
         code, headers, body = get(url)
         assert code == 200 and headers["Content-Type"] == "text/html; charset=utf-8"
         assert headers["Content-Security-Policy"] == POLICY and headers["X-Content-Type-Options"] == "nosniff"
+        assert headers["X-Frame-Options"] == "DENY" and headers["Referrer-Policy"] == "no-referrer"
         assert headers["Cache-Control"] == "no-store"
         assert body.decode().startswith("<!DOCTYPE html>") and "Alice Liddell" in body.decode()
         code, _, fragment = get(url + "board")

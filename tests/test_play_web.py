@@ -217,6 +217,16 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         refused = await client.post("/call", content=b"csrf=" + b"x" * BODY_BYTES,
                                     headers={"Content-Type": "application/x-www-form-urlencoded"})
         assert refused.status_code == 413 and "larger than" in refused.text
+        refused = await client.get("/table", headers={"X-Padding": "x" * (40 << 10)})  # a head past 32 KiB
+        assert refused.status_code == 431 and refused.text == "The request is too long\n"
+        # Every form of the arena is read by the same reader: a multipart one too, and within the same limits.
+        parts = "".join(f'--b0\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'
+                        for name, value in (("csrf", token), ("call", ""))) + "--b0--\r\n"
+        refused = await client.post("/call", content=parts.encode(),
+                                    headers={"Content-Type": "multipart/form-data; boundary=b0"})
+        assert refused.status_code == 400 and refused.text == "The form has no call: give a whole number\n"
+        refused = await client.post("/call", data={"csrf": token, **{f"field{n}": "" for n in range(20)}})
+        assert refused.status_code == 400 and refused.text == "Too many fields. Maximum number of fields is 20.\n"
         refused = await client.post("/play", data={"csrf": token, "card": "AS"})
         assert refused.status_code == 409 and "not your turn" in refused.text
         refused = await client.post("/next", data={"csrf": token})
@@ -250,6 +260,8 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         for header in ("content-security-policy", "x-content-type-options", "x-frame-options"):
             assert header in answered.headers
         assert "connect-src 'self'" in answered.headers["content-security-policy"]
+        # One request per connection, as every page of the arena: the guard's deadlines are per connection.
+        assert answered.headers["connection"] == "close" and refused.headers["connection"] == "close"
 
     asyncio.run(_sitting(tmp_path / "results", drive))
 

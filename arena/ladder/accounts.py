@@ -10,7 +10,6 @@ nothing, and the site's token admits no bot.
 from __future__ import annotations
 
 import dataclasses
-import hmac
 import secrets
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -135,19 +134,15 @@ class Login:
     organiser: bool
     csrf: str
 
-    def csrf_ok(self, sent: str) -> bool:
-        """The form's CSRF token is this login's (compared in constant time)."""
-        return hmac.compare_digest(self.csrf.encode(), sent.encode())
 
-
-def log_in(session: Session, token: str, now: datetime | None = None) -> tuple[str, Login] | None:
-    """A new login for the holder of ``token``: the cookie to set and the login; ``None`` for a token that
-    admits nobody."""
+def log_in(session: Session, token: str, csrf: str, now: datetime | None = None) -> tuple[str, Login] | None:
+    """A new login for the holder of ``token``, whose forms carry the CSRF token ``csrf`` (the site makes it): the
+    cookie to set and the login; ``None`` for a token that admits nobody."""
     who = who_has(session, token)
     if who is None:
         return None
     now = now or utc_now()
-    cookie, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
+    cookie = secrets.token_urlsafe(32)
     organiser = isinstance(who, Organiser)
     session.add(WebSession(cookie_sha256=token_sha256(cookie), csrf=csrf, created=now,
                            expires=now + timedelta(hours=LOGIN_HOURS),

@@ -11,8 +11,8 @@ names come from the class roster, when the configuration names one.
 
 Paths a server answers (:mod:`arena.web.live`): ``/`` the page (:func:`render_page`), ``/board`` the board
 alone (:func:`render_board`, what the script fetches), ``/live.json`` the same as data. Every text a bot or a
-student chose (names, versions, display names) is escaped, and the page's Content-Security-Policy
-(:data:`POLICY`) lets no script run but its own and fetch nothing but the board.
+student chose (names, versions, display names) is escaped, and the page runs no script but its own
+(:data:`SCRIPT`, which the server's Content-Security-Policy names by its hash) and fetches nothing but the board.
 
 A fault is shown by its kind and where it happened, never by its detail: a detail may name cards (the
 hand of a bot that played an illegal card, or whatever a crashing bot put in its error), and while the
@@ -38,14 +38,14 @@ from arena.event.plan.status import BotState, Status, read_status
 from arena.event.setup.roster import read_roster
 from arena.rating.fairplay import memory_words
 from arena.rating.html import ADVICE
-from arena.rating.pages import Markup, policy, render, script, style
+from arena.rating.pages import Markup, render, script, style
 from arena.rating.report import read_folder
 from arena.rating.standing import NOT_RANKED_TITLE, Standing
 from arena.rating.tables import podium, rank_text, unit_name
 from arena.records.format import read_tail
 from arena.records.store import ResultsStore
 
-__all__ = ["FAULTS_SHOWN", "POLICY", "POLL_S", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
+__all__ = ["FAULTS_SHOWN", "POLL_S", "SCRIPT", "Board", "BoardRow", "FaultLine", "Snapshot", "render_board",
            "render_page"]
 
 POLL_S = 2.0
@@ -255,10 +255,8 @@ def _latest_faults(path: Path) -> list[FaultLine]:
 # -- the page ----------------------------------------------------------------------------------------
 
 
-_SCRIPT = script("live.js", poll_ms=int(POLL_S * 1000))
+SCRIPT = script("live.js", poll_ms=int(POLL_S * 1000))
 """Fetches the board again every :data:`POLL_S` seconds and puts it in place (the server escaped it)."""
-POLICY = policy(_SCRIPT, "connect-src 'self'", "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'")
-"""No script but the page's own, nothing fetched but the board, whatever a bot calls itself."""
 
 
 def _state(snapshot: Snapshot) -> tuple[str, str]:
@@ -350,4 +348,4 @@ def _bots_count(snapshot: Snapshot, connected: set[str]) -> str:
 def render_page(snapshot: Snapshot) -> str:
     """The whole page: the board, and the script that refreshes it."""
     return render("live.html", title=snapshot.title, style=style("live.css"), board=Markup(render_board(snapshot)),
-                  script=_SCRIPT)
+                  script=SCRIPT)

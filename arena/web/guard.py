@@ -1,7 +1,8 @@
 """What clients may cost the process that serves a page: uvicorn's HTTP/1.1 protocol with a connection count
 and one deadline per connection, shared by the live page (:mod:`arena.web.live`), the ladder's site
-(:mod:`arena.web.ladder`) and the seat in the browser (:mod:`arena.web.seat`); and the uvicorn server the last
-two run on the caller's event loop (:class:`QuietServer`, :func:`serve_until_stopped`, :func:`stop_server`).
+(:mod:`arena.web.ladder`) and the seat in the browser (:mod:`arena.web.seat`), and the bound on a whole head
+(:class:`Heads`); and the uvicorn server the last two run on the caller's event loop (:class:`QuietServer`,
+:func:`start_server`, :func:`serve_until_stopped`, :func:`stop_server`).
 
 uvicorn keeps none of these bounds by itself: its ``limit_concurrency`` counts a connection only once its
 request has arrived, it gives a request no time limit, and it waits as long as a client takes to read.
@@ -20,20 +21,21 @@ import contextlib
 import dataclasses
 import email.utils
 import ipaddress
+import logging
 import socket
 from collections.abc import Callable, Iterator, Sequence
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import uvicorn
-from starlette.types import Scope
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from arena.errors import ConfigError
 from arena.transports.grpc.server import check_address
 
 __all__ = [
-    "HEADER_LINES", "TEXT", "Guard", "PageLimits", "QuietServer", "client_key", "fields", "guard", "head_size",
-    "listen", "plain", "serve_until_stopped", "stop_server",
+    "HEADER_LINES", "TEXT", "Fields", "Guard", "Heads", "PageLimits", "QuietServer", "client_key", "fields", "guard",
+    "head_size", "listen", "plain", "serve_until_stopped", "server_config", "start_server", "stop_server",
 ]  # fmt: skip
 
 
@@ -104,6 +106,23 @@ def head_size(scope: Scope) -> int:
     headers: list[tuple[bytes, bytes]] = scope["headers"]
     line = len(scope["method"]) + len(scope["raw_path"]) + len(scope["query_string"]) + len(" ? HTTP/1.1\r\n")
     return line + sum(len(name) + len(value) + len(": \r\n") for name, value in headers) + len("\r\n")
+
+
+class Heads:
+    """Refuses, before routing, a request whose head is longer than ``head_bytes`` (:func:`head_size`) or has
+    :data:`HEADER_LINES` lines or more: 431, ``refuse``'s answer. uvicorn's parser bounds the head it holds
+    incomplete, not one that arrives whole in a single read: this bounds that one."""
+
+    def __init__(self, app: ASGIApp, head_bytes: int, refuse: Callable[[Scope, int, str], ASGIApp]) -> None:
+        self.app = app
+        self.head_bytes = head_bytes
+        self.refuse = refuse
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and (head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES):
+            await self.refuse(scope, 431, "the request is too long")(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
 
 
 class Guard(H11Protocol):
@@ -231,6 +250,17 @@ def guard(name: str, limits: PageLimits, security: Fields, crowded: str, body_s:
                                  "by_address": collections.Counter()})
 
 
+def server_config(app: ASGIApp, protocol: type[Guard], head_bytes: int, **more: Any) -> uvicorn.Config:
+    """uvicorn's configuration of a page's server: ``app`` spoken to by the guard's ``protocol``, no websockets and
+    no lifespan, no log of its own (a failing answer is the application's to log or say, and the program's logging
+    is left as it is), no ``Server`` or ``Date`` field of its own (the answers write theirs), a head bounded to
+    ``head_bytes`` as it arrives, and no proxy believed; ``more`` (TLS files, a proxy) as uvicorn takes it."""
+    return uvicorn.Config(app, **{
+        "http": protocol, "ws": "none", "lifespan": "off", "log_config": None, "log_level": logging.CRITICAL,
+        "access_log": False, "proxy_headers": False, "server_header": False, "date_header": False,
+        "h11_max_incomplete_event_size": head_bytes, **more})
+
+
 class QuietServer(uvicorn.Server):
     """uvicorn's server on the caller's event loop: it says when it listens, and leaves the program's signals to
     the program (uvicorn would take Ctrl-C for itself)."""
@@ -260,6 +290,23 @@ def listen(page: str, host: str, port: int, backlog: int = 128) -> socket.socket
         return socket.create_server((host.strip("[]"), port), family=family, backlog=backlog)
     except OSError as err:
         raise ConfigError(f"{page}: cannot listen on {host}:{port}: {err.strerror}") from None
+
+
+async def start_server(config: uvicorn.Config, listener: socket.socket, page: str,
+                       at: str) -> tuple[QuietServer, asyncio.Task[None]]:
+    """Serves ``config``'s application on ``listener`` from now on (until :func:`stop_server`), once it listens:
+    the server and the task that serves it; a :class:`ConfigError` naming ``page`` and the address ``at`` it was
+    asked for when it cannot start (the listener is then closed)."""
+    server = QuietServer(config)
+    task = asyncio.ensure_future(serve_until_stopped(server, listener))
+    listening = asyncio.ensure_future(server.listening.wait())
+    await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
+    if not listening.done():
+        listening.cancel()
+        listener.close()
+        error = task.exception() if not task.cancelled() else None
+        raise ConfigError(f"{page} could not start on {at}: {error}")
+    return server, task
 
 
 async def serve_until_stopped(server: QuietServer, listener: socket.socket) -> None:

@@ -1,7 +1,8 @@
 """The live page's server: the board of a results folder as a Starlette application, served by uvicorn.
 
 The application (:func:`live_app`) answers ``/`` the page, ``/board`` the board alone (what the page's
-script fetches) and ``/live.json`` the same as data, every answer with the page's Content-Security-Policy, and
+script fetches) and ``/live.json`` the same as data, every answer with the page's security header fields
+(:data:`SECURITY`: no script but the page's own, nothing fetched but the board), and
 the spectators' pages ``/watch`` and ``/watch/GAME`` (:mod:`arena.web.watch`);
 :class:`LivePage` serves it with uvicorn on an event loop of a thread of its own, so that the arena's own
 loop never waits for a browser, loopback only unless asked otherwise. What clients may cost the arena is
@@ -17,7 +18,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import logging
 import socket
 import threading
 import time
@@ -32,16 +32,16 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from arena.rating.leaderboard import POLICY, Board, render_board, render_page
-from arena.web.guard import HEADER_LINES, TEXT, PageLimits, fields, guard, head_size, listen
+from arena.rating.leaderboard import SCRIPT, Board, render_board, render_page
+from arena.web.guard import TEXT, Heads, PageLimits, fields, guard, listen, server_config
+from arena.web.security import page_headers
 from arena.web.watch import Watch, WatchOptions, watch_routes
 
-__all__ = ["PATHS", "SPECTATORS", "LivePage", "PageLimits", "live_app"]
+__all__ = ["PATHS", "SECURITY", "SPECTATORS", "LivePage", "PageLimits", "live_app"]
 
 _TEXT = TEXT
-_SECURITY = (("Content-Security-Policy", POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "no-referrer"))
-"""The header fields of every answer of the page after the common ones, in the order it has always sent them."""
+SECURITY = page_headers(SCRIPT, fetches=True)
+"""The security header fields of every answer of the page, after the common ones."""
 PATHS = ("/", "/board", "/live.json")
 """What the page answers; anything else is 404."""
 _LIMITS = PageLimits()
@@ -51,7 +51,7 @@ SPECTATORS = WatchOptions()
 
 def _fields(kind: str, length: int) -> list[tuple[bytes, bytes]]:
     """The header fields of every answer of the page, in the order and spelling it has always sent them."""
-    return fields(kind, length, _SECURITY)
+    return fields(kind, length, SECURITY)
 
 
 class _Answer(Response):
@@ -76,27 +76,21 @@ def _answer(board: Board, path: str) -> tuple[int, str, bytes]:
 
 
 class _Door:
-    """Turns away, before routing, the requests the page does not serve: methods but GET and HEAD (501), and
-    heads of more than :attr:`PageLimits.head_bytes` or :data:`~arena.web.guard.HEADER_LINES` lines (431).
+    """Turns away, before routing, the requests the page does not serve: methods but GET and HEAD (501), once
+    the head's length is checked (:class:`~arena.web.guard.Heads`)."""
 
-    uvicorn's parser bounds the head it holds incomplete, not one that arrives whole in a single read:
-    the length is checked here, on the head as parsed (:func:`~arena.web.guard.head_size`).
-    """
-
-    def __init__(self, app: ASGIApp, head_bytes: int) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.head_bytes = head_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            # The length first, as when the head was read line by line.
-            if head_size(scope) > self.head_bytes or len(scope["headers"]) >= HEADER_LINES:
-                await _Answer(b"the request is too long\n", 431)(scope, receive, send)
-                return
-            if scope["method"] not in ("GET", "HEAD"):
-                await _Answer(b"the live page answers GET and HEAD only\n", 501)(scope, receive, send)
-                return
+        if scope["type"] == "http" and scope["method"] not in ("GET", "HEAD"):
+            await _Answer(b"the live page answers GET and HEAD only\n", 501)(scope, receive, send)
+            return
         await self.app(scope, receive, send)
+
+
+def _refused(scope: Scope, status: int, why: str) -> Response:
+    return _Answer(f"{why}\n".encode(), status)
 
 
 def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int = PageLimits.head_bytes,
@@ -115,7 +109,7 @@ def live_app(board: Board, makers: concurrent.futures.Executor, head_bytes: int 
     spectators = list(watch_routes(watch, makers)) if watch is not None else []
     return Starlette(routes=[*(Route(path, answer) for path in PATHS), *spectators],
                      exception_handlers={404: not_found},
-                     middleware=[Middleware(_Door, head_bytes=head_bytes)])
+                     middleware=[Middleware(Heads, head_bytes=head_bytes, refuse=_refused), Middleware(_Door)])
 
 
 class _Uvicorn(uvicorn.Server):
@@ -136,14 +130,11 @@ class _Server:
     def __init__(self, board: Board, listener: socket.socket, limits: PageLimits, watch: Watch | None) -> None:
         self._listener = listener
         self._makers = concurrent.futures.ThreadPoolExecutor(limits.threads, thread_name_prefix="live-page-answer")
-        protocol = guard("_PageGuard", limits, _SECURITY, "the live page has too many connections open: it answers "
+        protocol = guard("_PageGuard", limits, SECURITY, "the live page has too many connections open: it answers "
                          "again in a few seconds\n")
         # Its own lines are not the arena's: uvicorn logs nothing (a failing answer is a 500 the page makes),
         # and leaves the process's logging as it found it.
-        config = uvicorn.Config(live_app(board, self._makers, limits.head_bytes, watch), http=protocol, ws="none",
-                                lifespan="off", log_config=None, log_level=logging.CRITICAL, access_log=False,
-                                proxy_headers=False, server_header=False, date_header=False,
-                                h11_max_incomplete_event_size=limits.head_bytes)
+        config = server_config(live_app(board, self._makers, limits.head_bytes, watch), protocol, limits.head_bytes)
         self._ready = threading.Event()
         self._uvicorn = _Uvicorn(config, self._ready)
         self._loop = asyncio.new_event_loop()

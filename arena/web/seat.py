@@ -34,29 +34,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ipaddress
-import logging
 import secrets
 import socket
 import urllib.parse
 from collections.abc import Awaitable, Callable, Collection
 from typing import Any
 
-import jinja2
-import uvicorn
 from markupsafe import Markup
 from starlette.applications import Starlette
+from starlette.datastructures import FormData
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from arena.core.cards import Card, Suit
+from arena.core.cards import Card
 from arena.core.scoring import format_score
-from arena.errors import CardError, ConfigError
+from arena.errors import CardError
 from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
-from arena.rating.pages import policy
-from arena.web.guard import PageLimits, QuietServer, guard, listen, serve_until_stopped, stop_server
+from arena.web.faces import STYLE, SUITS, TEMPLATES, face
+from arena.web.guard import Heads, PageLimits, QuietServer, guard, listen, server_config, start_server, stop_server
+from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, read_form, same_origin, secure
 from arena.web.sitting import Sitting
 
 __all__ = ["BODY_BYTES", "NOT_YOURS", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
@@ -65,37 +66,18 @@ BODY_BYTES = 4096
 """The largest body of a POST the page reads (its forms hold a token and a few characters)."""
 POLL_S = 15.0
 """The longest a ``GET /table?since=N`` waits for a change."""
-SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
-
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("arena.web", "templates"),
-    autoescape=True,  # bots choose their names: every value printed is escaped
-    undefined=jinja2.StrictUndefined,
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_SCRIPT = _ENVIRONMENT.get_template("seat.js").render().strip()
-_STYLE = Markup(_ENVIRONMENT.loader.get_source(_ENVIRONMENT, "seat.css")[0])  # type: ignore[union-attr]
-_POLICY = policy(_SCRIPT, "connect-src 'self'", "form-action 'self'", "frame-ancestors 'none'", "base-uri 'none'")
-_SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "same-origin"), ("X-Frame-Options", "DENY"))
+_SCRIPT = TEMPLATES.script("seat.js")
+_SECURITY = page_headers(_SCRIPT, fetches=True, forms=True)
 _LIMITS = PageLimits(connections=64, threads=1)
 NOT_YOURS = ("This table is someone's own: open it at the address that callbreak-arena play --web printed, the one "
              "that ends in ?token=...\n")
 """The answer to a request without the table's secret."""
 
 
-def _face(card: Card) -> dict[str, str]:
-    """A card as the page draws it: rank, suit symbol, its text and its suit's noun (for the screen reader)."""
-    rank = "10" if card.rank.letter == "T" else card.rank.letter
-    return {"text": str(card), "rank": rank, "symbol": card.suit.symbol, "suit": card.suit.noun.lower(),
-            "words": f"{rank} of {card.suit.noun.lower()}"}
-
-
 def _trick(state: SeatState, trick: TrickLine) -> dict[str, Any]:
     """A trick won as the page draws it: its number and round, who won it, and its cards by seat."""
     return {"number": trick.number, "round": trick.round_number, "winner": state.who(trick.winner),
-            "cards": [{"who": state.who(seat), **_face(card), "win": seat == trick.winner}
+            "cards": [{"who": state.who(seat), **face(card), "win": seat == trick.winner}
                       for seat, card in trick.cards]}
 
 
@@ -104,7 +86,7 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
     rules = state.rules
     names = state.names or ("", "", "", "")
     hand = [{"suit": suit.noun.lower(), "symbol": suit.symbol,
-             "cards": [{**_face(card), "legal": card in state.legal} for card in state.hand if card.suit is suit]}
+             "cards": [{**face(card), "legal": card in state.legal} for card in state.hand if card.suit is suit]}
             for suit in SUITS]
     order = sorted(range(4), key=lambda s: (state.places[s], s)) if state.over else []
     seats = [{"seat": s, "name": state.who(s), "dealer": s == state.dealer and bool(state.round_number),
@@ -112,7 +94,7 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
               "you": s == state.seat} for s in range(4)]
     return {
         "token": token, "state": state, "version": state.version, "seats": seats, "hand": hand,
-        "trick": [{"who": state.who(seat), **_face(card), "win": False} for seat, card in state.trick],
+        "trick": [{"who": state.who(seat), **face(card), "win": False} for seat, card in state.trick],
         "last": _trick(state, state.last) if state.last is not None else None,
         "log": [{"text": line.text, "trick": _trick(state, line.trick) if line.trick is not None else None}
                 for line in state.log],
@@ -133,12 +115,12 @@ def _context(sitting: Sitting, token: str) -> dict[str, Any]:
 
 def render_table(sitting: Sitting, token: str) -> str:
     """The table as the page shows it (what ``GET /table`` answers)."""
-    return _ENVIRONMENT.get_template("seat_table.html").render(**_context(sitting, token))
+    return TEMPLATES.render("seat_table.html", **_context(sitting, token))
 
 
 def _page(sitting: Sitting, token: str) -> str:
-    return _ENVIRONMENT.get_template("seat.html").render(
-        table=Markup(render_table(sitting, token)), script=Markup(_SCRIPT), style=_STYLE, token=token)
+    return TEMPLATES.render("seat.html", table=Markup(render_table(sitting, token)), script=_SCRIPT, style=STYLE,
+                            token=token)
 
 
 class _Refused(Exception):
@@ -150,72 +132,57 @@ class _Refused(Exception):
         self.text = text
 
 
-def _answer(request: Request, response: Response) -> Response:
-    for name, value in _SECURITY:
-        response.headers[name] = value
-    response.headers["Cache-Control"] = "no-store"
-    return response
+def _said(scope: Scope, status: int, why: str) -> Response:
+    """A refusal in one sentence, as the page's script shows it."""
+    return PlainTextResponse(why[:1].upper() + why[1:] + "\n", status_code=status)
 
 
-def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str] | None = None) -> Starlette:
+def _too_large(path: str, limit: int) -> str:
+    return f"the request's body is larger than the {limit:,} bytes the page reads"
+
+
+def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str] | None = None,
+             head_bytes: int = PageLimits.head_bytes) -> Starlette:
     """The page of ``sitting``'s seat as an ASGI application; ``token`` is what every form must carry (a fresh
     one if not given); ``origins`` the origins a form may come from (``scheme://host:port``; ``None``: the page's
-    own, as the request names it, where the site that mounts the page holds its own addresses)."""
-    secret = token or secrets.token_urlsafe(24)
+    own, as the request names it, where the site that mounts the page holds its own addresses); ``head_bytes``
+    the longest request head it reads."""
+    secret = token or csrf_token()
 
-    async def form(request: Request) -> dict[str, str]:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > BODY_BYTES):
-            raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
-        origin = request.headers.get("origin")
-        allowed = origins if origins is not None else {f"{request.url.scheme}://{request.url.netloc}"}
-        if origin is not None and origin not in allowed:
+    async def form(request: Request) -> FormData:
+        if not same_origin(request, origins):
             raise _Refused(403, "this form comes from another site: play from the page itself")
-        body = b""
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > BODY_BYTES:
-                raise _Refused(413, f"the request's body is larger than the {BODY_BYTES:,} bytes the page reads")
-        try:
-            text = body.decode("utf-8")
-        except UnicodeDecodeError:
-            raise _Refused(400, "the form cannot be read: it is not UTF-8 text") from None
-        fields: dict[str, str] = {}
-        for part in text.split("&") if text else []:
-            name, _, value = part.partition("=")
-            fields[_unquote(name)] = _unquote(value)
-        if not secrets.compare_digest(fields.get("csrf", ""), secret):
+        fields = await read_form(request)
+        if not csrf_ok(secret, fields.get("csrf")):
             raise _Refused(403, "this page is out of date (the game was started again): reload it")
         return fields
 
     def reply(request: Request) -> Response:
         if request.headers.get("x-seat-script") == "1":
-            return _answer(request, HTMLResponse(render_table(sitting, secret)))
-        return _answer(request, RedirectResponse(_base(request) + "/", status_code=303))
+            return HTMLResponse(render_table(sitting, secret))
+        return RedirectResponse(_base(request) + "/", status_code=303)
 
     async def guarded(request: Request, act: Callable[[Request], Awaitable[Response]]) -> Response:
         try:
             return await act(request)
         except _Refused as refused:
-            return _answer(request, PlainTextResponse(refused.text[:1].upper() + refused.text[1:] + "\n",
-                                                      status_code=refused.status))
+            return _said(request.scope, refused.status, refused.text)
 
     async def page(request: Request) -> Response:
-        return _answer(request, HTMLResponse(_page(sitting, secret)))
+        return HTMLResponse(_page(sitting, secret))
 
     async def table(request: Request) -> Response:
         since = request.query_params.get("since")
         if since is not None:
             if not since.isdigit():
-                return _answer(request, PlainTextResponse("?since= takes the version the page shows, a whole "
-                                                          "number\n", status_code=400))
+                return PlainTextResponse("?since= takes the version the page shows, a whole number\n", status_code=400)
             await sitting.seat.changed(int(since), POLL_S)
-        return _answer(request, HTMLResponse(render_table(sitting, secret)))
+        return HTMLResponse(render_table(sitting, secret))
 
     async def call(request: Request) -> Response:
         async def act(request: Request) -> Response:
             fields = await form(request)
-            given = fields.get("call", "").strip()
+            given = str(fields.get("call", "")).strip()
             if not given:
                 raise _Refused(400, "the form has no call: give a whole number")
             if sitting.seat.state.asked is not DecisionKind.CALL:
@@ -227,7 +194,7 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
     async def play(request: Request) -> Response:
         async def act(request: Request) -> Response:
             fields = await form(request)
-            given = fields.get("card", "").strip()
+            given = str(fields.get("card", "")).strip()
             if not given:
                 raise _Refused(400, "the form has no card: click a card, or type one like QS")
             if sitting.seat.state.asked is not DecisionKind.PLAY:
@@ -247,29 +214,32 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
         return await guarded(request, act)
 
     async def healthz(request: Request) -> Response:
-        return _answer(request, PlainTextResponse("ok\n"))
+        return PlainTextResponse("ok\n")
 
     async def not_found(request: Request, exc: Exception) -> Response:
-        return _answer(request, PlainTextResponse(f"Not found: the table is at {_base(request)}/\n",
-                                                  status_code=404))
+        return PlainTextResponse(f"Not found: the table is at {_base(request)}/\n", status_code=404)
 
     async def not_allowed(request: Request, exc: Exception) -> Response:
-        return _answer(request, PlainTextResponse("The page does not take that method here\n", status_code=405))
+        return PlainTextResponse("The page does not take that method here\n", status_code=405)
+
+    async def unreadable(request: Request, exc: Exception) -> Response:
+        """A form the reader refuses (400), in its words."""
+        assert isinstance(exc, HTTPException)
+        return _said(request.scope, exc.status_code, str(exc.detail) or "the request cannot be read")
 
     return Starlette(routes=[
         Route("/", page), Route("/table", table), Route("/call", call, methods=["POST"]),
         Route("/play", play, methods=["POST"]), Route("/next", next_game, methods=["POST"]),
         Route("/healthz", healthz),
-    ], exception_handlers={404: not_found, 405: not_allowed})
+    ], exception_handlers={404: not_found, 405: not_allowed, HTTPException: unreadable}, middleware=[
+        Middleware(Secured, fields=_SECURITY),
+        Middleware(Heads, head_bytes=head_bytes, refuse=_said),
+        Middleware(Bodies, limit=lambda path: BODY_BYTES, too_large=_too_large, refuse=_said)])
 
 
 def _base(request: Request) -> str:
     """The path the page is served under: empty at the root, ``/play/N`` where a site mounts it."""
     return str(request.scope.get("root_path", "")).rstrip("/")
-
-
-def _unquote(text: str) -> str:
-    return urllib.parse.unquote_plus(text, errors="replace")
 
 
 def card_text(given: str) -> str:
@@ -304,7 +274,7 @@ class _Capability:
             return
         else:
             answer = PlainTextResponse(NOT_YOURS, status_code=403)
-        await _answer(request, answer)(scope, receive, send)
+        await secure(answer, _SECURITY)(scope, receive, send)
 
 
 def _served_at(host: str, bound: str, port: int) -> list[str]:
@@ -345,21 +315,10 @@ class SeatSite:
                          "again in a few seconds\n", form_s=30.0)
         bound_host, bound_port = listener.getsockname()[:2]
         secret = secrets.token_urlsafe(24)
-        app = _Capability(seat_app(self.sitting, origins=_served_at(host, bound_host, bound_port)), secret,
-                          f"seat-{bound_port}")
-        config = uvicorn.Config(app, http=protocol, ws="none", lifespan="off", log_config=None,
-                                log_level=logging.CRITICAL, access_log=False, proxy_headers=False,
-                                server_header=False, date_header=False,
-                                h11_max_incomplete_event_size=self.limits.head_bytes)
-        server = QuietServer(config)
-        task = asyncio.ensure_future(serve_until_stopped(server, listener))
-        listening = asyncio.ensure_future(server.listening.wait())
-        await asyncio.wait((task, listening), return_when=asyncio.FIRST_COMPLETED)
-        if not listening.done():
-            listening.cancel()
-            listener.close()
-            error = task.exception() if not task.cancelled() else None
-            raise ConfigError(f"the seat's page could not start on {host}:{port}: {error}")
+        app = _Capability(seat_app(self.sitting, origins=_served_at(host, bound_host, bound_port),
+                                   head_bytes=self.limits.head_bytes), secret, f"seat-{bound_port}")
+        config = server_config(app, protocol, self.limits.head_bytes)
+        server, task = await start_server(config, listener, "the seat's page", f"{host}:{port}")
         self._task = task
         self._server, self._listener = server, listener
         shown = "127.0.0.1" if bound_host == "0.0.0.0" else "::1" if bound_host == "::" else bound_host

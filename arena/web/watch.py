@@ -19,41 +19,32 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import dataclasses
-import functools
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import jinja2
-from markupsafe import Markup
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from arena.core.cards import Card, Suit
+from arena.core.cards import Card
 from arena.core.scoring import format_score
 from arena.core.turns import call_order, seat_after
 from arena.errors import ArenaError
 from arena.event.plan.manifest import Manifest
 from arena.event.setup.defaults import WATCH_DELAY_S
-from arena.rating.pages import policy
 from arena.records.format import GameRecords, TornLine, group_games, iter_records
 from arena.records.store import ResultsStore
+from arena.web.faces import STYLE, SUITS, TEMPLATES, face
 from arena.web.guard import TEXT, fields
+from arena.web.security import page_headers
 
 __all__ = ["Shown", "Watch", "WatchOptions", "render_watch", "watch_routes"]
 
-SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
-_ENVIRONMENT = jinja2.Environment(
-    loader=jinja2.PackageLoader("arena.web", "templates"), autoescape=True, undefined=jinja2.StrictUndefined,
-    trim_blocks=True, lstrip_blocks=True)
-_SCRIPT = _ENVIRONMENT.get_template("watch.js").render().strip()
-_STYLE = Markup(_ENVIRONMENT.loader.get_source(_ENVIRONMENT, "seat.css")[0])  # type: ignore[union-attr]
-_POLICY = policy(_SCRIPT, "base-uri 'none'", "form-action 'none'", "frame-ancestors 'none'")
-_SECURITY = (("Content-Security-Policy", _POLICY), ("X-Content-Type-Options", "nosniff"),
-             ("Referrer-Policy", "no-referrer"))
+_SCRIPT = TEMPLATES.script("watch.js")
+_SECURITY = page_headers(_SCRIPT)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -146,14 +137,6 @@ def _stamp(path: Path) -> object:
     return stat.st_size, stat.st_mtime_ns
 
 
-@functools.cache
-def _face(text: str) -> dict[str, str]:
-    card = Card.parse(text)
-    rank = "10" if card.rank.letter == "T" else card.rank.letter
-    return {"text": text, "rank": rank, "symbol": card.suit.symbol, "suit": card.suit.noun.lower(),
-            "words": f"{rank} of {card.suit.noun.lower()}"}
-
-
 def _game_context(watch: Watch, game: GameRecords) -> dict[str, Any]:
     """A game as far as its replay has come: the rounds over, and the round being replayed step by step."""
     steps = watch.steps(game.first.deal_set)
@@ -179,7 +162,7 @@ def _game_context(watch: Watch, game: GameRecords) -> dict[str, Any]:
             if not part:
                 break
             whole = len(part) == len(trick.cards)
-            tricks.append({"cards": [{"who": game.seats[seat], **_face(str(card)),
+            tricks.append({"cards": [{"who": game.seats[seat], **face(card),
                                       "win": whole and seat == trick.winner} for seat, card in part],
                            "winner": game.seats[trick.winner] if whole else ""})
         won = [0, 0, 0, 0]
@@ -187,7 +170,7 @@ def _game_context(watch: Watch, game: GameRecords) -> dict[str, Any]:
             won[trick.winner] += 1
         gone = set(map(str, played))
         hands = [[{"suit": suit.noun.lower(), "symbol": suit.symbol,
-                   "cards": [_face(str(c)) for c in record.hands[seat] if c.suit is suit and str(c) not in gone]}
+                   "cards": [face(c) for c in record.hands[seat] if c.suit is suit and str(c) not in gone]}
                   for suit in SUITS] for seat in range(4)] if watch.options.hands else []
         current = {"number": record.round, "dealer": game.seats[record.dealer], "trump": record.trump.noun,
                    "trump_symbol": record.trump.symbol,
@@ -208,16 +191,16 @@ def render_watch(watch: Watch, game_id: str | None) -> tuple[int, str]:
     if game_id is None:
         deal_sets = [{"deal_set": d, "games": sorted((g for g in shown.games.values() if g.first.deal_set == d),
                                                      key=lambda g: g.first.rotation)} for d in sorted(shown.shown)]
-        return 200, _ENVIRONMENT.get_template("watch.html").render(
-            style=_STYLE, script=Markup(_SCRIPT), refresh=refresh, deal_sets=deal_sets, game=None,
+        return 200, TEMPLATES.render(
+            "watch.html", style=STYLE, script=_SCRIPT, refresh=refresh, deal_sets=deal_sets, game=None,
             playing=sorted(shown.playing.items()), delay=watch.options.delay_s, hands=watch.options.hands)
     game = shown.games.get(game_id)
     if game is None:
-        return 404, _ENVIRONMENT.get_template("watch.html").render(
-            style=_STYLE, script=Markup(_SCRIPT), refresh=refresh, deal_sets=[], game=None, missing=game_id,
+        return 404, TEMPLATES.render(
+            "watch.html", style=STYLE, script=_SCRIPT, refresh=refresh, deal_sets=[], game=None, missing=game_id,
             playing=sorted(shown.playing.items()), delay=watch.options.delay_s, hands=watch.options.hands)
-    return 200, _ENVIRONMENT.get_template("watch_game.html").render(
-        style=_STYLE, script=Markup(_SCRIPT), refresh=refresh, **_game_context(watch, game))
+    return 200, TEMPLATES.render(
+        "watch_game.html", style=STYLE, script=_SCRIPT, refresh=refresh, **_game_context(watch, game))
 
 
 class _Answer(Response):
