@@ -994,3 +994,12 @@ def test_serve_refuses_half_of_its_tls_pair_and_a_missing_file_in_one_line(tmp_p
                   "--tls-key", tmp_path / "site.key")
     assert missing.returncode == 2 and f"there is no TLS file {tmp_path / 'site.key'}" in missing.stderr
     assert len(missing.stderr.strip().splitlines()) == 1, missing.stderr
+
+
+def test_a_number_of_a_form_that_str_isdigit_takes_and_int_refuses_is_refused_in_words() -> None:
+    from arena.errors import ConfigError
+    from arena.web.ladder.forms import whole
+    assert whole(" 0042 ", "the number of blocks") == 42
+    for odd in ("\u00b2", "\u0663", "9" * 5000, "-3", ""):
+        with pytest.raises(ConfigError, match=r"^the number of blocks must be a whole number"):
+            whole(odd, "the number of blocks")

@@ -239,6 +239,13 @@ def test_bad_input_is_answered_in_words_and_loses_nothing(tmp_path: Path) -> Non
         assert asked(answered.text) == "call"
         answered = await client.post("/call", data={"csrf": token, "call": "lots"}, headers={"X-Seat-Script": "1"})
         assert "Not allowed: &#39;lots&#39; is not a legal call" in answered.text
+        # What str.isdigit takes and int refuses is a call refused in words, never an error of the server.
+        for odd in ("--5", "\u00b2", "9" * 100):
+            answered = await client.post("/call", data={"csrf": token, "call": odd}, headers={"X-Seat-Script": "1"})
+            assert answered.status_code == 200 and "is not a legal call" in answered.text, odd
+        for odd in ("\u00b2", "9" * 5000):
+            refused = await client.get("/table", params={"since": odd})
+            assert refused.status_code == 400 and "whole number" in refused.text, odd
         # A plain form (no script) is sent back to the page, which shows the same.
         plain = await client.post("/call", data={"csrf": token, "call": "3"})
         assert plain.status_code == 303 and plain.headers["location"] == "/"

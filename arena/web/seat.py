@@ -57,7 +57,17 @@ from arena.players.base import DecisionKind
 from arena.players.web import SeatState, TrickLine
 from arena.web.faces import STYLE, SUITS, TEMPLATES, face
 from arena.web.guard import Heads, PageLimits, QuietServer, guard, listen, server_config, start_server, stop_server
-from arena.web.security import Bodies, Secured, csrf_ok, csrf_token, page_headers, read_form, same_origin, secure
+from arena.web.security import (
+    Bodies,
+    Secured,
+    csrf_ok,
+    csrf_token,
+    page_headers,
+    read_form,
+    same_origin,
+    secure,
+    whole_number,
+)
 from arena.web.sitting import Sitting
 
 __all__ = ["BODY_BYTES", "NOT_YOURS", "POLL_S", "SeatSite", "card_text", "render_table", "seat_app"]
@@ -174,9 +184,10 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
     async def table(request: Request) -> Response:
         since = request.query_params.get("since")
         if since is not None:
-            if not since.isdigit():
+            version = whole_number(since, 12)
+            if version is None:
                 return PlainTextResponse("?since= takes the version the page shows, a whole number\n", status_code=400)
-            await sitting.seat.changed(int(since), POLL_S)
+            await sitting.seat.changed(version, POLL_S)
         return HTMLResponse(render_table(sitting, secret))
 
     async def call(request: Request) -> Response:
@@ -187,7 +198,8 @@ def seat_app(sitting: Sitting, token: str | None = None, origins: Collection[str
                 raise _Refused(400, "the form has no call: give a whole number")
             if sitting.seat.state.asked is not DecisionKind.CALL:
                 raise _Refused(409, "it is not your call now: the page asks you when it is")
-            await sitting.seat.answer(int(given) if given.lstrip("-").isdigit() and len(given) < 6 else given)
+            number = whole_number(given, 5, signed=True)
+            await sitting.seat.answer(given if number is None else number)
             return reply(request)
         return await guarded(request, act)
 

@@ -205,3 +205,12 @@ def read_form(request: Request, *, files: int = 0, fields: int = FORM_FIELDS) ->
     each application answers as it answers its other refusals."""
     return request.form(max_files=files, max_fields=fields, max_part_size=FORM_BYTES)
 
+
+
+def whole_number(text: str, digits: int, *, signed: bool = False) -> int | None:
+    """``text`` as a whole number of at most ``digits`` digits in ASCII (a minus sign first if ``signed``), or
+    ``None``: ``str.isdigit`` also takes ``²`` and as many digits as a client sends, which ``int`` refuses."""
+    body = text[1:] if signed and text.startswith("-") else text
+    if not (body.isascii() and body.isdigit()) or len(body.lstrip("0")) > digits:
+        return None
+    return int(text)

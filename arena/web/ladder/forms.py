@@ -23,7 +23,7 @@ from arena.web.ladder.auth import Auth, anonymous
 from arena.web.ladder.pages import Pages
 from arena.web.ladder.site import ID_DIGITS, SEEDS, Refusal, Site, href
 from arena.web.seat import seat_app
-from arena.web.security import read_form
+from arena.web.security import read_form, whole_number
 from arena.web.sitting import Held, Sitting
 
 __all__ = ["Forms", "whole"]
@@ -33,11 +33,12 @@ def whole(value: object, what: str) -> int:
     """A whole number a form gives, of at most :data:`ID_DIGITS` digits; a :class:`ConfigError` for anything
     else."""
     text = str(value or "").strip()
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):
         raise ConfigError(f"{what} must be a whole number, not {text!r}")
-    if len(text.lstrip("0")) > ID_DIGITS:
+    number = whole_number(text, ID_DIGITS)
+    if number is None:
         raise ConfigError(f"{what} must be a whole number of at most {ID_DIGITS} digits")
-    return int(text)
+    return number
 
 
 def _owns(login: Login, label: str) -> bool:
@@ -110,7 +111,7 @@ class Forms:
             problem = ""
             if not _owns(login, version):
                 problem = f"{version or 'the version'} is not yours: a scrimmage plays one of your own versions"
-            elif not blocks_text.isdigit():
+            elif not (blocks_text.isascii() and blocks_text.isdigit()):
                 problem = f"the number of blocks must be a whole number, not {blocks_text!r}"
             else:
                 try:
