@@ -117,6 +117,7 @@ def test_rating_a_member_lands_it_on_its_published_score(tmp_path: Path, member:
 
 @needs_zoo
 @pytest.mark.slow
+@pytest.mark.soak  # a whole cycle, the search member too; a launched candidate's rating: tests/test_fresh_process.py
 def test_a_bots_folder_is_rated_as_a_launched_bot_and_the_text_names_its_place(tmp_path: Path) -> None:
     folder = tmp_path / "lowest"
     folder.mkdir()
