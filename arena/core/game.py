@@ -239,8 +239,10 @@ class Round:
             if self.phase is Phase.CALLING:
                 raise IllegalPlay("the calls are not finished yet: it is time to call, not to play")
             raise IllegalPlay("the round is over: there is no card to play")
-        legal = self._legal if self._legal >= 0 else self.legal_mask()
-        if not (0 <= index < 52 and legal >> index & 1):
+        legal = self._legal
+        if legal < 0:
+            legal = self.legal_mask()
+        if index < 0 or not legal >> index & 1:  # no card from 52 up is legal: a mask holds 52 bits
             raise IllegalPlay(self._refusal(index))
         seat = self.current_seat
         self.hands[seat] ^= 1 << index
