@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from arena.core.dealing import draw_seating, seeded_deals
-from arena.core.game import Game
+from arena.core.game import Game, Round
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.core.views import Phase
@@ -87,7 +87,7 @@ class _Ordered(wrappers.OrderEnforcingWrapper):
         super().reset(seed=seed, options=options)
         inner: raw_env = self.env
         self.last = inner.last  # type: ignore[method-assign]
-        self.step = _Steps(self, inner).step  # type: ignore[method-assign]
+        self.step = _Steps(self, inner).step
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         raise AttributeError("last() cannot be called before reset()")  # reset() sets the environment's own
@@ -202,9 +202,9 @@ class raw_env(AECEnv):
                     self.terminations[agent], self.truncations[agent], self.infos[agent])
         # The selected agent is the seat to act (observe()'s work, without its questions): the hot path.
         rnd = self.game.round
-        tracker = self._tracker
-        return (tracker.to_play(rnd.current_seat, rnd.legal_mask()) if rnd.phase is _PLAYING
-                else tracker.to_call(rnd.current_seat), self._cumulative_rewards[agent], False, False, self.infos[agent])
+        observation = (self._tracker.to_play(rnd.current_seat, rnd.legal_mask()) if rnd.phase is _PLAYING
+                       else self._tracker.to_call(rnd.current_seat))
+        return observation, self._cumulative_rewards[agent], False, False, self.infos[agent]
 
     def step(self, action: int | None) -> None:
         """The selected agent acts: a card (0-51) or a call (52 + v); ``None`` once it is terminated."""
@@ -217,22 +217,18 @@ class raw_env(AECEnv):
         action = int(action)
         game = self.game
         rnd = game.round
-        seat = rnd.current_seat
         if rnd.phase is _PLAYING:
-            if not 0 <= action < CARD_ACTIONS:
-                raise IllegalPlay(f"{action_text(action)} is not a card: it is time to play one")
-            game.play_index(action)
+            seat = rnd.current_seat
+            try:  # the round refuses what is not a legal card, and changes nothing
+                game.play_index(action)
+            except IllegalPlay:
+                if 0 <= action < CARD_ACTIONS:
+                    raise
+                raise IllegalPlay(f"{action_text(action)} is not a card: it is time to play one") from None
             self._tracker.played(seat, action, rnd)
         else:
-            if action < CALL_BASE:
-                raise IllegalCall(f"{action_text(action)} is a card: it is time to call, with action 52 + the call")
-            game.call(action - CALL_BASE)
-            if game.round is rnd:
-                self._tracker.called(seat, action - CALL_BASE, rnd)
-            else:  # the calls threw the deal in: the same round is dealt again
-                self._tracker.dealt(game)
-        cumulative = self._cumulative_rewards
-        cumulative[agent] = 0.0
+            self._call(action, rnd)
+        self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             rewards = self.rewards
             for each in AGENTS:
@@ -241,6 +237,18 @@ class raw_env(AECEnv):
         if rnd.phase is _OVER:
             self._round_over(rnd.scores or (0, 0, 0, 0))
         self.agent_selection = AGENTS[game.round.current_seat]
+
+    def _call(self, action: int, rnd: Round) -> None:
+        """The selected agent calls ``action - 52`` in ``rnd``."""
+        if action < CALL_BASE:
+            raise IllegalCall(f"{action_text(action)} is a card: it is time to call, with action 52 + the call")
+        game = self.game
+        seat = rnd.current_seat
+        game.call(action - CALL_BASE)
+        if game.round is rnd:
+            self._tracker.called(seat, action - CALL_BASE, rnd)
+        else:  # the calls threw the deal in: the same round is dealt again
+            self._tracker.dealt(game)
 
     def _step_and_render(self, action: int | None) -> None:
         raw_env.step(self, action)

@@ -260,8 +260,7 @@ class Tracker:
         whole = memoryview(self._memory)
         self._rows = tuple(whole[4 * at:4 * (at + OBSERVATION_SIZE)] for at in _SEATS_AT)
         """Each seat's observation as bytes, made once: the memory of a new array is a copy of one."""
-        calls = rules.call_range
-        self._calling = bytes(CALL_BASE + calls.start) + bytes((1,)) * len(calls) + bytes(ACTIONS - CALL_BASE - calls.stop)
+        self._calling = call_mask(rules.call_range).tobytes()
         """The mask bytes of a seat to call."""
         self._scale = score_scale(rules)
 
