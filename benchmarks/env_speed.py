@@ -75,14 +75,18 @@ class EnvMode:
         self.cpu += time.process_time() - start
 
 
+def environments(profile: str) -> tuple[EnvMode, EnvMode]:
+    """``raw_env`` and ``env()``, each playing a seed of its own (and not the core's mode's seed 1): the core keeps
+    recent seeded deals, so an environment playing deals just dealt would be spared the dealing the core's mode
+    pays for at every deal."""
+    return EnvMode(callbreak_v0.raw_env(profile), seed=2), EnvMode(callbreak_v0.env(profile), seed=3)
+
+
 def repetition(profile: str, seconds: float) -> dict[str, float]:
     """Decisions (or steps) per CPU second of the core and of both environments, taking turns."""
     rules = Rules.profile(profile)
     engine = Mode(rules, "fresh")
-    # Each environment plays a seed of its own: the core keeps recent seeded deals, so an environment playing
-    # the deals another has just dealt would be spared the dealing the core's mode pays for at every deal.
-    raw = EnvMode(callbreak_v0.raw_env(profile), seed=2)
-    wrapped = EnvMode(callbreak_v0.env(profile), seed=3)
+    raw, wrapped = environments(profile)
     while min(engine.cpu, raw.cpu, wrapped.cpu) < seconds:
         engine.play(SLICE // DECISIONS_PER_DEAL)
         raw.play(SLICE)
