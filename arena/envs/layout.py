@@ -144,7 +144,7 @@ _NO_CALLS = bytes(ACTIONS - CARD_ACTIONS)
 
 
 _JOIN = bytearray().join
-"""Joins byte strings into a new bytearray, the writable memory of a new mask, in one allocation."""
+"""Joins byte strings into a new bytearray, the writable memory of new arrays, in one allocation."""
 _ARRAY = np.ndarray
 _INT8, _FLOAT32 = np.dtype(np.int8), np.dtype(np.float32)
 """The types of a mask and of a vector, made once: numpy makes an array over memory faster from a type than
@@ -240,7 +240,8 @@ class Tracker:
     """The four seats' observations of one game, kept up to date as calls and cards are made.
 
     One float32 memory holds the four observations one after the other; a seat's observation is a copy
-    of its part (a new array each time), and a call or a card sets the values it changes in each of the
+    of its part (a new array each time; for the seat to act, :meth:`to_play` and :meth:`to_call` copy it once
+    with the mask after it, under two arrays), and a call or a card sets the values it changes in each of the
     four. The caller tells the tracker of each call (:meth:`called`) and card (:meth:`played`) after
     applying it to the game, and of each new deal (:meth:`dealt`): what a trick or a round changed it reads
     from the game, never works out. ``values`` restores a copy: the bytes of another tracker's memory.
