@@ -236,7 +236,54 @@ def test_an_action_outside_the_mask_raises_with_the_rule_and_changes_nothing() -
         env.step(illegal)
     with pytest.raises(IllegalPlay, match="it is time to play one"):
         env.step(CALL_BASE + 3)
+    for nothing in (-1, ACTIONS):
+        with pytest.raises(IllegalPlay, match=rf"action {nothing} \(there is none.*it is time to play one"):
+            env.step(nothing)
     assert np.array_equal(env.unwrapped.state(), before) and env.agent_selection == agent
+
+
+def test_the_arrays_last_returns_are_the_agents_own_and_later_steps_leave_them_as_they_were() -> None:
+    env = callbreak_v0.raw_env("nepali")
+    env.reset(seed=4)
+    steps = random_steps(env, random.Random(4))
+    for _ in range(6):  # the calls, then a trick begun
+        next(steps)
+    observation = env.last()[0]
+    assert observation["observation"].dtype == np.float32 and observation["action_mask"].dtype == np.int8
+    kept = {key: array.copy() for key, array in observation.items()}
+    for array in observation.values():
+        assert array.flags.writeable
+        array[:] = 1  # the agent's to change: the environment's own stay as they were
+    again = env.last()[0]
+    assert all(np.array_equal(again[key], kept[key]) for key in kept)
+    for _ in range(60):  # on into the next round: what was handed out stays as it was
+        next(steps)
+    assert all(np.array_equal(again[key], kept[key]) for key in kept)
+
+
+def test_a_copy_of_the_wrapped_environment_steps_its_own_game() -> None:
+    env = callbreak_v0.env("nepali", seed=8)
+    with pytest.raises(AttributeError, match="before reset"):
+        env.last()
+    env.reset()
+    for _ in range(4):
+        env.step(CALL_BASE + 2)
+    twin = copy.deepcopy(env)
+    observation = twin.last()[0]
+    twin.step(int(observation["action_mask"].nonzero()[0][0]))
+    assert len(twin.unwrapped.game.round.played) == 1 and not env.unwrapped.game.round.played
+    assert np.array_equal(env.last()[0]["observation"], observation["observation"])
+
+
+def test_the_speed_benchmarks_environments_are_dealt_deals_of_their_own() -> None:
+    """benchmarks/env_speed.py times raw_env and env() side by side against the core's seed-1 deals; the core keeps
+    recent seeded deals, so an environment dealt the deals another has just been dealt would time no dealing."""
+    from benchmarks.env_speed import environments
+
+    raw, wrapped = environments("nepali")
+    dealt = [raw.env.unwrapped.game.round.initial, wrapped.env.unwrapped.game.round.initial,
+             seeded_deal(1, 1, 1).masks]
+    assert len({*map(frozenset, dealt)}) == 3
 
 
 # -- rewards ---------------------------------------------------------------------------------------

@@ -22,6 +22,8 @@ from arena.core.rules import (
     Reason,
     Rules,
     explain,
+    legal_cards,
+    legal_from,
     legal_mask,
     legal_table,
     legal_with_reason,
@@ -129,6 +131,18 @@ def test_the_table_gives_a_legal_set_inside_the_hand(
     legal, _reason = legal_mask(rules, hand, led, win if led >= 0 else -1, int(trump), first_trick)
     assert legal & ~hand == 0
     assert bool(legal) == bool(hand), "a seat holding cards always has a legal one"
+
+
+@settings(max_examples=300, deadline=None, database=None, derandomize=True)
+@given(st.sampled_from(RULE_SETS), st.integers(0, FULL_DECK), st.integers(-1, 51), st.integers(0, 51),
+       st.sampled_from(list(Suit)), st.booleans())
+def test_the_legal_cards_a_round_asks_for_are_those_of_the_rule_with_its_reason(
+    rules: Rules, hand: int, led_card: int, win: int, trump: Suit, first_trick: bool
+) -> None:
+    led = SUIT_OF[led_card] if led_card >= 0 else -1
+    table = legal_table(rules, int(trump))
+    win = win if led >= 0 else -1
+    assert legal_cards(table, hand, led, win, first_trick) == legal_from(table, hand, led, win, first_trick)[0]
 
 
 def test_takes_is_the_trick_winner_rule() -> None:

@@ -19,7 +19,7 @@ from typing import Any, NamedTuple
 
 from arena.core.cards import CARDS, FULL_DECK, SUIT_OF, Card, Hand, Suit, card_text
 from arena.core.dealing import Deal, DealSource, seat_seed
-from arena.core.rules import TAKES, Reason, Rules, TrumpMode, explain, legal_from, legal_table
+from arena.core.rules import TAKES, Rules, TrumpMode, explain, legal_cards, legal_from, legal_table
 from arena.core.scoring import score_table
 from arena.core.turns import NEXT_SEAT, call_order, dealer_of, four
 from arena.core.views import Phase, PublicView, RoundSummary, SeatView, Trick
@@ -94,7 +94,6 @@ class Round:
 
     __slots__ = (
         "_legal",
-        "_reason",
         "_seeds",
         "_table",
         "_tricks",
@@ -155,7 +154,6 @@ class Round:
         self.tricks_won = [0, 0, 0, 0]
         self.scores: tuple[int, int, int, int] | None = None
         self._legal = -1
-        self._reason = Reason.LEAD
         self._table = legal_table(rules, trump)
         """The legal-card rule of these rules and trumps, read at every card."""
         self._tricks: tuple[Trick, ...] = ()
@@ -216,16 +214,18 @@ class Round:
 
     def legal_mask(self) -> int:
         """The mask of the current seat's legal cards (cached until the next card)."""
-        if self._legal < 0:
-            self._legal, self._reason = legal_from(
+        legal = self._legal
+        if legal < 0:
+            legal = self._legal = legal_cards(
                 self._table, self.hands[self.current_seat], self.led, self.win, not self.winners
             )
-        return self._legal
+        return legal
 
     def legal_reason(self) -> str:
         """Why the current seat's legal cards are what they are, in a student's words."""
-        legal = self.legal_mask()
-        return explain(self._reason, self.hands[self.current_seat], self.trick, self.trump, legal)
+        hand = self.hands[self.current_seat]
+        legal, reason = legal_from(self._table, hand, self.led, self.win, not self.winners)
+        return explain(reason, hand, self.trick, self.trump, legal)
 
     def play(self, card: Card | str) -> None:
         """The current seat plays ``card``; an illegal card raises :class:`IllegalPlay` and changes nothing."""
@@ -239,8 +239,10 @@ class Round:
             if self.phase is Phase.CALLING:
                 raise IllegalPlay("the calls are not finished yet: it is time to call, not to play")
             raise IllegalPlay("the round is over: there is no card to play")
-        legal = self._legal if self._legal >= 0 else self.legal_mask()
-        if not (0 <= index < 52 and legal >> index & 1):
+        legal = self._legal
+        if legal < 0:
+            legal = self.legal_mask()
+        if index < 0 or not legal >> index & 1:  # no card from 52 up is legal: a mask holds 52 bits
             raise IllegalPlay(self._refusal(index))
         seat = self.current_seat
         self.hands[seat] ^= 1 << index

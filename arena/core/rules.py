@@ -33,6 +33,7 @@ __all__ = [
     "Step",
     "TrumpMode",
     "explain",
+    "legal_cards",
     "legal_from",
     "legal_mask",
     "legal_table",
@@ -405,6 +406,22 @@ def legal_mask(
     cards fall. An empty hand gets an empty mask.
     """
     return legal_from(legal_table(rules, trump), hand, led, win, first_trick)
+
+
+def legal_cards(table: LegalTable, hand: int, led: int, win: int, first_trick: bool) -> int:
+    """The mask of :func:`legal_from` without its reason: what a round asks at every card of the step-by-step
+    path, where the reason is wanted only to explain a refusal."""
+    lines = table.lines[led][win] if led >= 0 else table.lines[4][first_trick]
+    # The same reading of the same lines as legal_from's, without the reason's look-ups.
+    if legal := hand & lines[0]:
+        return hand if lines[1] else legal
+    if legal := hand & lines[2]:
+        return hand if lines[3] else legal
+    if legal := hand & lines[4]:
+        return hand if lines[5] else legal
+    if legal := hand & lines[6]:
+        return hand if lines[7] else legal
+    return hand
 
 
 def legal_from(table: LegalTable, hand: int, led: int, win: int, first_trick: bool) -> tuple[int, Reason]:

@@ -40,7 +40,7 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from arena.core.dealing import draw_seating, seeded_deals
-from arena.core.game import Game
+from arena.core.game import Game, Round
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
 from arena.core.views import Phase
@@ -52,8 +52,6 @@ from arena.envs.layout import (
     Observation,
     Tracker,
     action_text,
-    call_mask,
-    card_mask,
     no_mask,
     observation_bounds,
 )
@@ -76,21 +74,41 @@ def env(profile: str = "nepali", *, reward: str = "round", seed: int | None = No
 
 
 class _Ordered(wrappers.OrderEnforcingWrapper):
-    """PettingZoo's order-enforcing wrapper, with ``last`` and ``step`` passed straight on: its own
-    reach the environment's attributes one lookup at a time, which costs more than the step."""
+    """PettingZoo's order-enforcing wrapper, with ``last`` and ``step`` passed straight on once reset.
+
+    Its own reach the environment's attributes one lookup at a time, and any lookup on a wrapper costs
+    several times one on the environment (the wrapper passes unknown names on through ``__getattr__``),
+    which adds up to a good part of a step. So :meth:`reset` sets ``last`` to the environment's own (once
+    reset, there is nothing left to enforce) and ``step`` to a :class:`_Steps`, which keeps what it reads
+    in slots; both are bound methods, so a copy or a pickle of the wrapper holds its own environment.
+    """
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        super().reset(seed=seed, options=options)
+        inner: raw_env = self.env
+        self.last = inner.last  # type: ignore[method-assign]
+        self.step = _Steps(self, inner).step
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
-        if not self._has_reset:
-            raise AttributeError("last() cannot be called before reset()")
-        inner: raw_env = self.env
-        return inner.last(observe)
+        raise AttributeError("last() cannot be called before reset()")  # reset() sets the environment's own
+
+
+class _Steps:
+    """The order-enforcing wrapper's ``step`` once reset: steps the environment while it has agents."""
+
+    __slots__ = ("inner", "wrapper")
+
+    def __init__(self, wrapper: _Ordered, inner: raw_env) -> None:
+        self.wrapper = wrapper
+        self.inner = inner
 
     def step(self, action: int | None) -> None:
-        if self._has_reset and self.env.agents:
-            self._has_updated = True
-            self.env.step(action)
-        else:
-            super().step(action)
+        inner = self.inner
+        if inner.agents:
+            self.wrapper._has_updated = True
+            inner.step(action)
+        else:  # PettingZoo's wrapper warns of a step after the game
+            wrappers.OrderEnforcingWrapper.step(self.wrapper, action)
 
 
 class raw_env(AECEnv):
@@ -123,7 +141,6 @@ class raw_env(AECEnv):
         """The deal set of the game being played (from 1)."""
         self._points = tenths_per_point(self.rules)
         self._tracker = Tracker(self.rules)
-        self._calls = call_mask(self.rules.call_range)
         self._rewarded = False
         self._over = False
         if render_mode == "human":  # the table after every step too, as Gymnasium's human mode does
@@ -173,12 +190,10 @@ class raw_env(AECEnv):
         game = self.game
         rnd = game.round
         if seat != rnd.current_seat or game.over:
-            mask = no_mask()
-        elif rnd.phase is _PLAYING:
-            mask = card_mask(rnd.legal_mask())
-        else:
-            mask = self._calls.copy()
-        return {"observation": self._tracker.observation(seat), "action_mask": mask}
+            return {"observation": self._tracker.observation(seat), "action_mask": no_mask()}
+        if rnd.phase is _PLAYING:
+            return self._tracker.to_play(seat, rnd.legal_mask())
+        return self._tracker.to_call(seat)
 
     def last(self, observe: bool = True) -> tuple[Observation | None, float, bool, bool, dict[str, Any]]:
         agent = self.agent_selection
@@ -187,9 +202,9 @@ class raw_env(AECEnv):
                     self.terminations[agent], self.truncations[agent], self.infos[agent])
         # The selected agent is the seat to act (observe()'s work, without its questions): the hot path.
         rnd = self.game.round
-        mask = card_mask(rnd.legal_mask()) if rnd.phase is _PLAYING else self._calls.copy()
-        return ({"observation": self._tracker.observation(rnd.current_seat), "action_mask": mask},
-                self._cumulative_rewards[agent], False, False, self.infos[agent])
+        observation = (self._tracker.to_play(rnd.current_seat, rnd.legal_mask()) if rnd.phase is _PLAYING
+                       else self._tracker.to_call(rnd.current_seat))
+        return observation, self._cumulative_rewards[agent], False, False, self.infos[agent]
 
     def step(self, action: int | None) -> None:
         """The selected agent acts: a card (0-51) or a call (52 + v); ``None`` once it is terminated."""
@@ -202,22 +217,18 @@ class raw_env(AECEnv):
         action = int(action)
         game = self.game
         rnd = game.round
-        seat = rnd.current_seat
         if rnd.phase is _PLAYING:
-            if not 0 <= action < CARD_ACTIONS:
-                raise IllegalPlay(f"{action_text(action)} is not a card: it is time to play one")
-            game.play_index(action)
+            seat = rnd.current_seat
+            try:  # the round refuses what is not a legal card, and changes nothing
+                game.play_index(action)
+            except IllegalPlay:
+                if 0 <= action < CARD_ACTIONS:
+                    raise
+                raise IllegalPlay(f"{action_text(action)} is not a card: it is time to play one") from None
             self._tracker.played(seat, action, rnd)
         else:
-            if action < CALL_BASE:
-                raise IllegalCall(f"{action_text(action)} is a card: it is time to call, with action 52 + the call")
-            game.call(action - CALL_BASE)
-            if game.round is rnd:
-                self._tracker.called(seat, action - CALL_BASE, rnd)
-            else:  # the calls threw the deal in: the same round is dealt again
-                self._tracker.dealt(game)
-        cumulative = self._cumulative_rewards
-        cumulative[agent] = 0.0
+            self._call(action, rnd)
+        self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             rewards = self.rewards
             for each in AGENTS:
@@ -226,6 +237,18 @@ class raw_env(AECEnv):
         if rnd.phase is _OVER:
             self._round_over(rnd.scores or (0, 0, 0, 0))
         self.agent_selection = AGENTS[game.round.current_seat]
+
+    def _call(self, action: int, rnd: Round) -> None:
+        """The selected agent calls ``action - 52`` in ``rnd``."""
+        if action < CALL_BASE:
+            raise IllegalCall(f"{action_text(action)} is a card: it is time to call, with action 52 + the call")
+        game = self.game
+        seat = rnd.current_seat
+        game.call(action - CALL_BASE)
+        if game.round is rnd:
+            self._tracker.called(seat, action - CALL_BASE, rnd)
+        else:  # the calls threw the deal in: the same round is dealt again
+            self._tracker.dealt(game)
 
     def _step_and_render(self, action: int | None) -> None:
         raw_env.step(self, action)

@@ -39,7 +39,6 @@ cost several times the step itself.
 
 from __future__ import annotations
 
-import array
 import functools
 from typing import Any
 
@@ -117,8 +116,22 @@ def _parts(start: int, width: int) -> tuple[tuple[int, int, int, int], ...]:
     return tuple((part(0, absolute), part(1, absolute), part(2, absolute), part(3, absolute)) for absolute in range(4))
 
 
-_PLAYED_PARTS, _TRICK_PARTS, _CALL_PARTS = _parts(PLAYED, 52), _parts(TRICK, 52), _parts(CALLS, 14)
+_CALL_PARTS = _parts(CALLS, 14)
 _LEADER_PARTS, _WON_PARTS, _TOTAL_PARTS, _DEALER_PARTS = (_parts(start, 1) for start in (LEADER, WON, TOTALS, DEALER))
+_PLAYED_AT = tuple(
+    tuple((_SEATS_AT[seat] + HAND + card, *(at + card for at in played), *(at + card for at in trick))
+          for card in range(52))
+    for seat, played, trick in zip(range(4), _parts(PLAYED, 52), _parts(TRICK, 52), strict=True)
+)
+"""``_PLAYED_AT[seat][card]``: where ``seat`` playing ``card`` writes in a :class:`Tracker`'s memory: the card in its
+own hand, then in each observation's played block (four places) and trick block (four places)."""
+_TRICK_SPANS = tuple(slice(at + TRICK, at + LEADER + 4) for at in _SEATS_AT)
+"""Each observation's trick and leader blocks (side by side), which a finished trick clears."""
+_TRICK_CLEARED = memoryview(bytes(4 * (LEADER + 4 - TRICK))).cast("f")
+_BLANK = memoryview(bytes(4 * 4 * OBSERVATION_SIZE)).cast("f")
+"""A :class:`Tracker`'s memory before a deal: a new deal sets every block from zero."""
+_MASK_AT = 4 * OBSERVATION_SIZE
+"""Where the action mask begins in the memory of a seat to act's observation and mask (:meth:`Tracker.to_play`)."""
 
 
 def _suit_bytes(bits: int) -> bytes:
@@ -131,14 +144,18 @@ _NO_CALLS = bytes(ACTIONS - CARD_ACTIONS)
 
 
 _JOIN = bytearray().join
-"""Joins byte strings into a new bytearray, the writable memory of a new mask, in one allocation."""
+"""Joins byte strings into a new bytearray, the writable memory of new arrays, in one allocation."""
+_ARRAY = np.ndarray
+_INT8, _FLOAT32 = np.dtype(np.int8), np.dtype(np.float32)
+"""The types of a mask and of a vector, made once: numpy makes an array over memory faster from a type than
+from its name."""
 
 
 def card_mask(legal: int) -> npt.NDArray[np.int8]:
     """The action mask of a seat whose legal cards are the mask ``legal`` (a new array)."""
     s = _SUIT_BYTES
-    return np.frombuffer(_JOIN((s[legal & 0x1FFF], s[legal >> 13 & 0x1FFF], s[legal >> 26 & 0x1FFF],
-                                s[legal >> 39], _NO_CALLS)), np.int8)
+    return _ARRAY(ACTIONS, _INT8, _JOIN((s[legal & 0x1FFF], s[legal >> 13 & 0x1FFF], s[legal >> 26 & 0x1FFF],
+                                         s[legal >> 39], _NO_CALLS)))
 
 
 def call_mask(calls: range) -> npt.NDArray[np.int8]:
@@ -223,28 +240,34 @@ class Tracker:
     """The four seats' observations of one game, kept up to date as calls and cards are made.
 
     One float32 memory holds the four observations one after the other; a seat's observation is a copy
-    of its part (a new array each time), and a call or a card sets the values it changes in each of the
+    of its part (a new array each time; for the seat to act, :meth:`to_play` and :meth:`to_call` copy it once
+    with the mask after it, under two arrays), and a call or a card sets the values it changes in each of the
     four. The caller tells the tracker of each call (:meth:`called`) and card (:meth:`played`) after
     applying it to the game, and of each new deal (:meth:`dealt`): what a trick or a round changed it reads
     from the game, never works out. ``values`` restores a copy: the bytes of another tracker's memory.
     """
 
-    __slots__ = ("_cells", "_rows", "_scale", "_seats", "rules")
+    __slots__ = ("_calling", "_cells", "_memory", "_rows", "_scale", "_seats", "rules")
 
     def __init__(self, rules: Rules, values: bytes = b"") -> None:
         self.rules = rules
-        self._cells = array.array("f", values or bytes(4 * 4 * OBSERVATION_SIZE))
-        """The memory. A card or a call sets single values, which an ``array`` sets several times faster
-        than numpy does."""
-        self._seats = np.frombuffer(self._cells, np.float32).reshape(4, OBSERVATION_SIZE)
+        self._memory = bytearray(values or _BLANK)
+        """The memory, seat 0's observation first."""
+        self._cells = memoryview(self._memory).cast("f")
+        """The memory as single float32 values, which a card or a call sets: a memoryview sets one faster than an
+        ``array`` does, and several times faster than numpy."""
+        self._seats = np.frombuffer(self._memory, np.float32).reshape(4, OBSERVATION_SIZE)
         """The same memory as numpy sees it, a row per seat: blocks are set through it."""
-        self._rows = tuple(self._seats)
-        """Each seat's row, made once: a copy of one is that seat's observation."""
+        whole = memoryview(self._memory)
+        self._rows = tuple(whole[4 * at:4 * (at + OBSERVATION_SIZE)] for at in _SEATS_AT)
+        """Each seat's observation as bytes, made once: the memory of a new array is a copy of one."""
+        self._calling = call_mask(rules.call_range).tobytes()
+        """The mask bytes of a seat to call."""
         self._scale = score_scale(rules)
 
     def __reduce__(self) -> tuple[type[Tracker], tuple[Rules, bytes]]:
-        # A copy or a pickle must hold one memory again, not an array and a separate copy of its view.
-        return Tracker, (self.rules, self._cells.tobytes())
+        # A copy or a pickle holds the memory's bytes and makes the views of a new one.
+        return Tracker, (self.rules, bytes(self._memory))
 
     @property
     def table(self) -> npt.NDArray[np.float32]:
@@ -255,26 +278,47 @@ class Tracker:
 
     def observation(self, seat: int) -> npt.NDArray[np.float32]:
         """``seat``'s observation vector now (a new array)."""
-        return self._rows[seat].copy()
+        return _ARRAY(OBSERVATION_SIZE, _FLOAT32, bytearray(self._rows[seat]))
+
+    def to_play(self, seat: int, legal: int) -> Observation:
+        """What ``seat`` observes when it is to play one of the cards ``legal`` (a mask): its vector and its
+        action mask, two new arrays over one new memory (one copy for both: this runs at every card)."""
+        s = _SUIT_BYTES
+        memory = _JOIN((self._rows[seat], s[legal & 0x1FFF], s[legal >> 13 & 0x1FFF], s[legal >> 26 & 0x1FFF],
+                        s[legal >> 39], _NO_CALLS))
+        return {"observation": _ARRAY(OBSERVATION_SIZE, _FLOAT32, memory),
+                "action_mask": _ARRAY(ACTIONS, _INT8, memory, _MASK_AT)}
+
+    def to_call(self, seat: int) -> Observation:
+        """What ``seat`` observes when it is to call: :meth:`to_play`'s arrays, with the calls the rules allow."""
+        memory = _JOIN((self._rows[seat], self._calling))
+        return {"observation": _ARRAY(OBSERVATION_SIZE, _FLOAT32, memory),
+                "action_mask": _ARRAY(ACTIONS, _INT8, memory, _MASK_AT)}
 
     def dealt(self, game: Game) -> None:
         """The game's current round has just been dealt (a new round, or a redeal)."""
-        seats, cells, scale = self._seats, self._cells, self._scale
-        seats[:] = 0.0
+        cells, scale = self._cells, self._scale
+        cells[:] = _BLANK
         rnd = game.round
-        for seat in range(4):
-            seats[seat, HAND:HAND + 52] = card_mask(rnd.hands[seat])[:52]
-            for at in _CALL_PARTS[seat]:
-                cells[at] = 1.0
-            for at in _TOTAL_PARTS[seat]:
-                cells[at] = game.totals[seat] / scale
-        for at in _LEADER_PARTS[rnd.leader]:
-            cells[at] = 1.0
-        for at in _DEALER_PARTS[rnd.dealer]:
-            cells[at] = 1.0
-        seats[:, ROUND] = rnd.round_number / self.rules.rounds
-        seats[:, PHASE] = 1.0
-        seats[:, TRUMP + rnd.trump] = 1.0
+        s, (a, b, c, d) = _SUIT_BYTES, rnd.hands
+        self._seats[:, HAND:HAND + 52] = _ARRAY((4, 52), _INT8, _JOIN((
+            s[a & 0x1FFF], s[a >> 13 & 0x1FFF], s[a >> 26 & 0x1FFF], s[a >> 39],
+            s[b & 0x1FFF], s[b >> 13 & 0x1FFF], s[b >> 26 & 0x1FFF], s[b >> 39],
+            s[c & 0x1FFF], s[c >> 13 & 0x1FFF], s[c >> 26 & 0x1FFF], s[c >> 39],
+            s[d & 0x1FFF], s[d >> 13 & 0x1FFF], s[d >> 26 & 0x1FFF], s[d >> 39])))
+        round_value, trump = rnd.round_number / self.rules.rounds, TRUMP + rnd.trump
+        for seat, at in enumerate(_SEATS_AT):
+            cells[at + ROUND] = round_value
+            cells[at + PHASE] = cells[at + trump] = 1.0
+            for part in _CALL_PARTS[seat]:
+                cells[part] = 1.0
+            total = game.totals[seat] / scale
+            for part in _TOTAL_PARTS[seat]:
+                cells[part] = total
+        for part in _LEADER_PARTS[rnd.leader]:
+            cells[part] = 1.0
+        for part in _DEALER_PARTS[rnd.dealer]:
+            cells[part] = 1.0
 
     def called(self, seat: int, value: int, rnd: Round) -> None:
         """``seat`` has called ``value`` in ``rnd`` (the round it was called in, not thrown in)."""
@@ -283,24 +327,27 @@ class Tracker:
             cells[at] = 0.0
             cells[at + value] = 1.0
         if rnd.phase is Phase.PLAYING:
-            seats = self._seats
-            seats[:, PHASE] = 0.0
-            seats[:, PHASE + 1] = 1.0
+            for at in _SEATS_AT:
+                cells[at + PHASE] = 0.0
+                cells[at + PHASE + 1] = 1.0
 
     def played(self, seat: int, card: int, rnd: Round) -> None:
         """``seat`` has played ``card`` in ``rnd``."""
         cells = self._cells
-        cells[_SEATS_AT[seat] + card] = 0.0
-        a, b, c, d = _PLAYED_PARTS[seat]
-        cells[a + card] = cells[b + card] = cells[c + card] = cells[d + card] = 1.0
-        if len(rnd.played) & 3:
-            a, b, c, d = _TRICK_PARTS[seat]
-            cells[a + card] = cells[b + card] = cells[c + card] = cells[d + card] = 1.0
+        held, a, b, c, d, e, f, g, h = _PLAYED_AT[seat][card]
+        cells[held] = 0.0
+        cells[a] = cells[b] = cells[c] = cells[d] = 1.0
+        if rnd.led >= 0:  # the trick goes on (the round forgets the suit led once a trick is over)
+            cells[e] = cells[f] = cells[g] = cells[h] = 1.0
             return
-        # The trick is over: the game has counted it; the winner leads the next one.
-        seats = self._seats
-        seats[:, TRICK:TRICK + 208] = 0.0
-        seats[:, LEADER:LEADER + 4] = 0.0
+        # The trick is over: the game has counted it; the winner leads the next one. A memoryview sets a
+        # slice from another of its type with one copy, several times faster than numpy fills it.
+        cleared = _TRICK_CLEARED
+        s0, s1, s2, s3 = _TRICK_SPANS
+        cells[s0] = cleared
+        cells[s1] = cleared
+        cells[s2] = cleared
+        cells[s3] = cleared
         winner = rnd.winners[-1]
         a, b, c, d = _LEADER_PARTS[winner]
         cells[a] = cells[b] = cells[c] = cells[d] = 1.0
