@@ -111,8 +111,6 @@ class Forms:
             problem = ""
             if not _owns(login, version):
                 problem = f"{version or 'the version'} is not yours: a scrimmage plays one of your own versions"
-            elif not (blocks_text.isascii() and blocks_text.isdigit()):
-                problem = f"the number of blocks must be a whole number, not {blocks_text!r}"
             else:
                 try:
                     test = self.site.ladder.ask_scrimmage(login.entrant or "organiser", version, opponents,
