@@ -29,6 +29,7 @@ from pathlib import Path
 import pytest
 
 from arena.records.store import ResultsStore
+from tests.helpers.processes import gone, running
 from tests.helpers.runs import ROOT, cli, copy_results, finished_tournament, tournament_text, write
 
 INTERVAL = 0.2
@@ -346,29 +347,6 @@ SLEEPER = """\
 import time
 time.sleep(600)  # never reads its standard input, never connects
 """
-
-
-def gone(pid: int) -> bool:
-    """True when the process has ended (a zombie waiting for a reaper counts as ended)."""
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return True
-    return stat.rsplit(")", 1)[1].split()[0] in ("Z", "X")
-
-
-def running(script: Path) -> dict[int, list[str]]:
-    """The live processes whose command line names ``script`` (the bot, and the steps that start it)."""
-    found = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                argv = (entry / "cmdline").read_bytes().decode(errors="replace").split("\0")
-            except OSError:
-                continue
-            if str(script) in argv and not gone(int(entry.name)):
-                found[int(entry.name)] = argv
-    return found
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")

@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -26,6 +27,7 @@ from arena.event.launch.sandbox import LIFELINE_FD, bot_environment, bwrap_probl
 from arena.event.launch.startstep import limited, memory_file
 from arena.event.setup.config import load_config, parse_config
 from arena.event.setup.sandboxing import SandboxSettings
+from tests.helpers.processes import running
 from tests.helpers.runs import ROOT, cli, run, tournament_text, write
 
 PROBLEM = bwrap_problem()
@@ -242,3 +244,49 @@ def test_a_sandbox_whose_arena_died_as_it_was_made_starts_no_bot(tmp_path: Path,
             os.close(fd)
     assert done.returncode == 0, done.stderr
     assert ("the bot started" in done.stderr) is arena_alive
+
+
+@needs_bwrap
+def test_a_sandbox_whose_life_line_ends_dies_whole_while_the_arenas_side_lives(tmp_path: Path) -> None:
+    # bubblewrap binds the sandbox's first process to its parent only after that process started the bot, so an
+    # arena killed in between left the bot running for good (seen once in about a hundred kills under load). The
+    # step that starts the bot stays beside it holding the life line: here the test is the arena, keeps every
+    # process of its side alive, and lets go of the line; the bot, and a child of the bot's in a session of its
+    # own, must die with it.
+    bot = write(tmp_path / "bot.py", "import subprocess, sys, time\n"
+                "if sys.argv[1:] != ['child']:\n"
+                "    subprocess.Popen([sys.executable, __file__, 'child'], start_new_session=True)\n"
+                "    print('the bot runs', file=sys.stderr, flush=True)\n"
+                "time.sleep(120)\n")
+    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
+                            hidden=[], env=bot_environment({}, confined=True))
+    reading, writing = os.pipe()
+    files = {target: memory_file(data) for target, data in confinement.files.items()}
+    plan = {**files, LIFELINE_FD: reading}
+    step = subprocess.Popen(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
+                            pass_fds=list(plan.values()), stderr=subprocess.PIPE, text=True)
+    for fd in (*files.values(), reading):
+        os.close(fd)
+    try:
+        assert step.stderr is not None
+        assert step.stderr.readline() == "the bot runs\n"
+        deadline = time.monotonic() + 10
+        while not any(argv[2:3] == ["child"] for argv in running(bot).values()):
+            assert time.monotonic() < deadline, "the bot's child never ran"
+            time.sleep(0.02)
+        assert step.poll() is None
+        os.close(writing)
+        writing = -1
+        assert step.wait(timeout=10) == 137  # the watcher's own status, as bubblewrap hands it on
+        deadline = time.monotonic() + 10
+        while running(bot) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not running(bot), "a process of the sandbox outlived its life line"
+    finally:
+        if writing >= 0:
+            os.close(writing)
+        if step.poll() is None:
+            step.kill()
+            step.wait()
+        if step.stderr is not None:
+            step.stderr.close()

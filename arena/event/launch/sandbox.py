@@ -9,10 +9,12 @@ nobody listens on) and reaches the arena through one Unix domain socket bound in
 :data:`INSIDE_SOCKET`, which the ``{address}`` placeholder of its command names. It has its own
 process and IPC namespaces, keeps no capabilities, starts in a new session (it cannot type into the
 organiser's terminal), and dies with the arena: bubblewrap's ``--die-with-parent`` binds its processes to
-the arena's life, and because bubblewrap binds the sandbox's first process only after the arena's side of
-it is running, the step that starts the bot first looks at a pipe only the arena writes to
-(:data:`LIFELINE_FD`): when it reads its end, the arena died while the sandbox was being made, and no bot
-starts. A new process for every game makes such starts frequent.
+the arena's life, and because bubblewrap binds the sandbox's first process only some time after that process
+started the bot, the step that starts the bot also holds a pipe only the arena writes to
+(:data:`LIFELINE_FD`): when it reads its end before the bot starts, the arena died while the sandbox was being
+made, and no bot starts; when the pipe ends later (the arena died, even by ``kill -9``, or let the bot go), the
+step, still running beside the bot, kills every process of the sandbox. No bot outlives the arena, however its
+sandbox's start and the arena's death meet. A new process for every game makes such starts frequent.
 
 The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
 at all (it talks over its standard streams only); a ``bhoos`` instance gets the listening socket the
@@ -91,29 +93,56 @@ _ENV = ("PATH", "LANG", "LC_ALL", "TZ")
 """Environment variables of the arena's a launched bot gets; no other one of the arena's (its own
 ``CALLBREAK_*`` least of all: an organiser may have exported a token of theirs)."""
 LIFELINE_FD = 7
-"""A pipe from the arena that the bot's start reads: at its end, the arena has died, and the bot does not start."""
+"""A pipe from the arena that the bot's start holds: ended before the bot starts, no bot starts; ended later (the arena
+died or let the bot go), every process of the sandbox is killed."""
 _INNER = """\
-import os, resource, sys
+import os, resource, select, sys
 os.set_blocking(7, False)
 try:
     os.read(7, 1)  # b"": the arena's end is closed, so the arena died as the sandbox was being made
     os._exit(0)
-except BlockingIOError:  # the arena holds its end open: it lives, and its death now ends the sandbox
-    os.close(7)
-if sys.argv[1] == "stdio":
-    os.dup2(5, 0); os.dup2(6, 1); os.close(5); os.close(6)
-if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
-    resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
-os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
-os.environ.pop("PWD", None)  # set by the shell that runs the start script
+except BlockingIOError:  # the arena holds its end open: it lives
+    pass
 try:
-    os.execvp(sys.argv[3], sys.argv[3:])
-except OSError as err:
-    print(f"cannot start {sys.argv[3]}: {err.strerror}", file=sys.stderr)
-    os._exit(127)
+    os.close(os.pidfd_open(os.getpid()))
+    bot = os.fork()
+except (AttributeError, OSError):  # no pidfd (Linux before 5.3): the bot starts in this process, unwatched
+    bot = 0
+if bot == 0:
+    os.close(7)
+    if sys.argv[1] == "stdio":
+        os.dup2(5, 0); os.dup2(6, 1); os.close(5); os.close(6)
+    if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
+        resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
+    os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
+    os.environ.pop("PWD", None)  # set by the shell that runs the start script
+    try:
+        os.execvp(sys.argv[3], sys.argv[3:])
+    except OSError as err:
+        print(f"cannot start {sys.argv[3]}: {err.strerror}", file=sys.stderr)
+        os._exit(127)
+null = os.open(os.devnull, os.O_RDWR)  # the bot's streams and sockets are its alone: their ends reach the arena
+os.dup2(null, 0); os.dup2(null, 1)
+for fd in (5, 6):
+    try:
+        os.close(fd)
+    except OSError:
+        pass
+watch = select.poll()
+ended = os.pidfd_open(bot)
+watch.register(7, select.POLLIN)
+watch.register(ended, select.POLLIN)
+if ended not in {fd for fd, _ in watch.poll()}:  # the life line ended first: the arena died or let the bot go
+    os.kill(-1, 9)  # the sandbox's own pid namespace: every process in it but its first and this one
+    os._exit(137)
+code = os.waitstatus_to_exitcode(os.waitpid(bot, 0)[1])
+os._exit(code if code >= 0 else 128 - code)
 """
-"""The step in the sandbox between bubblewrap and the bot: no bot if the arena died as the sandbox was made, pipes
-into place, its process limit where no cgroup holds it, then the bot's command."""
+"""The step in the sandbox between bubblewrap and the bot: no bot if the arena died as the sandbox was made; else
+the bot's command, its pipes in place and its process limit set where no cgroup holds it, beside a watcher that holds
+the life line and kills every process of the sandbox when it ends. bubblewrap binds its first process to the arena
+only some time after that process started the command, so an arena killed in between would otherwise leave the
+bot running."""
 
 
 @functools.cache
