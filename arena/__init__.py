@@ -1,6 +1,10 @@
 """callbreak-arena: a tournament harness for Callbreak bots.
 
 The rules core (cards, rules, scoring, dealing, game) is pure: no I/O, no clock, no network.
+
+The public API in Python is what this package, :mod:`arena.botkit` and :mod:`arena.envs` export (with
+:mod:`arena.envs.callbreak_v0` and :mod:`arena.envs.openspiel`, whose libraries name an environment by its
+module); every other module is internal and may change without notice (docs/architecture.md, "What is public").
 """
 
 from __future__ import annotations
@@ -8,7 +12,7 @@ from __future__ import annotations
 from arena.core.cards import Card, Hand, Rank, Suit
 from arena.core.dealing import Deal, DealFile, draw_seating, seeded_deal, seeded_deals
 from arena.core.game import Game, Phase, Round, RoundResult, RoundSummary, Trick, places
-from arena.core.rules import PROFILES, Rules, legal_with_reason, trick_winner
+from arena.core.rules import PROFILES, LowerTrump, Rules, Scoring, legal_with_reason, trick_winner
 from arena.core.scoring import format_score, round_score
 from arena.core.views import SeatView
 from arena.errors import (
@@ -22,6 +26,7 @@ from arena.errors import (
 )
 
 __version__ = "0.1.0"
+"""The package's version."""
 
 __all__ = [
     "PROFILES",
@@ -36,6 +41,7 @@ __all__ = [
     "IllegalAction",
     "IllegalCall",
     "IllegalPlay",
+    "LowerTrump",
     "Phase",
     "Rank",
     "Round",
@@ -43,6 +49,7 @@ __all__ = [
     "RoundSummary",
     "Rules",
     "RulesError",
+    "Scoring",
     "SeatView",
     "Suit",
     "Trick",

@@ -31,8 +31,7 @@ from pathlib import Path
 import numpy as np
 import numpy.typing as npt
 
-from arena.envs import PolicyBot, SingleSeat, policy_bot
-from arena.envs.layout import ACTIONS, OBSERVATION_SIZE, Observation
+from arena.envs import ACTIONS, OBSERVATION_SIZE, Observation, PolicyBot, SingleSeat, policy_bot
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = "examples/train_policy.py"

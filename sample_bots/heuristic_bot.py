@@ -23,10 +23,8 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 
-from arena.botkit import Bot, run
-from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
-from arena.core.rules import LowerTrump, Rules, Scoring
-from arena.core.views import View
+from arena.botkit import Bot, Card, LowerTrump, Rules, Scoring, View, run
+from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF
 
 __all__ = ["HeuristicBot", "cannot_hold", "estimate_tricks"]
 

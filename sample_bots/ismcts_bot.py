@@ -1,4 +1,4 @@
-"""OpenSpiel's ISMCTS as a bot of its own process: ``arena.envs.spiel_bot.ISMCTS`` with the bot kit.
+"""OpenSpiel's ISMCTS as a bot of its own process: ``arena.envs.ISMCTS`` with the bot kit.
 
     CALLBREAK_TOKEN=T python sample_bots/ismcts_bot.py --arena 127.0.0.1:50051 [--seed 7] [--option simulations=40]
 
@@ -7,13 +7,13 @@ seat has not seen at random under what the play shows, and runs OpenSpiel's Pyth
 ``simulations`` worlds (20 by default) to the end of the round in play; its draws are keyed by its seed
 and the view's seat seed, so the same position gets the same answer in-process and over the network
 (``arena/envs/spiel_bot.py`` says how; any other OpenSpiel bot is seated the same way with
-``arena.envs.spiel_bot.openspiel_bot``).
+``arena.envs.openspiel_bot``).
 """
 
 from __future__ import annotations
 
 from arena.botkit import run
-from arena.envs.spiel_bot import ISMCTS
+from arena.envs import ISMCTS
 
 __all__ = ["ISMCTS"]
 

@@ -78,11 +78,9 @@ import random
 import time
 from collections.abc import Callable, Sequence
 
-from arena.botkit import Bot, run
-from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF, Card
-from arena.core.rules import LowerTrump, Rules, Scoring
-from arena.core.scoring import round_score
-from arena.core.views import View
+from arena import round_score
+from arena.botkit import Bot, Card, LowerTrump, Rules, Scoring, View, run
+from arena.core.cards import ABOVE, CARDS, FULL_DECK, SUIT_MASK, SUIT_OF
 from sample_bots.heuristic_bot import cannot_hold, estimate_tricks
 
 __all__ = ["Knowledge", "MonteCarloBot", "playout"]
