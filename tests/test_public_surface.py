@@ -202,3 +202,18 @@ def test_the_architecture_names_every_public_face() -> None:
     section = text.split("\n## What is public\n", 1)[1].split("\n## ", 1)[0]
     for face in FACES:
         assert f"`{face}`" in section, f"'What is public' does not name {face}"
+
+
+def test_the_docstring_check_tells_a_documented_name_from_one_without() -> None:
+    class Documented:
+        """Has one."""
+
+    class Bare(Documented):
+        pass
+
+    def bare() -> None:
+        pass
+
+    assert documented("arena", "Card", Documented) and documented("arena.envs", "ACTIONS", 66)
+    assert not documented("arena", "Bare", Bare) and not documented("arena", "bare", bare)
+    assert not documented("arena", "nothing", 3)  # data is documented only by a docstring after its assignment
