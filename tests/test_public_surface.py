@@ -2,7 +2,7 @@
 
 docs/architecture.md ("What is public") states the rule: in Python, the public API is exactly the ``__all__``
 of :data:`FACES`; every other module is internal. Here each name a face exports imports and has a docstring,
-the section names every face, and every import of the arena in what users read (README.md, docs/ but the
+the section names every face, and every import of the arena in what users read (the READMEs, docs/ but the
 architecture, examples/, sample_bots/) is of a face and of names it exports, but for the entries of
 :data:`ALLOWED`, each with its reason.
 """
@@ -138,10 +138,12 @@ IMPORT = re.compile(
 
 
 def read_by_users() -> list[Path]:
-    """What users read: the README, the documents but the architecture, the examples and the sample bots."""
+    """What users read: the READMEs (the package's too), the documents but the architecture, the examples
+    and the sample bots."""
     docs = [path for path in sorted((ROOT / "docs").glob("*.md")) if path.name != "architecture.md"]
+    readmes = sorted([*(ROOT / "arena").rglob("README.md"), *(ROOT / "sample_bots").rglob("*.md")])
     code = sorted([*(ROOT / "examples").rglob("*.py"), *(ROOT / "sample_bots").rglob("*.py")])
-    return [ROOT / "README.md", *docs, *code]
+    return [ROOT / "README.md", *docs, *readmes, *code]
 
 
 def imports_in(path: Path) -> list[tuple[int, str, tuple[str, ...]]]:
