@@ -3,6 +3,7 @@ is not there: a module added, moved or removed without the document fails here."
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -54,3 +55,25 @@ def test_each_row_names_every_module_of_its_folder_and_no_other() -> None:
         inner = {n.split("/")[-1] for n in held if "/" in n}
         assert inner <= named, f"{folder}: modules of its packages the row does not name: {sorted(inner - named)}"
         assert named <= plain, f"{folder}: the row names modules that are not there: {sorted(named - plain)}"
+
+
+def layer_rule() -> tuple[list[str], list[str]]:
+    """The layers and the rooms of ``arena/event`` in the order tests/test_layers.py holds them, read from its
+    source (a test module imports no other)."""
+    tree = ast.parse((ROOT / "tests" / "test_layers.py").read_text(encoding="utf-8"))
+    found = {}
+    for node in tree.body:
+        target = node.targets[0] if isinstance(node, ast.Assign) else None
+        if isinstance(target, ast.Name) and target.id in ("LAYERS", "ROOMS"):
+            found[target.id] = ast.literal_eval(node.value)
+    return [sorted(found[name], key=found[name].get) for name in ("LAYERS", "ROOMS")]
+
+
+def test_the_picture_draws_the_layers_and_rooms_in_the_order_the_layer_test_holds() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    picture = text.split("The same layers as a picture", 1)[1].split("```text\n", 1)[1].split("```", 1)[0]
+    drawn = [m.group(1) for m in re.finditer(r"^(\w+)(?:/|\.py)", picture, re.M)]
+    layers, rooms = layer_rule()
+    assert [*drawn, "__main__"] == layers and picture.rstrip().endswith("__main__.py")
+    event = next(line for line in picture.splitlines() if line.startswith("event/"))
+    assert re.findall(r"(\w+)/ ◄", event) == rooms and event.endswith("◄ audit.py, check.py")
