@@ -93,9 +93,11 @@ class Round:
     """
 
     __slots__ = (
+        "_beats",
         "_legal",
         "_seeds",
         "_table",
+        "_takes",
         "_tricks",
         "attempt",
         "calls",
@@ -156,6 +158,10 @@ class Round:
         self._legal = -1
         self._table = legal_table(rules, trump)
         """The legal-card rule of these rules and trumps, read at every card."""
+        self._takes = TAKES[trump]
+        self._beats = self._takes[0]
+        """The trick-winner rule under these trumps (``_takes``) and its row of the card now winning the trick (set
+        at each lead: any row until then): what :meth:`play_index` reads at every card."""
         self._tricks: tuple[Trick, ...] = ()
         self._seeds: tuple[int, ...] = ()
 
@@ -253,9 +259,11 @@ class Round:
             self.led = SUIT_OF[index]
             self.win = index
             self.win_seat = seat
-        elif TAKES[self.trump][self.win][index]:
+            self._beats = self._takes[index]
+        elif self._beats[index]:
             self.win = index
             self.win_seat = seat
+            self._beats = self._takes[index]
         if len(played) & 3:
             self.current_seat = NEXT_SEAT[seat]
             return
@@ -333,6 +341,7 @@ class Round:
                 index = choosers[seat](seat, legal)
                 if not (0 <= index < 52 and legal >> index & 1):
                     self.current_seat, self.led, self.win, self.win_seat = seat, led, win, win_seat
+                    self._beats = beats
                     raise IllegalPlay(self._refusal(index))
                 hands[seat] = hand ^ (1 << index)
                 play(index)

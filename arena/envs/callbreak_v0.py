@@ -228,6 +228,7 @@ class raw_env(AECEnv):
             self._tracker.played(seat, action, rnd)
         else:
             self._call(action, rnd)
+            rnd = game.round  # the calls may have thrown the deal in
         self._cumulative_rewards[agent] = 0.0
         if self._rewarded:
             rewards = self.rewards
@@ -236,7 +237,8 @@ class raw_env(AECEnv):
             self._rewarded = False
         if rnd.phase is _OVER:
             self._round_over(rnd.scores or (0, 0, 0, 0))
-        self.agent_selection = AGENTS[game.round.current_seat]
+            rnd = game.round
+        self.agent_selection = AGENTS[rnd.current_seat]
 
     def _call(self, action: int, rnd: Round) -> None:
         """The selected agent calls ``action - 52`` in ``rnd``."""

@@ -141,6 +141,9 @@ def _suit_bytes(bits: int) -> bytes:
 _SUIT_BYTES = tuple(_suit_bytes(bits) for bits in range(8192))
 """The 13 mask bytes of each pattern of one suit's cards: four look-ups make a card mask."""
 _NO_CALLS = bytes(ACTIONS - CARD_ACTIONS)
+_FLOATS = np.frombuffer(b"".join(_SUIT_BYTES), np.int8).astype(np.float32).tobytes()
+_SUIT_FLOATS = tuple(_FLOATS[52 * bits:52 * bits + 52] for bits in range(8192))
+"""The 13 float32 values (as bytes) of a hand's cards of one suit, for each pattern of them: a deal writes four."""
 
 
 _JOIN = bytearray().join
@@ -247,7 +250,7 @@ class Tracker:
     from the game, never works out. ``values`` restores a copy: the bytes of another tracker's memory.
     """
 
-    __slots__ = ("_calling", "_cells", "_memory", "_rows", "_scale", "_seats", "rules")
+    __slots__ = ("_calling", "_cells", "_memory", "_rows", "_scale", "_seats", "_tails", "_whole", "rules")
 
     def __init__(self, rules: Rules, values: bytes = b"") -> None:
         self.rules = rules
@@ -258,12 +261,15 @@ class Tracker:
         ``array`` does, and several times faster than numpy."""
         self._seats = np.frombuffer(self._memory, np.float32).reshape(4, OBSERVATION_SIZE)
         """The same memory as numpy sees it, a row per seat: blocks are set through it."""
-        whole = memoryview(self._memory)
+        whole = self._whole = memoryview(self._memory)
+        """The memory as bytes, which a deal sets in one copy."""
         self._rows = tuple(whole[4 * at:4 * (at + OBSERVATION_SIZE)] for at in _SEATS_AT)
         """Each seat's observation as bytes, made once: the memory of a new array is a copy of one."""
         self._calling = call_mask(rules.call_range).tobytes()
         """The mask bytes of a seat to call."""
         self._scale = score_scale(rules)
+        self._tails: dict[tuple[int, int, int, int], tuple[bytes, ...]] = {}
+        """By deal (leader, dealer, trump, round number): :meth:`_dealt_tails`."""
 
     def __reduce__(self) -> tuple[type[Tracker], tuple[Rules, bytes]]:
         # A copy or a pickle holds the memory's bytes and makes the views of a new one.
@@ -297,28 +303,37 @@ class Tracker:
 
     def dealt(self, game: Game) -> None:
         """The game's current round has just been dealt (a new round, or a redeal)."""
-        cells, scale = self._cells, self._scale
-        cells[:] = _BLANK
         rnd = game.round
-        s, (a, b, c, d) = _SUIT_BYTES, rnd.hands
-        self._seats[:, HAND:HAND + 52] = _ARRAY((4, 52), _INT8, _JOIN((
-            s[a & 0x1FFF], s[a >> 13 & 0x1FFF], s[a >> 26 & 0x1FFF], s[a >> 39],
-            s[b & 0x1FFF], s[b >> 13 & 0x1FFF], s[b >> 26 & 0x1FFF], s[b >> 39],
-            s[c & 0x1FFF], s[c >> 13 & 0x1FFF], s[c >> 26 & 0x1FFF], s[c >> 39],
-            s[d & 0x1FFF], s[d >> 13 & 0x1FFF], s[d >> 26 & 0x1FFF], s[d >> 39])))
-        round_value, trump = rnd.round_number / self.rules.rounds, TRUMP + rnd.trump
+        moment = (rnd.leader, rnd.dealer, rnd.trump, rnd.round_number)
+        tails = self._tails.get(moment)
+        if tails is None:
+            tails = self._tails[moment] = self._dealt_tails(*moment)
+        # Each observation is its hand (four suits of float32 values) and the rest of its row as a deal leaves it,
+        # joined in one copy; the totals, the one part that differs from game to game, are set after.
+        f, (a, b, c, d) = _SUIT_FLOATS, rnd.hands
+        self._whole[:] = _JOIN((
+            f[a & 0x1FFF], f[a >> 13 & 0x1FFF], f[a >> 26 & 0x1FFF], f[a >> 39], tails[0],
+            f[b & 0x1FFF], f[b >> 13 & 0x1FFF], f[b >> 26 & 0x1FFF], f[b >> 39], tails[1],
+            f[c & 0x1FFF], f[c >> 13 & 0x1FFF], f[c >> 26 & 0x1FFF], f[c >> 39], tails[2],
+            f[d & 0x1FFF], f[d >> 13 & 0x1FFF], f[d >> 26 & 0x1FFF], f[d >> 39], tails[3]))
+        self.finished(game)  # the totals so far
+
+    def _dealt_tails(self, leader: int, dealer: int, trump: int, round_number: int) -> tuple[bytes, ...]:
+        """What follows the hand in each seat's observation just after a deal of ``round_number`` by ``dealer``,
+        ``leader`` to lead and ``trump`` trumps, the totals at 0 (made once per such deal, and kept)."""
+        cells = memoryview(bytearray(_BLANK)).cast("f")
+        round_value, trump_at = round_number / self.rules.rounds, TRUMP + trump
         for seat, at in enumerate(_SEATS_AT):
             cells[at + ROUND] = round_value
-            cells[at + PHASE] = cells[at + trump] = 1.0
+            cells[at + PHASE] = cells[at + trump_at] = 1.0
             for part in _CALL_PARTS[seat]:
                 cells[part] = 1.0
-            total = game.totals[seat] / scale
-            for part in _TOTAL_PARTS[seat]:
-                cells[part] = total
-        for part in _LEADER_PARTS[rnd.leader]:
+        for part in _LEADER_PARTS[leader]:
             cells[part] = 1.0
-        for part in _DEALER_PARTS[rnd.dealer]:
+        for part in _DEALER_PARTS[dealer]:
             cells[part] = 1.0
+        memory = cells.cast("B")
+        return tuple(bytes(memory[4 * (at + PLAYED):4 * (at + OBSERVATION_SIZE)]) for at in _SEATS_AT)
 
     def called(self, seat: int, value: int, rnd: Round) -> None:
         """``seat`` has called ``value`` in ``rnd`` (the round it was called in, not thrown in)."""
@@ -356,7 +371,6 @@ class Tracker:
 
     def finished(self, game: Game) -> None:
         """The game is over: the totals now count its last round, as a seat's view of the end does."""
-        cells, scale = self._cells, self._scale
-        for seat in range(4):
-            for at in _TOTAL_PARTS[seat]:
-                cells[at] = game.totals[seat] / scale
+        cells, scale, totals = self._cells, self._scale, game.totals
+        for seat, (a, b, c, d) in enumerate(_TOTAL_PARTS):
+            cells[a] = cells[b] = cells[c] = cells[d] = totals[seat] / scale
