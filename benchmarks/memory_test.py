@@ -21,7 +21,7 @@ margin over its other tablemates with a given bot at its table and without, Holm
    :class:`~benchmarks.planted_bots.FeedingBot` that throw tricks to each other, with three heuristic bots.
 
 ``python benchmarks/memory_test.py`` (about 40 minutes on 2 cores); ``--quick`` for a short run. The statistics are
-the standings' own (:func:`~arena.rating.stats.one_sided_difference`, :class:`~arena.rating.ratings.PairReport`);
+the standings' own (:func:`~arena.rating.stats.one_sided_difference`, :class:`~arena.rating.pairs.PairReport`);
 each real run is also read back by the standings' pass, whose verdict is printed beside the benchmark's.
 """
 
@@ -45,7 +45,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from arena.event.plan.schedule import play_order
 from arena.event.run.tournament import Tournament
 from arena.event.setup.config import parse_config
-from arena.rating.ratings import PairReport
+from arena.rating.pairs import PairReport
 from arena.rating.report import read_folder
 from arena.rating.standing import MEMORY_LEVEL, PAIR_LEVEL
 from arena.rating.stats import ClusteredMean, ClusteredPair, field_datum_diffs, one_sided_difference

@@ -42,8 +42,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from arena.ladder.blocks import RatingModel
-from arena.ladder.queries import Standing as LadderStanding
-from arena.ladder.queries import rank_versions, score_interval
+from arena.ladder.queries.leaderboard import Standing as LadderStanding
+from arena.ladder.queries.leaderboard import rank_versions, score_interval
 from arena.rating.ratings import tally
 from arena.rating.standing import listed_apart
 from arena.records.format import GameRecords

@@ -22,7 +22,6 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from arena.event.audit import audit
-from arena.ladder import queries
 from arena.ladder.blocks import block_seat_key, outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
@@ -43,6 +42,7 @@ from arena.ladder.db import (
 )
 from arena.ladder.intake import VERSIONS, SubmissionError
 from arena.ladder.matchmaking import Candidate, choose
+from arena.ladder.queries import blocks as block_queries
 from arena.ladder.settings import Matchmaking
 from tests.helpers.ladder import (
     BROKEN_BOT,
@@ -164,8 +164,8 @@ def test_each_block_is_stored_and_shown_in_the_seats_its_first_game_was_played_i
             stored = [labels[v] for v in block.seats]
             first = outcome(played / block.folder).games[0]
             assert first.first.rotation == 0 and list(first.seats) == stored, block.id
-            view = queries.block(session, played, block.id)
-            assert isinstance(view, queries.BlockView)
+            view = block_queries.block(session, played, block.id)
+            assert isinstance(view, block_queries.BlockView)
             assert [s.version for s in view.seats] == stored == [s.version for s in view.games[0].seats]
     ladder.close()
 

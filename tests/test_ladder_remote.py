@@ -23,11 +23,11 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from arena.event.plan.status import STATUS
-from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockResult, BlockState, RatingPoint, Version, VersionState, utc_now
+from arena.ladder.queries import entrants
 from arena.ladder.service import FINAL, LadderService
 from arena.records.store import ResultsStore
 from tests.helpers.ladder import done_blocks, make_ladder, serve_until, serving
@@ -163,8 +163,8 @@ def test_a_remote_entrant_that_never_comes_voids_its_blocks_and_is_set_aside_unt
         assert [(b.state, b.note) for b in void] == [(BlockState.VOID, NEVER), (BlockState.VOID, f"{NEVER}. {aside}")]
         assert not session.scalars(select(BlockResult).where(BlockResult.block_id.in_([b.id for b in void]))).all()
         assert not session.scalars(select(RatingPoint).where(RatingPoint.version_id == _remy(session).id)).all()
-        view = queries.entrant(session, ladder.folder, "remy")
-        assert isinstance(view, queries.EntrantView) and view.versions[0].set_aside is not None
+        view = entrants.entrant(session, ladder.folder, "remy")
+        assert isinstance(view, entrants.EntrantView) and view.versions[0].set_aside is not None
         assert [n.note for n in view.notes] == [f"{NEVER}. {aside}", NEVER]
         last, done = max(b.id for b in session.scalars(select(Block))), done_blocks(session)
     # Set aside: the others play on without it.

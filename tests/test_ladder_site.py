@@ -34,7 +34,6 @@ from sqlalchemy import select
 from arena.errors import ConfigError
 from arena.event.run.tournament import Tournament
 from arena.event.setup.config import parse_config
-from arena.ladder import queries
 from arena.ladder.blocks import outcome
 from arena.ladder.control import Ladder
 from arena.ladder.db import (
@@ -56,7 +55,8 @@ from arena.ladder.db import (
     utc_now,
 )
 from arena.ladder.founding import found_ladder
-from arena.ladder.queries import score_interval
+from arena.ladder.queries import base, entrants, testing
+from arena.ladder.queries.leaderboard import score_interval
 from arena.ladder.settings import parse_settings
 from arena.rating.html import write_html_report
 from arena.rating.pages import style
@@ -425,7 +425,7 @@ def test_the_finals_report_is_served_with_the_security_of_a_page_without_forms(b
     sends no referrer, and no page may frame it, as every page of the arena."""
     ladder = make_ladder(tmp_path / "ladder")
     try:
-        report = queries.final_report(ladder.folder)
+        report = base.final_report(ladder.folder)
         report.parent.mkdir(parents=True, exist_ok=True)
         write_html_report(built.ladder.folder / "blocks" / "000001", out=report)
         with ladder.session() as session:
@@ -856,8 +856,8 @@ def test_docs_ladder_md_shows_every_field_of_every_json_answer(url: str, built: 
         assert set(organiser.get("/api/blocks/999").json()) == {"error"}
     # What the fixture has none of, held by the types the answers are made from.
     entrant, detail = _example("`GET /api/entrants/NAME`"), _example("`GET /api/tests/ID`")
-    assert set(entrant["notes"][0]) == {f.name for f in dataclasses.fields(queries.BlockNote)}
-    assert set(detail["blocks"][0]) == {f.name for f in dataclasses.fields(queries.BlockLine)}
+    assert set(entrant["notes"][0]) == {f.name for f in dataclasses.fields(entrants.BlockNote)}
+    assert set(detail["blocks"][0]) == {f.name for f in dataclasses.fields(testing.BlockLine)}
     assert all(isinstance(n, int) for n in entrant["unreadable"])
 
 

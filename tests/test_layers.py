@@ -27,6 +27,9 @@ The sample bots (``sample_bots/``) build on the package, never the other way rou
 package imports them or names one of their modules in a string (a ``module:Class`` spec is an import
 by another name). The bots the arena itself needs live in the package (``arena/players/house.py``);
 the sample opponents of ``check-bot`` are found by their entry points.
+
+No module is longer than :data:`MODULE_LINES` lines: one job per module, and a module past the limit is
+split along the lines of its own content (generated code, ``*_pb2*.py``, aside).
 """
 
 from __future__ import annotations
@@ -45,6 +48,8 @@ ROOMS = {"setup": 0, "plan": 1, "launch": 2, "play": 3, "run": 4}
 """The rooms of ``arena/event`` in their order; a module of ``arena/event`` itself is above them all."""
 GRPC = ("arena.transports.grpc.", "arena.kit.")
 """Where grpc and the generated protocol code may be imported."""
+MODULE_LINES = 650
+"""The longest a module of the package may be, in lines."""
 FACES = {"__init__", "botkit"}
 """Modules that only re-export others under public names."""
 PURE = {"asyncio", "os", "time", "socket", "subprocess", "threading", "grpc", "protocol", "pathlib", "random"}
@@ -363,3 +368,24 @@ def test_the_checker_finds_a_planted_use_of_the_sample_bots(tmp_path: Path, sour
     fake.write_text(source, encoding="utf-8")
     [found] = violations(fake, "arena.event.x")
     assert expected in found and "must not depend on the sample bots" in found
+
+
+def long_modules(package: Path, limit: int = MODULE_LINES) -> list[str]:
+    """Each module under ``package`` longer than ``limit`` lines, with its length (generated code aside)."""
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        if "_pb2" in path.name:
+            continue
+        lines = len(path.read_text(encoding="utf-8").splitlines())
+        if lines > limit:
+            found.append(f"{path.relative_to(package.parent)} has {lines} lines, over {limit}: split it by its jobs")
+    return found
+
+
+def test_no_module_of_the_package_is_longer_than_the_limit() -> None:
+    assert long_modules(ARENA) == []
+
+
+def test_the_length_checker_names_a_long_module_and_its_length(tmp_path: Path) -> None:
+    root = _tree(tmp_path, {"short.py": "x = 1\n" * 5, "inner/long.py": "x = 1\n" * 7, "long_pb2.py": "x = 1\n" * 9})
+    assert long_modules(root, limit=6) == ["arena/inner/long.py has 7 lines, over 6: split it by its jobs"]

@@ -24,7 +24,8 @@ from arena.core.rules import Rules
 from arena.ladder.control import Ladder
 from arena.ladder.db import Rating, Version
 from arena.ladder.founding import found_ladder
-from arena.ladder.queries import entrant, leaderboard
+from arena.ladder.queries.entrants import entrant
+from arena.ladder.queries.leaderboard import leaderboard
 from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
 from arena.rating.ratings import tally
 from arena.rating.standing import listed_apart

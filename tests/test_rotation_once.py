@@ -24,11 +24,11 @@ from arena.event.plan.schedule import Schedule
 from arena.event.setup.config import parse_config
 from arena.event.setup.formats import HOUSE_TRIO
 from arena.event.setup.kinds import Rotation
-from arena.ladder import queries
 from arena.ladder.blocks import event_text, outcome
 from arena.ladder.consistency import check_ladder
 from arena.ladder.control import Ladder
 from arena.ladder.db import Block, BlockResult, BlockState, Rating, RatingPoint, Version, VersionState, utc_now
+from arena.ladder.queries import blocks as block_queries
 from arena.ladder.service import LadderService
 from tests.helpers.ladder import copy_with_first_rated_block, done_blocks, make_ladder, serve_until, serving
 from tests.helpers.runs import cli, games, standings, write
@@ -259,8 +259,8 @@ def test_a_ladder_plays_each_version_once_on_its_blocks_deal_set_against_the_hou
             assert sum(r.score for r in stored.values()) == pytest.approx(0.0, abs=1e-9)
             # The ratings move once a block, on the four versions' places by those totals.
             assert len(session.scalars(select(RatingPoint).where(RatingPoint.block_id == block.id)).all()) == 4
-            view = queries.block(session, ladder_once, block.id)
-            assert isinstance(view, queries.BlockView) and view.rotation == "once"
+            view = block_queries.block(session, ladder_once, block.id)
+            assert isinstance(view, block_queries.BlockView) and view.rotation == "once"
             assert [[s.version for s in g.seats if s.version not in HOUSE_TRIO] for g in view.games] == [
                 [v] for v in seated]
         ratings = session.scalars(select(Rating)).all()

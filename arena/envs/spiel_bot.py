@@ -56,7 +56,8 @@ from arena.core.rules import Rules
 from arena.core.turns import call_order
 from arena.core.views import View
 from arena.envs.layout import CALL_BASE, action_text
-from arena.envs.openspiel import GAME_NAME, CallbreakState, deck_of
+from arena.envs.openspiel import GAME_NAME, CallbreakState
+from arena.envs.spiel_table import deck_of
 from arena.envs.unseen import Seen, deal_seen
 from arena.errors import ArenaError
 from arena.kit.bot import Bot

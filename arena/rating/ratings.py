@@ -45,22 +45,22 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import math
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
 
 from openskill.models import PlackettLuce
 
 from arena.core.rules import Rules
 from arena.core.scoring import tenths_per_point
-from arena.core.turns import places_after
 from arena.event.plan.manifest import BotStatus
 from arena.event.plan.plan import Plan
 from arena.event.setup.config import UNRANKED_ABOVE_FALLBACK_PCT
 from arena.event.setup.kinds import Rotation
+from arena.rating.pairs import PAIRED_BOTS, PairReport
 from arena.rating.ranks import RankRange, pair_quantile, rank_ranges
+from arena.rating.rounds import KeptGame, OpenRound, game_pairs, same_hands
 from arena.rating.sequential import DEFAULT_METHOD, Method, sprt
 from arena.rating.standing import (
-    PAIR_LEVEL,
     PLACE_POINTS,
     SEAT_POSITIONS,
     BlockDifferences,
@@ -84,8 +84,6 @@ from arena.rating.stats import (
 from arena.records.format import GameRecords, RoundRecord
 
 __all__ = [
-    "PAIRED_BOTS",
-    "PairReport",
     "Results",
     "Tally",
     "compare",
@@ -93,19 +91,9 @@ __all__ = [
     "tally",
 ]
 
-PAIRED_BOTS = 64
-"""The largest field whose rank ranges compare the bots pair by pair with what they share (2,016 pairs at most);
-a larger one bounds each difference's standard error by the sum of the two bots' own (wider ranges, never
-narrower than the data allow), so that memory stays bounded whatever the field."""
-
 Results = Iterable[RoundRecord] | Iterable[GameRecords]
 """What the functions here read: the rounds of a results folder (games not finished are left
 out), or its complete games."""
-
-
-def _game_key(game: GameRecords) -> tuple[int, int, int, int]:
-    first = game.first
-    return first.schedule_round, first.group, first.deal_set, first.rotation
 
 
 def _place_points(places: Sequence[int], seat: int) -> float:
@@ -113,51 +101,6 @@ def _place_points(places: Sequence[int], seat: int) -> float:
     place = places[seat]
     tied = sum(1 for p in places if p == place)
     return sum(PLACE_POINTS[place - 1: place - 1 + tied]) / tied
-
-
-@dataclasses.dataclass(slots=True)
-class _Game:
-    """What a scored round still needs of a finished game."""
-
-    key: tuple[int, int, int, int]
-    block: str
-    seats: tuple[str, ...]
-    totals: tuple[int, ...]
-    places: tuple[int, ...]
-    read: int
-    """Its place among the games read (the records' order): a bot's games on a deal set are recorded in the order
-    it played them."""
-
-
-class _Round:
-    """A schedule round not scored yet: its games, the results on each of its hands, its seat sums."""
-
-    __slots__ = ("games", "hands", "planned", "seats")
-
-    def __init__(self) -> None:
-        self.games: list[_Game] = []
-        self.hands: dict[tuple[str, int], list[tuple[str, int, float, int]]] = {}
-        """(deal, seat) -> (bot, score, the share of a game the hand is: 1/rounds of its game, the game's index in
-        :attr:`games`)."""
-        self.seats: dict[str, list[int]] = {}
-        """Seat position -> [sum of scores, rounds]."""
-        self.planned: set[str] = set()
-        """The ids of its games the plan holds (the round is complete when it has them all)."""
-
-    def add(self, game: GameRecords, read: int) -> None:
-        final = game.final
-        index = len(self.games)
-        self.games.append(_Game(_game_key(game), final.block, final.seats, final.totals, final.places, read))
-        share = 1.0 / len(game.rounds)
-        for record in game.rounds:
-            for seat, bot in enumerate(record.seats):
-                score = record.scores[seat]
-                self.hands.setdefault((record.deal, seat), []).append((bot, score, share, index))
-                distance = places_after(record.dealer, seat)
-                for key in (SEAT_POSITIONS[seat], SEAT_POSITIONS[3 + distance] if distance else "dealer"):
-                    sums = self.seats.setdefault(key, [0, 0])
-                    sums[0] += score
-                    sums[1] += 1
 
 
 class _Row:
@@ -180,116 +123,6 @@ class _Row:
         self.rating = rating
 
 
-class _Effect:
-    """Bot A's margin over its other tablemates, in blocks with bot B at the table and in blocks without."""
-
-    __slots__ = ("both", "games_with", "games_without", "with_other", "without")
-
-    def __init__(self) -> None:
-        self.with_other = ClusteredMean()
-        self.without = ClusteredMean()
-        self.both = ClusteredPair()
-        self.games_with = 0
-        self.games_without = 0
-
-    def add(self, with_other: tuple[float, float, float], without: tuple[float, float, float]) -> None:
-        """One deal set: (margin, tablemate-games, games) with B at A's table and without."""
-        self.with_other.add(with_other[0], with_other[1])
-        self.without.add(without[0], without[1])
-        self.both.add(with_other[0], with_other[1], without[0], without[1])
-        self.games_with += round(with_other[2])
-        self.games_without += round(without[2])
-
-
-class Played(Protocol):
-    """A finished game as the pair report reads it."""
-
-    @property
-    def seats(self) -> tuple[str, ...]: ...
-
-    @property
-    def totals(self) -> Sequence[float]: ...
-
-
-class PairReport:
-    """The pair report's sums, deal set by deal set: for each ordered pair of bots (A, B), A's margin over its other
-    tablemates in its blocks with B at the table and in its blocks without (:class:`_Effect`)."""
-
-    def __init__(self) -> None:
-        self.effects: dict[tuple[str, str], _Effect] = {}
-
-    def add_round(self, blocks: Iterable[Sequence[Played]], bots: Iterable[str]) -> None:
-        """One deal set: its blocks' games; ``bots``, every bot of the event so far. For each bot A of the round and
-        each other bot B, A's margin over its tablemates other than B (game totals, summed over a block's games:
-        over a block each holds every hand) in its blocks with B at the table, and over all its tablemates in its
-        blocks without B."""
-        margins: dict[str, list[float]] = {}
-        """A -> its margin over all its tablemates this round, the tablemate-games and the games."""
-        together: dict[tuple[str, str], list[float]] = {}
-        """(A, B) -> over A's blocks with B: its margin over the others, their tablemate-games, the games, and the
-        blocks' whole margin and tablemate-games."""
-        for block_games in blocks:
-            for a in sorted({bot for game in block_games for bot in game.seats}):
-                margin = 0.0
-                count = games = 0
-                against: dict[str, list[float]] = {}
-                for game in block_games:
-                    if a not in game.seats:
-                        continue
-                    mine = game.totals[game.seats.index(a)]
-                    games += 1
-                    for seat, other in enumerate(game.seats):
-                        if other != a:
-                            margin += mine - game.totals[seat]
-                            count += 1
-                            pair = against.setdefault(other, [0.0, 0])
-                            pair[0] += mine - game.totals[seat]
-                            pair[1] += 1
-                acc = margins.setdefault(a, [0.0, 0, 0])
-                acc[0] += margin
-                acc[1] += count
-                acc[2] += games
-                for b, (own, met) in against.items():
-                    # With B: A's margin over the others of the block (B's own share taken out), then the block's
-                    # whole margin and count, which the margin without B leaves out.
-                    shared = together.setdefault((a, b), [0.0, 0, 0, 0.0, 0])
-                    for at, value in enumerate((margin - own, count - met, games, margin, count)):
-                        shared[at] += value
-        every = sorted(bots)
-        for a in sorted(margins):
-            whole = margins[a]
-            for b in every:
-                if b == a:
-                    continue
-                sat = together.get((a, b))
-                with_other: tuple[float, float, float] = (0.0, 0.0, 0.0)
-                without = (whole[0], whole[1], whole[2])
-                if sat is not None:
-                    with_other = (sat[0], sat[1], sat[2])
-                    without = (whole[0] - sat[3], whole[1] - sat[4], whole[2] - sat[2])
-                effect = self.effects.get((a, b))
-                if effect is None:
-                    effect = self.effects[a, b] = _Effect()
-                effect.add(with_other, without)
-
-    def report(self, bots: Collection[str]) -> list[PairEffect]:
-        """Every ordered pair of ``bots`` that sat together, flagged by Holm's step-down over the report's p-values
-        at :data:`PAIR_LEVEL` in all."""
-        out = []
-        for (a, b), sums in sorted(self.effects.items()):
-            if a not in bots or b not in bots or not sums.games_with:
-                continue
-            diff, low, high, p, clusters = one_sided_difference(sums.both, sums.with_other, sums.without)
-            out.append(PairEffect(a, b, sums.with_other.mean, sums.without.mean, diff, low, high, p, clusters,
-                                  sums.games_with, sums.games_without))
-        tested = sorted((effect.p, index) for index, effect in enumerate(out) if not math.isnan(effect.p))
-        for rank, (p, index) in enumerate(tested):
-            if p > PAIR_LEVEL / (len(tested) - rank):
-                break  # Holm: the first p-value above its threshold stops the flags
-            out[index] = dataclasses.replace(out[index], flagged=True)
-        return out
-
-
 class _Pair:
     """Bot A against bot B: running sums over the rounds where both played."""
 
@@ -300,26 +133,6 @@ class _Pair:
         self.pairs = PairTally()
         self.games = 0
         self.blocks = 0
-
-
-def _game_pairs(games: Sequence[_Game], a: str, b: str) -> list[float]:
-    """The scores of game pairs of one block, two games in which A and B hold each other's hands
-    (1 per game A finished ahead of B, 1/2 for an exact tie), as chess testing pairs games with
-    colours reversed; games are paired greedily in schedule order."""
-    entries = [(g.seats, g.totals[g.seats.index(a)] - g.totals[g.seats.index(b)]) for g in games]
-    out: list[float] = []
-    paired: set[int] = set()
-    for i, (seats, diff) in enumerate(entries):
-        if i in paired:
-            continue
-        ia, ib = seats.index(a), seats.index(b)
-        for j in range(i + 1, len(entries)):
-            other, other_diff = entries[j]
-            if j not in paired and other[ia] == b and other[ib] == a:
-                paired.update((i, j))
-                out.append(sum(1.0 if d > 0 else 0.5 if d == 0 else 0.0 for d in (diff, other_diff)))
-                break
-    return out
 
 
 class Tally:
@@ -337,15 +150,15 @@ class Tally:
         self.rules: Rules | None = None
         self._once = once or (plan is not None and plan.rotation == Rotation.ONCE)
         """Under ``rotation = "once"`` bots meet only the house trio: two bots are compared where they held the same
-        hands, game against game (:func:`_same_hands`), not at a table."""
+        hands, game against game (:func:`same_hands`), not at a table."""
         """The rules of the first record read (the unit of its scores)."""
         self.clusters = 0
         """Deal sets scored."""
         self._on_game = on_game
         self._on_round = on_round
         self._open: dict[str, list[RoundRecord]] = {}
-        self._rounds: dict[int, _Round] = {}
-        self._late: dict[int, _Round] = {}
+        self._rounds: dict[int, OpenRound] = {}
+        self._late: dict[int, OpenRound] = {}
         """Games of a round already scored (records the plan did not announce), scored at the end."""
         self._scored: set[int] = set()
         self._rows: dict[str, _Row] = {}
@@ -410,9 +223,9 @@ class Tally:
         number = game.first.schedule_round
         self._read += 1
         if number in self._scored:
-            self._late.setdefault(number, _Round()).add(game, self._read)
+            self._late.setdefault(number, OpenRound()).add(game, self._read)
         else:
-            unit = self._rounds.setdefault(number, _Round())
+            unit = self._rounds.setdefault(number, OpenRound())
             unit.add(game, self._read)
             if game.block in self._blocks:
                 unit.planned.add(game.game)
@@ -445,7 +258,7 @@ class Tally:
             self._score(number, self._rounds.pop(number))
             self._next += 1
 
-    def _score(self, number: int, unit: _Round, late: bool = False) -> None:
+    def _score(self, number: int, unit: OpenRound, late: bool = False) -> None:
         """Compares the results of one round, adds its clusters, rates its games; then it is gone.
 
         Games of a round already scored (the plan did not announce them) come here again at the end, ``late``:
@@ -487,7 +300,7 @@ class Tally:
         if not late:
             self._add_memory(unit, per_game)
         # Blocks, head-to-head differences and game pairs, per ordered pair of bots.
-        blocks: dict[str, list[_Game]] = {}
+        blocks: dict[str, list[KeptGame]] = {}
         for game in games:
             blocks.setdefault(game.block, []).append(game)
         differences: dict[tuple[str, str], list[int]] = {}
@@ -506,11 +319,11 @@ class Tally:
                     counts[0] += sign * diff
                     counts[1] += len(met)
                     counts[2] += 1
-                pair_scores = _game_pairs(met, a, b)
+                pair_scores = game_pairs(met, a, b)
                 paired.setdefault((a, b), []).extend(pair_scores)
                 paired.setdefault((b, a), []).extend(2.0 - s for s in pair_scores)
         if self._once:
-            _same_hands(games, differences, paired)
+            same_hands(games, differences, paired)
         for key, (diff, count, met_blocks) in differences.items():
             pair = self._pairs.get(key)
             if pair is None:
@@ -532,7 +345,7 @@ class Tally:
             self._on_round(RoundMark(number, {bot: row.dup.mean for bot, row in self._rows.items()},
                                      {bot: row.rating.ordinal() for bot, row in self._rows.items()}))
 
-    def _add_memory(self, unit: _Round, per_game: Mapping[tuple[str, int], list[float]]) -> None:
+    def _add_memory(self, unit: OpenRound, per_game: Mapping[tuple[str, int], list[float]]) -> None:
         """Adds a round's cluster to each bot's memory test: its duplicate points in its first game on the deal set
         (the first of its games read: the records hold a bot's games on a deal set in the order it played them) and
         in its other games."""
@@ -554,7 +367,7 @@ class Tally:
             row.later.add(later, later_weight)
             row.memory.add(later, later_weight, first, first_weight)
 
-    def _add_effects(self, blocks: Mapping[str, Sequence[_Game]]) -> None:
+    def _add_effects(self, blocks: Mapping[str, Sequence[KeptGame]]) -> None:
         """Adds a round to the pair report; past :data:`PAIRED_BOTS` bots, the report is given up for good (memory
         stays bounded)."""
         if self._pair_report is None:
@@ -718,25 +531,6 @@ class Tally:
             sums = self._seats.get(position) or ClusteredMean()
             out.append(SeatRow(position, round(sums.weight), sums.interval()))
         return out
-
-
-def _same_hands(games: Sequence[_Game], differences: dict[tuple[str, str], list[int]],
-                paired: dict[tuple[str, str], list[float]]) -> None:
-    """Under ``rotation = "once"``: every two games of a round (one deal set) compared seat by seat, where two bots
-    held the same hands (the other three seats the house trio's, the same in both games): A's game total minus B's
-    is one game's difference, in ``differences`` as the table's are (a sum, games and blocks). No game pairs: A and B
-    never hold each other's hands."""
-    for one, other in itertools.combinations(games, 2):
-        for seat, (a, b) in enumerate(zip(one.seats, other.seats, strict=True)):
-            if a == b:
-                continue
-            diff = one.totals[seat] - other.totals[seat]
-            for key, sign in (((a, b), 1), ((b, a), -1)):
-                counts = differences.setdefault(key, [0, 0, 0])
-                counts[0] += sign * diff
-                counts[1] += 1
-                counts[2] += 1
-                paired.setdefault(key, [])
 
 
 def _without_games(bot: str, house: bool) -> Standing:

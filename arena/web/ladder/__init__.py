@@ -51,7 +51,7 @@ and bytes of :mod:`arena.ladder.intake`, so that uploads never hold the threads 
 
 What one entrant sees of another is public only: a failed check says which check failed and where (the game,
 the round, the trick) to everyone, and its detail, the bot's hand and the end of its stderr to that entrant and
-the organiser alone; no page or answer names a path of the server (:func:`~arena.ladder.queries.public_text`).
+the organiser alone; no page or answer names a path of the server (:func:`~arena.ladder.queries.base.public_text`).
 Every text an entrant chose is escaped (the templates autoescape), and every answer carries the security header
 fields of :mod:`arena.web.security` (no script but the site's own, by its hash; nothing fetched; forms to this site
 alone), ``Referrer-Policy: same-origin`` and ``X-Frame-Options: DENY`` among them.

@@ -14,8 +14,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.event.check import OPPONENTS
-from arena.ladder import queries
 from arena.ladder.accounts import Login, login_of, who_has
+from arena.ladder.queries import base, blocks, entrants, organiser, testing
 from arena.web.ladder.auth import Auth, holder
 from arena.web.ladder.pages import Pages
 from arena.web.ladder.site import COOKIE, Refusal, Site, href, sees_all
@@ -66,9 +66,9 @@ class Api:
         name = request.path_params["name"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.entrant(session, self.site.ladder.folder, name, private=sees_all(login, name),
+            view = entrants.entrant(session, self.site.ladder.folder, name, private=sees_all(login, name),
                                    placement_blocks=self.site.ladder.settings.matchmaking.placement_blocks)
-            return _error(view.why, 404) if isinstance(view, queries.Missing) else _json(view)
+            return _error(view.why, 404) if isinstance(view, base.Missing) else _json(view)
 
         return await self.site.read(request, make)
 
@@ -76,8 +76,8 @@ class Api:
         block_id = request.path_params["block_id"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.block(session, self.site.ladder.folder, block_id)
-            return _error(view.why, 404) if isinstance(view, queries.Missing) else _json(view)
+            view = blocks.block(session, self.site.ladder.folder, block_id)
+            return _error(view.why, 404) if isinstance(view, base.Missing) else _json(view)
 
         return await self.site.read(request, make)
 
@@ -85,34 +85,34 @@ class Api:
         block_id, game_id = request.path_params["block_id"], request.path_params["game_id"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.game(session, self.site.ladder.folder, block_id, game_id)
-            return _error(view.why, 404) if isinstance(view, queries.Missing) else _json(view)
+            view = blocks.game(session, self.site.ladder.folder, block_id, game_id)
+            return _error(view.why, 404) if isinstance(view, base.Missing) else _json(view)
 
         return await self.site.read(request, make)
 
     async def playing(self, request: Request) -> Response:
         def make(session: Session, login: Login | None) -> Response:
-            now = queries.playing(session)
+            now = blocks.playing(session)
             return _json({"blocks": now.blocks, "queued": now.queued,
-                          "state": queries.ladder_view(session, self.site.ladder.folder)})
+                          "state": base.ladder_view(session, self.site.ladder.folder)})
 
         return await self.site.read(request, make)
 
     async def tests(self, request: Request) -> Response:
-        return await self.site.read(request, lambda session, login: _json(queries.tests(session)))
+        return await self.site.read(request, lambda session, login: _json(testing.tests(session)))
 
     async def test(self, request: Request) -> Response:
         test_id = request.path_params["test_id"]
 
         def make(session: Session, login: Login | None) -> Response:
-            detail = queries.test(session, test_id)
-            return _error(detail.why, 404) if isinstance(detail, queries.Missing) else _json(detail)
+            detail = testing.test(session, test_id)
+            return _error(detail.why, 404) if isinstance(detail, base.Missing) else _json(detail)
 
         return await self.site.read(request, make)
 
     async def play(self, request: Request) -> Response:
         return await self.site.read(request, lambda session, login: _json(
-            {"samples": list(OPPONENTS), "versions": queries.opponents(session)}))
+            {"samples": list(OPPONENTS), "versions": testing.opponents(session)}))
 
     async def organiser(self, request: Request) -> Response:
         too_many = self.auth.too_many(request)
@@ -134,8 +134,8 @@ class Api:
                     allowed = login is not None and login.organiser
                 if not allowed:
                     return _error("this is the organiser's: give the organiser's token", 403)
-                view = queries.organiser(session)
-                return _json({"state": queries.ladder_view(session, self.site.ladder.folder),
+                view = organiser.organiser(session)
+                return _json({"state": base.ladder_view(session, self.site.ladder.folder),
                               "entrants": view.entrants, "running": view.running, "blocks": view.blocks,
                               "active_versions": view.active_versions, "pairs": view.pairs,
                               "pair_lines": view.pair_lines})

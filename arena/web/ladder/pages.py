@@ -11,9 +11,9 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 
 from arena.event.check import OPPONENTS
-from arena.ladder import queries
 from arena.ladder.accounts import Login
 from arena.ladder.intake import ARCHIVES
+from arena.ladder.queries import base, blocks, entrants, leaderboard, organiser, testing
 from arena.rating.pages import Markup
 from arena.rating.plots import Series, color, dash, line_chart
 from arena.web.ladder.site import REFRESH_S, REPORT_SECURITY, Site, sees_all
@@ -30,8 +30,8 @@ class Pages:
 
     # -- the leaderboard ---------------------------------------------------------------------------
 
-    def board(self, session: Session) -> queries.Leaderboard:
-        return queries.leaderboard(session, self.site.ladder.settings.matchmaking.placement_blocks)
+    def board(self, session: Session) -> leaderboard.Leaderboard:
+        return leaderboard.leaderboard(session, self.site.ladder.settings.matchmaking.placement_blocks)
 
     async def leaderboard(self, request: Request) -> Response:
         def make(session: Session, login: Login | None) -> Response:
@@ -42,7 +42,7 @@ class Pages:
 
     # -- an entrant --------------------------------------------------------------------------------
 
-    def _entrant_chart(self, view: queries.EntrantView) -> Markup | None:
+    def _entrant_chart(self, view: entrants.EntrantView) -> Markup | None:
         series = [s for s in view.ratings if s.marks]
         if not series:
             return None
@@ -56,9 +56,9 @@ class Pages:
     def entrant_page(self, session: Session, login: Login | None, name: str, bot_token: str = "") -> Response:
         """An entrant's page; ``bot_token``: the bot token just made, shown to its entrant this once."""
         site = self.site
-        view = queries.entrant(session, site.ladder.folder, name, private=sees_all(login, name),
+        view = entrants.entrant(session, site.ladder.folder, name, private=sees_all(login, name),
                                placement_blocks=site.ladder.settings.matchmaking.placement_blocks)
-        if isinstance(view, queries.Missing):
+        if isinstance(view, base.Missing):
             return site.message(session, login, 404, view.why)
         legend = [(s.version, color(i)) for i, s in enumerate(r for r in view.ratings if r.marks)]
         own = login is not None and login.entrant is not None and login.entrant.casefold() == view.name.casefold()
@@ -75,8 +75,8 @@ class Pages:
         block_id = request.path_params["block_id"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.block(session, self.site.ladder.folder, block_id)
-            if isinstance(view, queries.Missing):
+            view = blocks.block(session, self.site.ladder.folder, block_id)
+            if isinstance(view, base.Missing):
                 return self.site.message(session, login, 404, view.why)
             return self.site.page(session, login, "ladder_block.html", f"Block {block_id}", block=view)
 
@@ -86,8 +86,8 @@ class Pages:
         block_id, game_id = request.path_params["block_id"], request.path_params["game_id"]
 
         def make(session: Session, login: Login | None) -> Response:
-            view = queries.game(session, self.site.ladder.folder, block_id, game_id)
-            if isinstance(view, queries.Missing):
+            view = blocks.game(session, self.site.ladder.folder, block_id, game_id)
+            if isinstance(view, base.Missing):
                 return self.site.message(session, login, 404, view.why)
             return self.site.page(session, login, "ladder_game.html", f"Game {game_id} of block {block_id}",
                                   game=view)
@@ -97,7 +97,7 @@ class Pages:
     async def playing(self, request: Request) -> Response:
         def make(session: Session, login: Login | None) -> Response:
             return self.site.page(session, login, "ladder_playing.html", "Playing now",
-                                  refresh=REFRESH_S["playing"], playing=queries.playing(session))
+                                  refresh=REFRESH_S["playing"], playing=blocks.playing(session))
 
         return await self.site.read(request, make)
 
@@ -106,15 +106,15 @@ class Pages:
     def tests_page(self, session: Session, login: Login | None, status: int = 200, problem: str = "",
                    sent: Mapping[str, str] | None = None) -> HTMLResponse:
         """The tests and scrimmages, and the forms that ask for them (``sent``: what was sent, shown again)."""
-        offered = queries.choices(session, None if login is None or login.organiser else login.entrant)
+        offered = testing.choices(session, None if login is None or login.organiser else login.entrant)
         return self.site.page(session, login, "ladder_tests.html", "Tests and scrimmages", status,
-                              tests=queries.tests(session), choices=offered, problem=problem, sent=sent or {},
+                              tests=testing.tests(session), choices=offered, problem=problem, sent=sent or {},
                               settings=self.site.ladder.settings.tests)
 
     async def tests(self, request: Request) -> Response:
         return await self.site.read(request, self.tests_page)
 
-    def _test_chart(self, detail: queries.TestDetail) -> Markup | None:
+    def _test_chart(self, detail: testing.TestDetail) -> Markup | None:
         test = detail.test
         if not detail.marks or test.lower is None or test.upper is None:
             return None
@@ -132,8 +132,8 @@ class Pages:
         test_id = request.path_params["test_id"]
 
         def make(session: Session, login: Login | None) -> Response:
-            detail = queries.test(session, test_id)
-            if isinstance(detail, queries.Missing):
+            detail = testing.test(session, test_id)
+            if isinstance(detail, base.Missing):
                 return self.site.message(session, login, 404, detail.why)
             return self.site.page(session, login, "ladder_test.html", f"Test {test_id}", detail=detail,
                                   chart=self._test_chart(detail))
@@ -149,8 +149,8 @@ class Pages:
     def submit_page(self, session: Session, login: Login, status: int = 200, problem: str = "") -> HTMLResponse:
         """The form that submits a version, and the entrant's latest versions."""
         settings = self.site.ladder.settings
-        view = queries.entrant(session, self.site.ladder.folder, login.entrant or "", recent_blocks=0)
-        versions = view.versions[:10] if isinstance(view, queries.EntrantView) else ()
+        view = entrants.entrant(session, self.site.ladder.folder, login.entrant or "", recent_blocks=0)
+        versions = view.versions[:10] if isinstance(view, entrants.EntrantView) else ()
         return self.site.page(session, login, "ladder_submit.html", "Submit a version", status, problem=problem,
                               versions=versions, limits=settings.submissions, archives=ARCHIVES,
                               profile=settings.rules.profile_name)  # the profile its check plays
@@ -171,7 +171,7 @@ class Pages:
     def organiser_page(self, session: Session, login: Login, status: int = 200, problem: str = "") -> HTMLResponse:
         """The organiser's switches."""
         return self.site.page(session, login, "ladder_organiser.html", "Organiser", status, problem=problem,
-                              view=queries.organiser(session))
+                              view=organiser.organiser(session))
 
     async def organiser(self, request: Request) -> Response:
         def make(session: Session, login: Login | None) -> Response:
@@ -186,11 +186,11 @@ class Pages:
         folder = self.site.ladder.folder
 
         def make(session: Session, login: Login | None) -> Response:
-            state = queries.ladder_view(session, folder)
+            state = base.ladder_view(session, folder)
             if not state.final_report:
                 return self.site.message(session, login, 404, "the final has not been played yet: its report is "
                                                               "here once it is over")
-            text = queries.public_text(queries.final_report(folder).read_text(encoding="utf-8"), folder)
+            text = base.public_text(base.final_report(folder).read_text(encoding="utf-8"), folder)
             return secure(HTMLResponse(text), REPORT_SECURITY)
 
         return await self.site.read(request, make)
@@ -201,7 +201,7 @@ class Pages:
                   sent: Mapping[str, str] | None = None, mine: int | None = None) -> HTMLResponse:
         """What one may play against, the form that deals a sitting, and the login's sitting in play."""
         return self.site.page(session, login, "ladder_play.html", "Play against a version", status,
-                              samples=tuple(OPPONENTS), versions=queries.opponents(session), problem=problem,
+                              samples=tuple(OPPONENTS), versions=testing.opponents(session), problem=problem,
                               sent=sent or {}, mine=mine, idle_minutes=f"{self.site.limits.sitting_idle_s / 60:g}")
 
     async def play_form(self, request: Request) -> Response:

@@ -24,10 +24,10 @@ from starlette.types import Scope
 
 from arena.core.cards import Card, Suit
 from arena.errors import ArenaError, CardError
-from arena.ladder import queries
 from arena.ladder.accounts import Login, login_of
 from arena.ladder.control import Ladder
 from arena.ladder.intake import TooOften
+from arena.ladder.queries import base
 from arena.rating.pages import Templates
 from arena.web.guard import PageLimits
 from arena.web.security import page_headers, secure
@@ -236,7 +236,7 @@ class Site:
              refresh: int = 0, **context: Any) -> HTMLResponse:
         """The page ``template`` in the site's frame (its name, state and login)."""
         frame = {"name": self.ladder.settings.name, "title": title, "login": login,
-                 "state": queries.ladder_view(session, self.ladder.folder), "refresh": refresh}
+                 "state": base.ladder_view(session, self.ladder.folder), "refresh": refresh}
         text = TEMPLATES.render(template, site=frame, style=STYLE, script=SCRIPT, **HELPERS, **context)
         return HTMLResponse(text, status)
 
@@ -249,7 +249,7 @@ class Site:
         frame: dict[str, object] = {"name": self.ladder.settings.name, "title": heading, "login": login,
                                     "state": None, "refresh": 0}
         if session is not None:
-            frame["state"] = queries.ladder_view(session, self.ladder.folder)
+            frame["state"] = base.ladder_view(session, self.ladder.folder)
         text = TEMPLATES.render("ladder_message.html", site=frame, style=STYLE, script=SCRIPT, why=why,
                                 status=status, **HELPERS)
         return HTMLResponse(text, status)
