@@ -94,8 +94,6 @@ __all__ = ["GAME_NAME", "CallbreakGame", "CallbreakState"]
 
 GAME_NAME = "python_callbreak"
 """The name the game is registered under."""
-_TRICKS = 52 * 13
-"""The size of the information state's block of the trick each card was played in."""
 _PUBLIC = OBSERVATION_SIZE - 52
 """The size of the public observation: the vector less its hand block."""
 
