@@ -18,13 +18,13 @@ from typing import Any, ClassVar
 
 from arena.errors import ConfigError
 from arena.event.setup.entries import check_command, is_name
-from arena.event.setup.kinds import LAUNCHED, BotKind
+from arena.event.setup.kinds import BotKind
 from arena.event.setup.roster import read_roster
 from arena.event.setup.tables import BOT, REQUIRED, Reader
 from arena.transports.grpc.tokens import is_sha256, token_sha256
 
-__all__ = ["BHOOS_PORT", "START_TIMEOUT_S", "STDIO_START_TIMEOUT_S", "BhoosBot", "BhoosUrlBot", "BotConfig",
-           "BotSetup", "CommandBot", "LaunchedBot", "PythonBot", "RemoteBot", "StdioBot", "read_bots"]
+__all__ = ["BHOOS_PORT", "LAUNCHED", "SETUPS", "START_TIMEOUT_S", "STDIO_START_TIMEOUT_S", "BhoosBot", "BhoosUrlBot",
+           "BotConfig", "BotSetup", "CommandBot", "LaunchedBot", "PythonBot", "RemoteBot", "StdioBot", "read_bots"]
 
 BHOOS_PORT = 7000
 """The port every bot of the Bhoos contest listens on."""
@@ -55,6 +55,10 @@ class LaunchedBot:
     """What the bots the arena launches share: a command line, a folder and an environment."""
 
     kind: ClassVar[BotKind]
+    connects: ClassVar[bool] = False
+    """Its process connects to the arena over gRPC: its command is given ``{address}``, its environment its
+    token, its sandbox the arena's socket, and it starts in the arena's folder (a bot that does not starts in its
+    own)."""
     argv: tuple[str, ...]
     """Program and arguments; their placeholders (:mod:`arena.event.setup.entries`) are filled in at launch."""
     folder: Path | None = None
@@ -71,6 +75,7 @@ class CommandBot(LaunchedBot):
     in the environment, never on a command line)."""
 
     kind: ClassVar[BotKind] = BotKind.COMMAND
+    connects: ClassVar[bool] = True
     token: str = ""
     """The token made for the run (empty until then)."""
 
@@ -124,6 +129,10 @@ class RemoteBot:
 
 BotSetup = PythonBot | CommandBot | StdioBot | BhoosBot | BhoosUrlBot | RemoteBot
 """What one kind of bot alone has."""
+SETUPS: tuple[type[BotSetup], ...] = (PythonBot, CommandBot, StdioBot, BhoosBot, BhoosUrlBot, RemoteBot)
+"""Each kind's setup, as :data:`BotSetup` names them."""
+LAUNCHED = tuple(setup.kind for setup in SETUPS if issubclass(setup, LaunchedBot))
+"""The kinds whose processes the arena starts itself (sandboxed and limited alike)."""
 
 
 @dataclasses.dataclass(frozen=True)
