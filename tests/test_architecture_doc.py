@@ -76,4 +76,4 @@ def test_the_picture_draws_the_layers_and_rooms_in_the_order_the_layer_test_hold
     layers, rooms = layer_rule()
     assert [*drawn, "__main__"] == layers and picture.rstrip().endswith("__main__.py")
     event = next(line for line in picture.splitlines() if line.startswith("event/"))
-    assert re.findall(r"(\w+)/ ◄", event) == rooms and event.endswith("◄ audit.py, check.py")
+    assert re.findall(r"(\w+)/ ◄", event) == rooms and event.endswith("◄ audit.py, check.py, verdicts.py")

@@ -51,6 +51,7 @@ import tempfile
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from arena.errors import ArenaError, ConfigError
 from arena.event.launch import cgroups
@@ -67,7 +68,7 @@ from arena.event.launch.sandbox import (
 )
 from arena.event.launch.scratch import remove_leftovers, scratch_folder
 from arena.event.launch.startstep import limited, memory_file
-from arena.event.setup.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, LaunchedBot, StdioBot
+from arena.event.setup.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, LaunchedBot
 from arena.event.setup.sandboxing import UNCONFINED, SandboxSettings
 from arena.transports.bhoos import bridge
 from arena.transports.bhoos.httpclient import Endpoint
@@ -77,6 +78,8 @@ from arena.transports.grpc.tokens import new_token
 from arena.transports.stdio import StdioPlayer
 
 __all__ = ["LaunchFailed", "Launcher"]
+
+_Setup = TypeVar("_Setup", bound=LaunchedBot | BhoosUrlBot)
 
 PLACEHOLDERS = "{address}, {name}, {seed} and {python}"
 OWN_PLACEHOLDERS = "{name}, {seed} and {python}"
@@ -183,14 +186,14 @@ class Launcher:
         cgroups.remove_leftovers()
 
     def _argv(self, bot: BotConfig) -> list[str]:
-        setup = _launched(bot)
+        setup = _setup(bot, LaunchedBot)
         values = {"name": bot.name, "seed": str(bot.seed), "python": sys.executable}
-        if isinstance(setup, CommandBot):
+        if setup.connects:
             values["address"] = f"unix:{INSIDE_SOCKET}" if self.socket is not None else self.address
         try:
             argv = [part.format(**values) for part in setup.argv]
         except (KeyError, IndexError, ValueError) as err:
-            placeholders = PLACEHOLDERS if isinstance(setup, CommandBot) else OWN_PLACEHOLDERS
+            placeholders = PLACEHOLDERS if setup.connects else OWN_PLACEHOLDERS
             raise ConfigError(
                 f"bot {bot.name!r}: cannot fill in its command ({err}); the placeholders are {placeholders}"
             ) from None
@@ -202,7 +205,7 @@ class Launcher:
         """Refuses, before anything runs, a command whose placeholders cannot be filled in, or a
         folder that is not one."""
         self._argv(bot)
-        folder = _launched(bot).folder
+        folder = _setup(bot, LaunchedBot).folder
         if folder is not None and not folder.is_dir():
             raise ConfigError(f"bot {bot.name!r}: its folder {folder} is not a folder")
 
@@ -217,8 +220,8 @@ class Launcher:
             program = self._argv(bot)[0]
         except (ConfigError, IndexError):
             return ""
-        setup = _launched(bot)
-        cwd = setup.folder if not isinstance(setup, CommandBot) and setup.folder is not None else Path.cwd()
+        setup = _setup(bot, LaunchedBot)
+        cwd = setup.folder if not setup.connects and setup.folder is not None else Path.cwd()
         if "/" not in program:
             search = setup.env.get("PATH") or os.environ.get("PATH") or os.defpath
             found = shutil.which(program, path=search)
@@ -265,36 +268,36 @@ class Launcher:
         return self.sandbox.memory_mb, cpus
 
     async def _spawn(
-        self, bot: BotConfig, token: str, *, one_game: bool = False, label: str = "",
-        listener: socket.socket | None = None,
+        self, bot: BotConfig, token: str, *, one_game: bool = False, label: str = "", piped: bool = False,
+        bridged: tuple[socket.socket, int] | None = None,
     ) -> _Process:
-        """Starts a process of ``bot``: a ``command`` bot with ``token``, a ``bhoos`` bridge accepting on
-        ``listener``; its standard error goes to its log, through the log's limits."""
+        """Starts a process of ``bot``: one that connects with ``token``, one that talks over its standard streams
+        (``piped``), or a ``bhoos`` bridge accepting on the listening socket of ``bridged`` for the bot's port;
+        its standard error goes to its log, through the log's limits."""
         argv = self._argv(bot)
         logs = self.folder / "logs"
         logs.mkdir(parents=True, exist_ok=True)
         log = logs / f"{bot.name}.log"
         shown = shlex.join(argv)
-        setup = _launched(bot)
-        command = isinstance(setup, CommandBot)
-        cwd = setup.folder if not command and setup.folder is not None else None
-        variables = {**setup.env, **({"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if command else {})}
+        setup = _setup(bot, LaunchedBot)
+        connects = setup.connects
+        cwd = setup.folder if not connects and setup.folder is not None else None
+        variables = {**setup.env, **({"CALLBREAK_LAUNCHED": "1", "CALLBREAK_TOKEN": token} if connects else {})}
         env = bot_environment(variables, confined=self.confined)
         folder = own_folder(argv, setup.folder) if self.confined else None
         plan: dict[int, int] = {}
         """A descriptor of the started program -> the one of the arena's (or 0 and 1, its pipes) it is."""
-        if isinstance(setup, BhoosBot):  # the bridge starts the bot beside it, in the same sandbox
-            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()), str(PASSED_FD), str(setup.port), "--",
-                    *argv]
-            assert listener is not None
+        if bridged is not None:  # the bridge starts the bot beside it, in the same sandbox
+            listener, port = bridged
+            argv = [sys.executable, "-I", str(Path(bridge.__file__).resolve()), str(PASSED_FD), str(port), "--", *argv]
             plan[PASSED_FD] = listener.fileno()
         program, note, files = argv[0], "", {}
         if self.confined:
             confinement = sandboxed(
-                argv, folder=folder, socket=self.socket if command else None, settings=self.sandbox,
-                hidden=[self.folder], env=env, cwd=cwd, stdio=isinstance(setup, StdioBot))
+                argv, folder=folder, socket=self.socket if connects else None, settings=self.sandbox,
+                hidden=[self.folder], env=env, cwd=cwd, stdio=piped)
             program, argv, env, files = confinement.program, confinement.argv, confinement.env, confinement.files
-            if isinstance(setup, StdioBot):  # its pipes reach the bot alone, not bubblewrap's processes
+            if piped:  # its pipes reach the bot alone, not bubblewrap's processes
                 plan[PASSED_FD], plan[PASSED_FD + 1] = 0, 1
             note = (f"--- in the sandbox: it sees {folder} read-only\n" if folder else
                     "--- in the sandbox: its command names no file of its own, so it sees no folder of its own (give "
@@ -321,7 +324,7 @@ class Launcher:
                 process = await asyncio.create_subprocess_exec(
                     *limited(program, argv, plan, *self._limits(), group=group.procs if group else ()),
                     stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE if isinstance(setup, StdioBot) else asyncio.subprocess.DEVNULL,
+                    stdout=asyncio.subprocess.PIPE if piped else asyncio.subprocess.DEVNULL,
                     stderr=write_end, env=env, start_new_session=True, cwd=cwd,
                     pass_fds=[source for source in plan.values() if source > 2],
                 )
@@ -348,8 +351,7 @@ class Launcher:
     async def start(self, bot: BotConfig) -> None:
         """Starts the long-lived process of ``bot`` and watches it."""
         try:
-            setup = bot.setup
-            entry = await self._spawn(bot, setup.token if isinstance(setup, CommandBot) else "")
+            entry = await self._spawn(bot, _setup(bot, CommandBot).token)
         except OSError as err:
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             return
@@ -468,7 +470,7 @@ class Launcher:
     async def start_stdio(self, bot: BotConfig, label: str) -> _Process:
         """Starts a ``stdio`` bot's process for one seat of one game (``label`` names them in its log)."""
         try:
-            return await self._spawn(bot, "", one_game=True, label=label)
+            return await self._spawn(bot, "", one_game=True, label=label, piped=True)
         except OSError as err:
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             raise LaunchFailed(bot.name) from None
@@ -479,6 +481,7 @@ class Launcher:
 
         The arena makes the bridge's socket itself, listening, in a folder of its own that no bot sees,
         and passes it to the bridge open: nothing in the way between them is a bot's to replace."""
+        setup = _setup(bot, BhoosBot)
         if self._instances is None:
             self._instances = scratch_folder(INSTANCES, socket_path=len("/12345678/") + len(bridge.SOCKET_NAME))
         private = Path(tempfile.mkdtemp(dir=self._instances))
@@ -487,14 +490,12 @@ class Launcher:
             with socket.socket(socket.AF_UNIX) as listener:  # the bridge has its own copy once started
                 listener.bind(str(path))
                 listener.listen(16)
-                entry = await self._spawn(bot, "", one_game=True, label=label, listener=listener)
+                entry = await self._spawn(bot, "", one_game=True, label=label, bridged=(listener, setup.port))
         except OSError as err:
             shutil.rmtree(private, ignore_errors=True)
             self._break(bot.name, f"its command could not be started: {err.strerror or err}")
             raise LaunchFailed(bot.name) from None
         entry.private = private
-        setup = bot.setup
-        assert isinstance(setup, BhoosBot)
         endpoint = Endpoint(unix=str(path), host="localhost", port=setup.port)
         why = await wait_until_ready(endpoint, setup.start_timeout, lambda: entry.process.returncode)
         if why is None:
@@ -509,8 +510,7 @@ class Launcher:
     async def reach(self, bot: BotConfig) -> Endpoint:
         """The endpoint of a ``bhoos_url`` bot, once it answers ``GET /hi``; raises :class:`LaunchFailed`
         (counted as a failed launch) if it does not within its start-up time."""
-        setup = bot.setup
-        assert isinstance(setup, BhoosUrlBot)
+        setup = _setup(bot, BhoosUrlBot)
         endpoint = Endpoint.from_url(setup.url)
         why = await wait_until_ready(endpoint, setup.start_timeout)
         if why is None:
@@ -542,7 +542,7 @@ class Launcher:
                     os.killpg(process.pid, signal.SIGKILL)
             status = await process.wait()
             self._note_exit(entry, status, await self._log_ended(entry), stopped=when)
-        elif entry.bot.kind != "command":  # a long-lived command bot's end is noted by its watcher
+        elif not _setup(entry.bot, LaunchedBot).connects:  # a long-lived command bot's end is noted by its watcher
             self._note_exit(entry, process.returncode, await self._log_ended(entry))
         if process.stdin is not None:
             process.stdin.close()
@@ -598,8 +598,8 @@ class Launcher:
             self._instances = None
 
 
-def _launched(bot: BotConfig) -> LaunchedBot:
-    """The setup of a bot the arena launches (the launcher is given no other)."""
-    if not isinstance(bot.setup, LaunchedBot):
-        raise TypeError(f"bot {bot.name!r} is a {bot.kind} bot, which the arena does not launch")
+def _setup(bot: BotConfig, kind: type[_Setup]) -> _Setup:
+    """The setup of a bot given to a method of the launcher for bots of ``kind`` (it is given no other)."""
+    if not isinstance(bot.setup, kind):
+        raise TypeError(f"bot {bot.name!r} is a {bot.kind} bot, which this part of the launcher is not for")
     return bot.setup

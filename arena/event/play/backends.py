@@ -51,8 +51,9 @@ from arena.errors import ConfigError
 from arena.event.plan.schedule import Assignment
 from arena.event.play.branch import branch_for, end_branch
 from arena.event.play.host import Host
-from arena.event.play.seats import BrokenPlayer, Seat, SeatKind
-from arena.event.setup.botconfig import BotConfig, LaunchedBot, PythonBot
+from arena.event.play.kinds import BrokenPlayer, kind_of
+from arena.event.play.seats import Seat, SeatKind
+from arena.event.setup.botconfig import BotConfig, PythonBot
 from arena.event.setup.bots import load_bot_class, make_bot
 from arena.event.setup.config import TournamentConfig
 from arena.players.base import AbsentPlayer, Player
@@ -207,7 +208,7 @@ async def _table(context: Context, job: GameJob) -> GameRecord:
 
 def _launches(context: Context, job: GameJob) -> bool:
     """True when a seat of the game is a launched bot's (not the fallback's)."""
-    return any(reason is None and isinstance(context.bots[name].setup, LaunchedBot)
+    return any(reason is None and kind_of(context.bots[name]).launched
                for name, reason in zip(job.game.seats, job.fallback, strict=True))
 
 

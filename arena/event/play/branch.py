@@ -32,7 +32,8 @@ from pathlib import Path
 from arena.core.dealing import DealSource
 from arena.event.plan.schedule import Assignment
 from arena.event.play.host import Host
-from arena.event.play.seats import Seat, Seating, SeatingMode, SeatKind
+from arena.event.play.kinds import SeatingMode
+from arena.event.play.seats import Seat, Seating, SeatKind
 from arena.event.play.services import Services
 from arena.event.setup.botconfig import BotConfig
 from arena.event.setup.config import TournamentConfig

@@ -20,10 +20,11 @@ from arena.errors import ArenaError, ConfigError
 from arena.event.plan.schedule import Assignment
 from arena.event.play.backends import Chunk, Chunker, Context, GameJob, Pool, open_pool
 from arena.event.play.dispatcher import BlockState
+from arena.event.play.kinds import kind_of
 from arena.event.play.placement import launched_on_workers
 from arena.event.play.recorder import Recorder
 from arena.event.play.seats import Seat
-from arena.event.setup.botconfig import BotConfig, LaunchedBot, PythonBot
+from arena.event.setup.botconfig import BotConfig
 from arena.event.setup.config import TournamentConfig
 from arena.records.format import GameRecord
 
@@ -86,7 +87,7 @@ class Collector:
         """The collector of the pool the configuration asks for; ``None`` when the games are played in the
         arena's own process (one worker, or nothing a worker can play: no in-process or launched bot).
         ``log`` hears of workers started again after one died."""
-        if not any(bot.kind == "python" for bot in config.bots) and not launched_on_workers(config):
+        if not any(kind_of(bot).in_process for bot in config.bots) and not launched_on_workers(config):
             return None
         pool = open_pool(config, log)
         if pool is None:
@@ -96,8 +97,8 @@ class Collector:
 
     def refresh(self) -> None:
         """Learns the bots a worker can play again (house bots and copies join as the run goes)."""
-        self._in_process = frozenset(name for name, bot in self._bots.items() if bot.kind == "python" or (
-            self.launches and isinstance(bot.setup, LaunchedBot)))
+        self._in_process = frozenset(name for name, bot in self._bots.items() if kind_of(bot).in_process or (
+            self.launches and kind_of(bot).launched))
 
     @property
     def free(self) -> int:
@@ -119,7 +120,7 @@ class Collector:
         """True when a worker plays the block's games one after another in the order handed out (every seat an
         in-process bot or the fallback player: no launched bot, whose tables a worker plays side by side)."""
         return self.pooled(state) and all(
-            bot in state.fallback or self._bots[bot].kind == "python" for bot in state.block.bots)
+            bot in state.fallback or kind_of(self._bots[bot]).in_process for bot in state.block.bots)
 
     def job(self, game: Assignment, seats: Sequence[Seat]) -> GameJob:
         """The worker's job of a game whose seats are taken."""
@@ -137,13 +138,9 @@ class Collector:
         """What the workers need: in-process bots named by absolute paths (a Ray worker starts elsewhere)."""
         bots = {}
         for name, bot in self._bots.items():
-            if isinstance(bot.setup, PythonBot):
-                module, _, cls = bot.setup.spec.rpartition(":")
-                if module.endswith(".py"):
-                    bot = dataclasses.replace(bot, setup=PythonBot(f"{Path(module).resolve()}:{cls}"))
-                bots[name] = bot
-            elif self.launches and isinstance(bot.setup, LaunchedBot):
-                bots[name] = bot
+            shipped = kind_of(bot).shipped(bot, self.launches)
+            if shipped is not None:
+                bots[name] = shipped
         config = self._config
         deals = f"file:{config.deal_file.name}" if config.deal_file else "seed"
         if not self.launches:

@@ -11,7 +11,7 @@ a tournament with both kinds the arena launches its long-lived bots too, as in a
 
 from __future__ import annotations
 
-from arena.event.setup.botconfig import BhoosUrlBot, LaunchedBot, RemoteBot
+from arena.event.play.kinds import kind_of
 from arena.event.setup.config import TournamentConfig
 from arena.event.setup.kinds import Backend
 
@@ -25,11 +25,10 @@ def has_pool(config: TournamentConfig) -> bool:
 
 def launched_on_workers(config: TournamentConfig) -> bool:
     """True when the workers launch the launched bots of the tournament and play their tables."""
-    return has_pool(config) and any(isinstance(bot.setup, LaunchedBot) for bot in config.bots)
+    return has_pool(config) and any(kind_of(bot).launched for bot in config.bots)
 
 
 def shares_launched(config: TournamentConfig) -> bool:
     """True when the launched bots play both on the workers and in the arena's process: the workers launch
-    them, and the tournament also has bots only the arena can seat (``remote``, ``bhoos_url``)."""
-    return launched_on_workers(config) and any(isinstance(bot.setup, (RemoteBot, BhoosUrlBot))
-                                               for bot in config.bots)
+    them, and the tournament also has bots only the arena can seat (``remote``, ``bhoos_url``: no worker plays them)."""
+    return launched_on_workers(config) and any(not kind_of(bot).on_workers for bot in config.bots)

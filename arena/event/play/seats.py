@@ -1,16 +1,8 @@
-"""Seats: how each kind of bot takes its seat at a game, and whether it can now.
+"""Seats: who can sit now, and the player that takes each seat.
 
-- an in-process bot (``python = ...``) can always sit: each game gets a fresh instance, run in a
-  worker thread of its own (:class:`~arena.players.local.LocalPlayer`);
-- a remote or launched bot sits when one of its sessions has a free table;
-- with ``fresh_process``, a launched bot sits by starting a process for the game, which must
-  connect before the game begins;
-- a ``stdio`` or ``bhoos`` bot always sits by starting a process for the seat and the game (a
-  ``bhoos`` instance must answer ``GET /hi`` before the game begins);
-- a ``bhoos_url`` bot (one already running elsewhere) sits at one table at a time, once it answers
-  ``GET /hi``: it may keep the state of one seat of one game;
-- the *fallback player* (:class:`~arena.players.base.AbsentPlayer`) sits for a bot taken out of
-  the tournament in a block already under way, or for an absent bot under ``forfeit = "fallback"``.
+How a bot sits is its kind's (:mod:`arena.event.play.kinds`, which lists how each kind does); the seating adds who
+is there: the *fallback player* (:class:`~arena.players.base.AbsentPlayer`) sits for a bot taken out of
+the tournament in a block already under way, or for an absent bot under ``forfeit = "fallback"``.
 
 A bot that cannot even be made (its class raises, ``SystemExit`` included) gets a seat that fails
 every decision as a ``crash`` of that game: the game and the tournament go on.
@@ -25,38 +17,21 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from arena.core.faults import FaultKind, PlayerFault
 from arena.event.launch.launcher import Launcher
 from arena.event.plan.manifest import BotStatus
 from arena.event.plan.schedule import Assignment
 from arena.event.play.dispatcher import BlockState
+from arena.event.play.kinds import BrokenPlayer, SeatingMode, kind_of
 from arena.event.play.placement import launched_on_workers, shares_launched
-from arena.event.setup.botconfig import BhoosBot, BhoosUrlBot, BotConfig, CommandBot, PythonBot, RemoteBot, StdioBot
+from arena.event.setup.botconfig import BotConfig, PythonBot
 from arena.event.setup.bots import load_bot_class, make_bot
 from arena.event.setup.config import TournamentConfig
-from arena.players.base import AbsentPlayer, Decision, Player, QuietPlayer
+from arena.players.base import AbsentPlayer, Player
 from arena.players.fast import has_fast_path
-from arena.players.local import LocalPlayer
-from arena.transports.bhoos.player import BhoosPlayer
 from arena.transports.grpc.remote import RemotePlayer
 from arena.transports.grpc.server import ArenaServer
-from arena.transports.languages import flush_hint
-from arena.transports.stdio import StdioPlayer
 
-__all__ = ["BrokenPlayer", "Seat", "SeatKind", "Seating", "SeatingMode"]
-
-
-class SeatingMode(enum.StrEnum):
-    """How a bot takes a seat (a vocabulary of its own: not the bot's kind)."""
-
-    LOCAL = "local"
-    """In-process: it can always sit."""
-    FRESH = "fresh"
-    """A process launched for the game (or for the seat)."""
-    SINGLE = "single"
-    """A ``bhoos_url`` bot: one seat at a time."""
-    REMOTE = "remote"
-    """A table of one of its sessions."""
+__all__ = ["Seat", "SeatKind", "Seating"]
 
 
 class SeatKind(enum.StrEnum):
@@ -84,18 +59,6 @@ class Seat:
     kind: SeatKind
     remote: RemotePlayer | None = None
     reason: str = ""
-
-
-class BrokenPlayer(QuietPlayer):
-    """The seat of an in-process bot that could not be made: its first decision is a ``crash``,
-    after which the table plays the fallback to the end of the game."""
-
-    def __init__(self, name: str, detail: str) -> None:
-        self.name = name
-        self.detail = detail
-
-    async def decide(self, decision: Decision) -> tuple[object, float]:
-        raise PlayerFault(FaultKind.CRASH, self.detail, gone=True)
 
 
 class Seating:
@@ -129,18 +92,8 @@ class Seating:
     def mode(self, bot: str, state: BlockState | None = None) -> SeatingMode:
         """How the bot takes a seat (at a game of ``state``'s block; without one, at the arena's own tables
         when some are, as presence is judged)."""
-        match self.bots[bot].setup:
-            case PythonBot():
-                return SeatingMode.LOCAL
-            case StdioBot() | BhoosBot():
-                return SeatingMode.FRESH
-            case CommandBot():
-                on_workers = self.elsewhere and (self.pooled(state) if state is not None else not self.shared)
-                return SeatingMode.FRESH if self.config.fresh_process or on_workers else SeatingMode.REMOTE
-            case BhoosUrlBot():
-                return SeatingMode.SINGLE
-            case RemoteBot():
-                return SeatingMode.REMOTE
+        on_workers = self.elsewhere and (self.pooled(state) if state is not None else not self.shared)
+        return kind_of(self.bots[bot]).mode(self.config.fresh_process or on_workers)
 
     def present(self, bot: str) -> bool:
         """True when the bot is there to play (connected, or in-process)."""
@@ -220,7 +173,7 @@ class Seating:
         if seat.remote is not None and self.server is not None:
             self.server.lobby.give_back(seat.remote.session)
         if seat.kind is SeatKind.SINGLE:
-            self._busy.discard(seat.bot)
+            self.release(seat.bot)
 
     async def stop(self, fresh: Sequence[Any]) -> None:
         """Stops the processes launched for a game (those :meth:`player` appended to its ``fresh``)."""
@@ -241,39 +194,11 @@ class Seating:
         if seat.kind is SeatKind.REMOTE:
             assert seat.remote is not None
             return seat.remote
-        bot = self.bots[seat.bot]
-        if seat.kind is SeatKind.LOCAL:
-            instance = self.make(seat.bot)
-            if isinstance(instance, str):
-                return BrokenPlayer(seat.bot, instance)
-            return LocalPlayer(instance, seat.bot)
-        # A process of its own for this game: it cannot remember an earlier replay of these deals.
-        launcher = self.launcher
-        assert launcher is not None
-        label = f"seat {game.seats.index(seat.bot)} of game {game.id}"
-        if isinstance(bot.setup, StdioBot):
-            entry = await launcher.start_stdio(bot, label)
-            fresh.append(entry)
-            player = StdioPlayer(seat.bot, entry.process, start_allowance_s=bot.setup.start_timeout,
-                                 unresponsive_after=self.config.unresponsive_after,
-                                 flush_hint=flush_hint(bot.setup.argv, bot.setup.folder))
-            entry.player = player
-            return player
-        if isinstance(bot.setup, BhoosBot):
-            entry, endpoint = await launcher.start_bhoos(bot, label)
-            fresh.append(entry)
-            return BhoosPlayer(seat.bot, endpoint, process=entry.process,
-                               unresponsive_after=self.config.unresponsive_after)
-        if seat.kind is SeatKind.SINGLE:
-            endpoint = await launcher.reach(bot)
-            return BhoosPlayer(seat.bot, endpoint, unresponsive_after=self.config.unresponsive_after,
-                               on_close=lambda: self._busy.discard(seat.bot))
-        assert self.server is not None
-        entry, session = await launcher.launch_for_game(
-            bot, f"{seat.bot}@{game.id}", self.server.lobby.claim, self.config.absent_after or 30.0,
-        )
-        fresh.append(entry)
-        return self.server.player(session, seat.bot)
+        return await kind_of(self.bots[seat.bot]).player(self, self.bots[seat.bot], game, fresh)
+
+    def release(self, bot: str) -> None:
+        """Frees the one seat of a ``bhoos_url`` bot, as its game ends."""
+        self._busy.discard(bot)
 
     def factory(self, name: str) -> Callable[..., Any]:
         """The class (or function) of an in-process bot, loaded once."""

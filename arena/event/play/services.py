@@ -10,9 +10,8 @@ of launched bots runs services of its own, with no workers of their own (:mod:`a
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import shutil
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping
 from pathlib import Path
 
 from arena.errors import ConfigError
@@ -20,20 +19,14 @@ from arena.event.launch.launcher import Launcher
 from arena.event.launch.sandbox import bwrap_problem, shortfalls
 from arena.event.launch.scratch import remove_leftovers, scratch_folder
 from arena.event.plan.manifest import BotStatus
+from arena.event.play.kinds import Kind, kind_of
 from arena.event.play.seats import Seating
-from arena.event.setup.botconfig import BhoosBot, BotConfig, CommandBot, RemoteBot
+from arena.event.setup.botconfig import BotConfig
 from arena.event.setup.bots import try_instantiate
 from arena.event.setup.config import TournamentConfig
-from arena.event.setup.kinds import LAUNCHED
 from arena.transports.grpc.server import ArenaServer, ServerSettings, check_address
-from arena.transports.grpc.tokens import new_token, token_sha256
 
-__all__ = ["SERVED", "STARTED", "Services"]
-
-SERVED = ("command", "remote")
-"""The kinds of bot that play over gRPC: the arena server runs when the tournament has one."""
-STARTED = (*LAUNCHED, "bhoos_url")
-"""The kinds of bot the launcher looks after (it starts their processes, or checks that they answer)."""
+__all__ = ["Services"]
 
 
 class Services:
@@ -68,19 +61,19 @@ class Services:
         """``host:port`` of the arena server, once it listens."""
         return self.seating.server.address if self.seating.server is not None else ""
 
-    def kinds(self, kinds: Sequence[str]) -> list[BotConfig]:
-        """The bots of the tournament of those kinds."""
-        return [b for b in self.bots.values() if b.kind in kinds]
+    def having(self, trait: Callable[[Kind], bool]) -> list[BotConfig]:
+        """The bots of the tournament whose kind has ``trait`` (:mod:`arena.event.play.kinds`)."""
+        return [b for b in self.bots.values() if trait(kind_of(b))]
 
     def check(self) -> None:
         """Refuses, before anything runs, an in-process bot that cannot be made, an address the server could not
         listen on and a sandbox that cannot be had; decides whether launched bots run sandboxed."""
-        for bot in self.kinds(("python",)):
+        for bot in self.having(lambda kind: kind.in_process):
             try_instantiate(self.seating.factory(bot.name), bot.seed, bot.options, bot.name)
-        if self.kinds(SERVED):
+        if self.having(lambda kind: kind.served):
             check_address(self.config.host, self.config.port)
         self.sandboxing = self.choose_sandbox()
-        if self.kinds(LAUNCHED):
+        if self.having(lambda kind: kind.launched):
             self.check_limits()
 
     def check_limits(self) -> None:
@@ -100,18 +93,15 @@ class Services:
         """Whether launched bots run in the sandbox; refuses ``mode = "bwrap"`` where it cannot run, and
         ``bhoos`` bots without it; warns when ``auto`` finds it cannot."""
         mode = self.config.sandbox.mode
-        launched = len(self.kinds(LAUNCHED))
-        bhoos = [(bot.name, bot.setup) for bot in self.bots.values() if isinstance(bot.setup, BhoosBot)]
+        launched = len(self.having(lambda kind: kind.launched))
         problem = bwrap_problem() if launched and mode != "off" else None
-        if bhoos and (mode == "off" or problem is not None):
+        if mode == "off" or problem is not None:
             fix = ('sandbox.mode is "off": remove that line' if mode == "off" else
                    f"{problem}: install bubblewrap where it can run")
-            raise ConfigError(
-                f"bot {bhoos[0][0]!r} is a bhoos bot, and each of its instances needs a network namespace of its "
-                f"own (they all listen on port {bhoos[0][1].port}), which only the bubblewrap sandbox gives, "
-                f"but {fix}, "
-                "or start the bot yourself and give it as bhoos_url = \"http://host:port\""
-            )
+            for bot in self.bots.values():
+                refusal = kind_of(bot).sandbox_refusal(bot, fix)
+                if refusal:
+                    raise ConfigError(refusal)
         if not launched or mode == "off":
             return False
         if problem is None:
@@ -133,21 +123,19 @@ class Services:
         if self.seating.elsewhere and not self.seating.shared:
             self._start_launcher()
             return
-        if self.kinds(SERVED):
+        if self.having(lambda kind: kind.served):
             await self._start_server(statuses, excluded)
-        if self.kinds(STARTED):
+        if self.having(lambda kind: kind.looked_after):
             self._start_launcher()
 
     async def _start_server(self, statuses: Mapping[str, BotStatus], excluded: Collection[str]) -> None:
         config = self.config
         digests = dict(self.guests)  # the server keeps digests only
         for bot in list(self.bots.values()):
-            if isinstance(bot.setup, RemoteBot):
-                digests[bot.setup.digest] = bot.name
-            elif isinstance(bot.setup, CommandBot) and not config.fresh_process:
-                token = new_token()  # fresh for each run; its restarts keep it
-                self.bots[bot.name] = dataclasses.replace(bot, setup=dataclasses.replace(bot.setup, token=token))
-                digests[token_sha256(token)] = bot.name
+            admitted, digest = kind_of(bot).admitted(bot, config.fresh_process)
+            self.bots[bot.name] = admitted
+            if digest:
+                digests[digest] = bot.name
         server = ArenaServer(ServerSettings(
             rules=config.rules, tokens=digests, table=config.table, max_tables=config.concurrency,
             max_sessions=config.sessions_per_bot, reconnect_grace_s=config.reconnect_grace,
@@ -173,7 +161,7 @@ class Services:
         security = "plaintext" if not server.tls else "TLS" if config.tls_client_ca is None else "mutual TLS"
         self._log(f"arena listening on {self.address} ({security})")
         self._unix_socket = unix_socket
-        launched = self.kinds(("command",))
+        launched = [bot for bot in self.having(lambda kind: kind.served) if kind_of(bot).launched]
         if launched:
             launcher = self._start_launcher()
             if not config.fresh_process:
@@ -186,7 +174,7 @@ class Services:
         seating, server, config = self.seating, self.seating.server, self.config
         if seating.launcher is not None:
             return seating.launcher
-        if self.kinds(LAUNCHED):
+        if self.having(lambda kind: kind.launched):
             with contextlib.suppress(OSError):  # the records are the arena's alone (docs/security.md)
                 self.folder.chmod(0o700)
         if server is None:  # stdio and Bhoos bots only: no tokens, no lobby
@@ -199,7 +187,7 @@ class Services:
                 sandbox=config.sandbox, socket=self._unix_socket, confined=self.sandboxing,
             )
         seating.launcher = launcher
-        for bot in self.kinds(LAUNCHED):
+        for bot in self.having(lambda kind: kind.launched):
             launcher.check(bot)
         return launcher
 
@@ -228,3 +216,4 @@ class Services:
         if self._socket_folder is not None:
             shutil.rmtree(self._socket_folder, ignore_errors=True)
             self._socket_folder = None
+

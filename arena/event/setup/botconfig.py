@@ -3,7 +3,8 @@ table.
 
 A :class:`BotConfig` holds what any bot has (name, seed, options) and, in :attr:`BotConfig.setup`, what its kind
 alone has: :class:`PythonBot`, :class:`CommandBot`, :class:`StdioBot`, :class:`BhoosBot`, :class:`BhoosUrlBot` or
-:class:`RemoteBot`. Code that depends on the kind matches on the setup.
+:class:`RemoteBot` (:data:`SETUPS`). How a bot of each kind plays (seated, launched, served, placed, checked) is
+its kind's class in :mod:`arena.event.play.kinds`; what differs here is what its table holds.
 """
 
 from __future__ import annotations
@@ -18,13 +19,13 @@ from typing import Any, ClassVar
 
 from arena.errors import ConfigError
 from arena.event.setup.entries import check_command, is_name
-from arena.event.setup.kinds import LAUNCHED, BotKind
+from arena.event.setup.kinds import BotKind
 from arena.event.setup.roster import read_roster
 from arena.event.setup.tables import BOT, REQUIRED, Reader
 from arena.transports.grpc.tokens import is_sha256, token_sha256
 
-__all__ = ["BHOOS_PORT", "START_TIMEOUT_S", "STDIO_START_TIMEOUT_S", "BhoosBot", "BhoosUrlBot", "BotConfig",
-           "BotSetup", "CommandBot", "LaunchedBot", "PythonBot", "RemoteBot", "StdioBot", "read_bots"]
+__all__ = ["BHOOS_PORT", "LAUNCHED", "SETUPS", "START_TIMEOUT_S", "STDIO_START_TIMEOUT_S", "BhoosBot", "BhoosUrlBot",
+           "BotConfig", "BotSetup", "CommandBot", "LaunchedBot", "PythonBot", "RemoteBot", "StdioBot", "read_bots"]
 
 BHOOS_PORT = 7000
 """The port every bot of the Bhoos contest listens on."""
@@ -55,6 +56,10 @@ class LaunchedBot:
     """What the bots the arena launches share: a command line, a folder and an environment."""
 
     kind: ClassVar[BotKind]
+    connects: ClassVar[bool] = False
+    """Its process connects to the arena over gRPC: its command is given ``{address}``, its environment its
+    token, its sandbox the arena's socket, and it starts in the arena's folder (a bot that does not starts in its
+    own)."""
     argv: tuple[str, ...]
     """Program and arguments; their placeholders (:mod:`arena.event.setup.entries`) are filled in at launch."""
     folder: Path | None = None
@@ -71,6 +76,7 @@ class CommandBot(LaunchedBot):
     in the environment, never on a command line)."""
 
     kind: ClassVar[BotKind] = BotKind.COMMAND
+    connects: ClassVar[bool] = True
     token: str = ""
     """The token made for the run (empty until then)."""
 
@@ -124,6 +130,10 @@ class RemoteBot:
 
 BotSetup = PythonBot | CommandBot | StdioBot | BhoosBot | BhoosUrlBot | RemoteBot
 """What one kind of bot alone has."""
+SETUPS: tuple[type[BotSetup], ...] = (PythonBot, CommandBot, StdioBot, BhoosBot, BhoosUrlBot, RemoteBot)
+"""Each kind's setup, as :data:`BotSetup` names them."""
+LAUNCHED = tuple(setup.kind for setup in SETUPS if issubclass(setup, LaunchedBot))
+"""The kinds whose processes the arena starts itself (sandboxed and limited alike)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -230,16 +240,17 @@ def _bot(b: Reader, base: Path, seen: dict[str, str]) -> BotConfig:
     if folder_text and kind not in LAUNCHED:
         raise ConfigError(f"bot {name!r}: folder is for bots the arena launches (command, stdio or bhoos = "
                           "...); remove it")
-    if "port" in b.data and kind != BotKind.BHOOS:
-        raise ConfigError(f"bot {name!r}: port is for bhoos bots (the port they listen on inside their "
+    setups = {setup.kind: setup for setup in SETUPS}
+    if "port" in b.data and "port" not in _defaults(setups[kind]):
+        raise ConfigError(f"bot {name!r}: port is for {_having('port')} bots (the port they listen on inside their "
                           "sandbox); remove it")
-    if "start_timeout_s" in b.data and kind not in (BotKind.STDIO, BotKind.BHOOS, BotKind.BHOOS_URL):
-        raise ConfigError(f"bot {name!r}: start_timeout_s is for stdio, bhoos and bhoos_url bots; remove it")
+    if "start_timeout_s" in b.data and "start_timeout" not in _defaults(setups[kind]):
+        raise ConfigError(f"bot {name!r}: start_timeout_s is for {_having('start_timeout')} bots; remove it")
     env = _environment(b, name, kind)
     seed = b.integer("seed", 0, 0, 2**63 - 1)
     folder = base / folder_text if folder_text else None
     port = b.integer("port", BHOOS_PORT, 1, 65535)
-    start_timeout = b.number("start_timeout_s", STDIO_START_TIMEOUT_S if kind == BotKind.STDIO else START_TIMEOUT_S,
+    start_timeout = b.number("start_timeout_s", _defaults(setups[kind]).get("start_timeout", START_TIMEOUT_S),
                              0, 3_600)
     setup: BotSetup
     match kind:
@@ -256,6 +267,18 @@ def _bot(b: Reader, base: Path, seen: dict[str, str]) -> BotConfig:
         case BotKind.BHOOS:
             setup = BhoosBot(argv=argv[kind], folder=folder, env=env, port=port, start_timeout=start_timeout)
     return BotConfig(name=name, setup=setup, options=options, seed=seed)
+
+
+def _defaults(setup: type[BotSetup]) -> dict[str, Any]:
+    """The fields of a kind's setup that have a default value (not a factory), and their defaults."""
+    return {field.name: field.default for field in dataclasses.fields(setup)
+            if field.default is not dataclasses.MISSING}
+
+
+def _having(field: str) -> str:
+    """The kinds whose setup has ``field``, in words: ``stdio, bhoos and bhoos_url``."""
+    kinds = [setup.kind for setup in SETUPS if field in _defaults(setup)]
+    return kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} and {kinds[-1]}"
 
 
 def roster_bots(path: Path, listed: Sequence[Any]) -> list[dict[str, Any]]:

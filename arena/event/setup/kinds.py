@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import enum
 
-__all__ = ["LAUNCHED", "Backend", "BotKind", "Forfeit", "Format", "Rotation"]
+__all__ = ["Backend", "BotKind", "Forfeit", "Format", "Rotation"]
 
 
 class BotKind(enum.StrEnum):
-    """How a bot plays: the key of its ``[[bots]]`` table that says so (each table has exactly one)."""
+    """How a bot plays: the key of its ``[[bots]]`` table that says so (each table has exactly one). Each kind's
+    configuration is in :mod:`arena.event.setup.botconfig`, and how it plays in :mod:`arena.event.play.kinds`."""
 
     COMMAND = "command"
     """A program the arena launches, which connects over gRPC."""
@@ -28,9 +29,6 @@ class BotKind(enum.StrEnum):
     BHOOS_URL = "bhoos_url"
     """A Bhoos-contest HTTP bot already running elsewhere."""
 
-
-LAUNCHED = (BotKind.COMMAND, BotKind.STDIO, BotKind.BHOOS)
-"""The kinds whose processes the arena starts itself (sandboxed and limited alike)."""
 
 
 class Format(enum.StrEnum):
