@@ -37,10 +37,14 @@ from arena.event.setup.botconfig import BotConfig
 from arena.event.setup.config import TournamentConfig, parse_config
 from arena.records.format import iter_records
 from arena.records.store import ResultsStore
+from arena.transports.grpc.tokens import token_sha256
+from tests.conftest import Bots, arena, token, wait_connected
 from tests.helpers.runs import NO_FAST, tournament_text
 
 REMOTE = '\n[[bots]]\nname = "d"\nremote = true\ntoken_sha256 = "{}"\n'.format("ab" * 32)
 """A remote bot that never connects (there is no server): absent from the start."""
+REMOTE_D = '\n[[bots]]\nname = "d"\nremote = true\ntoken_sha256 = "{}"\n'.format(token_sha256(token("d")))
+"""The remote bot ``d`` with the token the test bots connect with."""
 
 
 @dataclasses.dataclass
@@ -178,6 +182,26 @@ def test_the_absence_policy_is_applied_as_it_says(tmp_path: Path) -> None:
     assert [(out.bot, out.status, out.house) for out in taken] == [("d", BotCondition.WITHDRAWN, ())]
     assert taken[0].reason.startswith("absent: never connected in ")
     assert run.summary.withdrawn == {"d": taken[0].reason}
+
+
+def test_an_absent_bot_connected_again_is_named_back(tmp_path: Path, bots: Bots) -> None:
+    run = planned(tmp_path, tournament_text(("a", "b", "c"), deal_sets=2, extra=REMOTE_D))
+    released(run)
+    run.attendance.apply(Absence(frozenset({"d"}), 0.0, forfeit=("d",)))
+
+    async def connect() -> list[list[str]]:
+        async with arena(["d"]) as (server, port):
+            run.seating.server = server
+            seen = [run.attendance.back()]
+            bots.random(port, "d")
+            await wait_connected(server, ["d"])
+            seen.append(run.attendance.back())
+            run.attendance.returned("d")
+            seen.append(run.attendance.back())
+            return seen
+
+    assert asyncio.run(asyncio.wait_for(connect(), 30)) == [[], ["d"], []]
+    assert run.logged[-1] == "d is back" and run.statuses == {}
 
 
 # -- the absence policy -----------------------------------------------------------------------------

@@ -240,13 +240,15 @@ class Tournament:
                     task.cancel()
             self.monitor.stop()
             await asyncio.gather(*self._tasks, return_exceptions=True)
-            self._take_outcomes()  # what the last games' tasks said as they ended
-            self._close_pool()
-            bar.close()
-            self.store.close()
-            with contextlib.suppress(OSError):
-                self.monitor.write_status(force=True)
-            await self.services.close(self._state == RunState.FINISHED, self.continued)
+            try:
+                self._take_outcomes()  # what the last games' tasks said as they ended
+            finally:
+                self._close_pool()
+                bar.close()
+                self.store.close()
+                with contextlib.suppress(OSError):
+                    self.monitor.write_status(force=True)
+                await self.services.close(self._state == RunState.FINISHED, self.continued)
         if self.judge is not None:
             self.judge.refresh(force=True)
         return summary
@@ -329,6 +331,7 @@ class Tournament:
             self.attendance.returned(bot)
 
     def _apply(self, outcome: Outcome) -> None:
+        """Applies what came of one game at a table or of one chunk of the pool."""
         match outcome:
             case Finished():
                 self._finished(outcome)
