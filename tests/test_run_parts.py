@@ -124,6 +124,8 @@ def test_a_sequential_test_that_has_decided_releases_no_new_round(tmp_path: Path
     run = planned(tmp_path, text)
     assert run.release.fill(1, False, lambda: True, run.attendance.excluded) == Filled(decided=True)
     assert run.release.number == 0 and run.dispatcher.idle
+    assert run.release.fill(1, False, lambda: False, run.attendance.excluded) == Filled()
+    assert run.release.number == 1 and not run.dispatcher.idle
 
 
 def test_a_swiss_round_returns_the_house_bots_it_seats(tmp_path: Path) -> None:
