@@ -22,6 +22,8 @@ from arena.event.plan.manifest import Manifest
 from arena.event.plan.status import Progress
 from arena.event.run.tournament import Tournament
 from arena.event.setup.config import parse_config
+from arena.kit.session import play_session
+from sample_bots.random_bot import RandomBot
 from tests.conftest import free_port
 from tests.helpers.runs import (
     BOTS,
@@ -95,6 +97,33 @@ def test_under_fallback_the_fallback_player_takes_the_absent_bots_seats(tmp_path
     assert row["fallback_pct"] == 100.0 and row["status"] == "absent"
     assert all(rows(tmp_path / "out")[b]["fallback_pct"] == 0.0 for b in "abcd")
     assert cli("verify", tmp_path / "out").returncode == 0
+
+
+def test_under_fallback_a_bot_that_comes_after_all_plays_its_blocks_not_begun(tmp_path: Path) -> None:
+    text = tournament_text(("a", "b", "c"), spec=NO_FAST, deal_sets=6, concurrency=1,
+                           tournament='forfeit = "fallback"\n', extra="[server]\nport = 0\n")
+    text = text.replace("absent_after_s = 30", "absent_after_s = 0.2")
+    text += '\n[[bots]]\nname = "ghost"\nremote = true\ntoken = "boo"\n'
+    lines: list[str] = []
+    tournament = Tournament(parse_config(text), tmp_path / "out", log=lines.append)
+
+    async def play() -> None:
+        running = asyncio.ensure_future(tournament.run())
+        while not any(line.startswith("ghost is absent") for line in lines):
+            assert not running.done(), lines
+            await asyncio.sleep(0.01)
+        # In this process, so that it connects at once: the blocks the fallback player has not begun yet wait.
+        session = asyncio.ensure_future(play_session(RandomBot, tournament.address, "boo"))
+        await running
+        await session
+
+    asyncio.run(asyncio.wait_for(play(), 60))
+    assert "ghost is back" in lines
+    played = [[f["kind"] for r in rounds for f in r["faults"]] for rounds in games(tmp_path / "out").values()]
+    assert len(played) == 24 and "absent" in played[0]
+    assert not any("absent" in kinds for kinds in played[-4:])  # the last block was its own again
+    manifest = json.loads((tmp_path / "out" / "manifest.json").read_text(encoding="utf-8"))
+    assert "ghost" not in manifest["statuses"]
 
 
 def test_under_withdraw_the_bot_is_withdrawn_and_its_blocks_dropped(tmp_path: Path) -> None:

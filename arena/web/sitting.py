@@ -119,7 +119,7 @@ class Sitting:
                               "bots it can make or start itself")
         self._seating = Seating(self.config, self._bots, {})
         self._services = Services(self.config, folder, self._bots, self._seating, log=_LOG.warning,
-                                  changed=lambda: None, returned=lambda bot: None, bar=lambda bot, status, why: None)
+                                  changed=lambda: None)
         self._services.check()  # a bot that cannot be made, a sandbox that cannot be had: refused now
         self.seat = WebSeat(PERSON)
         """The person's seat of the game in play (a new one for each game)."""

@@ -66,8 +66,7 @@ class Branch:
         """The event's key of the seat seeds."""
         self.bots = dict(bots)
         self.seating = Seating(own, self.bots, {})
-        self.services = Services(own, folder, self.bots, self.seating, log=lambda text: None, changed=self._changed,
-                                 returned=lambda bot: None, bar=lambda bot, status, reason: None)
+        self.services = Services(own, folder, self.bots, self.seating, log=lambda text: None, changed=self._changed)
         self.loop = asyncio.new_event_loop()
         self._tables = asyncio.Semaphore(max(1, config.concurrency))
         self._seat_free: asyncio.Event | None = None

@@ -21,12 +21,12 @@ from arena.event.plan.schedule import Assignment
 from arena.event.play.backends import Chunk, Chunker, Context, GameJob, Pool, open_pool
 from arena.event.play.dispatcher import BlockState
 from arena.event.play.kinds import kind_of
+from arena.event.play.outcomes import Broken, Failed, Finished, Freed, Outcomes, PutBack
 from arena.event.play.placement import launched_on_workers
 from arena.event.play.recorder import Recorder
 from arena.event.play.seats import Seat
 from arena.event.setup.botconfig import BotConfig
 from arena.event.setup.config import TournamentConfig
-from arena.records.format import GameRecord
 
 __all__ = ["Collector"]
 
@@ -34,27 +34,23 @@ __all__ = ["Collector"]
 class Collector:
     """Hands games to a pool and records them in order.
 
-    Each game played is written by ``recorder`` and given to ``finished(game, record)``, in the order handed
-    out; ``failed(err)`` is called when a chunk could not be played (the arena's failure, which ends the run),
-    ``changed()`` after each chunk comes back; ``spawn`` runs a coroutine as a task the runner looks after.
+    Each game played is written by ``recorder``, and what came of each chunk goes to ``outcomes`` in the order
+    handed out: the bots a worker gave up on, then each game played (or put back, when its launched bot did
+    not come up), or the arena's failure when a chunk could not be played, which ends the run; and the place
+    in the pool free again. ``spawn`` runs a coroutine as a task the runner looks after.
     """
 
     def __init__(
         self, pool: Pool, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
-        recorder: Recorder, finished: Callable[[Assignment, GameRecord], None],
-        failed: Callable[[BaseException], None], changed: Callable[[], None],
-        spawn: Callable[[Coroutine[Any, Any, None]], None], folder: Path | None = None,
-        put_back: Callable[[Assignment], None] = lambda game: None,
-        broken: Callable[[str, str], None] = lambda bot, why: None,
+        recorder: Recorder, outcomes: Outcomes, spawn: Callable[[Coroutine[Any, Any, None]], None],
+        folder: Path | None = None,
     ) -> None:
         self.pool = pool
         self._config = config
         self._bots = bots
         self._deal_file = deal_file
-        self._recorder, self._finished = recorder, finished
-        self._failed, self._changed, self._spawn = failed, changed, spawn
+        self._recorder, self._outcomes, self._spawn = recorder, outcomes, spawn
         self._folder = folder
-        self._put_back, self._broken = put_back, broken
         self.launches = launched_on_workers(config)
         """The workers launch the launched bots and play their tables too."""
         self.tables = -(-config.concurrency // pool.workers)
@@ -79,10 +75,8 @@ class Collector:
     @classmethod
     def open(
         cls, config: TournamentConfig, bots: Mapping[str, BotConfig], deal_file: DealFile | None, *,
-        recorder: Recorder, finished: Callable[[Assignment, GameRecord], None], failed: Callable[[BaseException], None],
-        changed: Callable[[], None], spawn: Callable[[Coroutine[Any, Any, None]], None], folder: Path | None = None,
-        put_back: Callable[[Assignment], None] = lambda game: None,
-        broken: Callable[[str, str], None] = lambda bot, why: None, log: Callable[[str], None] = lambda text: None,
+        recorder: Recorder, outcomes: Outcomes, spawn: Callable[[Coroutine[Any, Any, None]], None],
+        folder: Path | None = None, log: Callable[[str], None] = lambda text: None,
     ) -> Collector | None:
         """The collector of the pool the configuration asks for; ``None`` when the games are played in the
         arena's own process (one worker, or nothing a worker can play: no in-process or launched bot).
@@ -92,8 +86,7 @@ class Collector:
         pool = open_pool(config, log)
         if pool is None:
             return None
-        return cls(pool, config, bots, deal_file, recorder=recorder, finished=finished, failed=failed, changed=changed,
-                   spawn=spawn, folder=folder, put_back=put_back, broken=broken)
+        return cls(pool, config, bots, deal_file, recorder=recorder, outcomes=outcomes, spawn=spawn, folder=folder)
 
     def refresh(self) -> None:
         """Learns the bots a worker can play again (house bots and copies join as the run goes)."""
@@ -168,6 +161,7 @@ class Collector:
 
     async def _collect(self, number: int, jobs: list[GameJob], played: asyncio.Future[Chunk]) -> None:
         """Records a chunk once it and every chunk handed out before it are played."""
+        outcomes = self._outcomes
         try:
             try:
                 chunk = await played
@@ -179,22 +173,22 @@ class Collector:
                 done, chunk = self._back.pop(self._next_back)
                 self._next_back += 1
                 for bot, why in chunk.broken.items():
-                    self._broken(bot, why)
+                    outcomes.put(Broken(bot, why))
                 for job, game in zip(done, chunk.games, strict=True):
                     if game is None:  # a launched bot did not come up: the game is played later
-                        self._put_back(job.game)
+                        outcomes.put(PutBack(job.game))
                         continue
                     self._recorder.lines([game.lines])
-                    self._finished(job.game, game.record)
+                    outcomes.put(Finished(job.game, game.record))
         except asyncio.CancelledError:
             raise
         except ArenaError as err:
-            self._failed(err)
+            outcomes.put(Failed(err))
         except BaseException as err:  # a worker died, or could not run: the arena's failure
-            self._failed(ConfigError(f"a worker could not play games {jobs[0].game.id} to {jobs[-1].game.id}: "
-                                     f"{type(err).__name__}: {err}"))
+            outcomes.put(Failed(ConfigError(f"a worker could not play games {jobs[0].game.id} to "
+                                            f"{jobs[-1].game.id}: {type(err).__name__}: {err}")))
         finally:
-            self._changed()
+            outcomes.put(Freed())
 
     def close(self) -> None:
         """Ends the pool (chunks not yet started are cancelled)."""

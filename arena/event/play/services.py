@@ -19,6 +19,7 @@ from arena.event.launch.launcher import Launcher
 from arena.event.launch.sandbox import bwrap_problem, shortfalls
 from arena.event.launch.scratch import remove_leftovers, scratch_folder
 from arena.event.plan.manifest import BotStatus
+from arena.event.plan.status import BotCondition
 from arena.event.play.kinds import Kind, kind_of
 from arena.event.play.seats import Seating
 from arena.event.setup.botconfig import BotConfig
@@ -33,21 +34,19 @@ class Services:
     """The arena server and the launcher of one run (kept by the seating, which seats bots through them).
 
     ``bots`` is the run's own table of bots (a launched gRPC bot gets its token there); ``log`` takes a line
-    for the organiser; ``changed`` is called when a bot comes or goes; ``returned(bot)`` when an absent bot
-    whose seats the fallback player took is back; ``bar(bot, status, reason)`` has the server turn away a bot
-    taken out; ``guests`` (SHA-256 digest of a token -> name) are bots the server admits too and seats nowhere.
+    for the organiser; ``changed`` is called when a bot comes or goes; ``guests`` (SHA-256 digest of a token ->
+    name) are bots the server admits too and seats nowhere.
     """
 
     def __init__(
         self, config: TournamentConfig, folder: Path, bots: dict[str, BotConfig], seating: Seating, *,
-        log: Callable[[str], None], changed: Callable[[], None], returned: Callable[[str], None],
-        bar: Callable[[str, str, str], None], guests: Mapping[str, str] | None = None,
+        log: Callable[[str], None], changed: Callable[[], None], guests: Mapping[str, str] | None = None,
     ) -> None:
         self.config = config
         self.folder = folder
         self.bots = bots
         self.seating = seating
-        self._log, self._changed, self._returned, self._bar = log, changed, returned, bar
+        self._log, self._changed = log, changed
         self.guests = dict(guests or {})
         self.sandboxing = False
         """Launched bots run in the sandbox (decided when the run starts)."""
@@ -156,7 +155,7 @@ class Services:
             raise
         self.seating.server = server
         for name, status in statuses.items():
-            self._bar(name, status.status, status.reason)
+            self.bar(name, status.status, status.reason)
         server.lobby.watch(self._lobby_changed)
         security = "plaintext" if not server.tls else "TLS" if config.tls_client_ca is None else "mutual TLS"
         self._log(f"arena listening on {self.address} ({security})")
@@ -191,15 +190,21 @@ class Services:
             launcher.check(bot)
         return launcher
 
+    def bar(self, bot: str, status: str, reason: str) -> None:
+        """Has the server turn away a bot taken out (disqualified, or else withdrawn): its sessions end."""
+        server = self.seating.server
+        if server is not None:
+            if status == BotCondition.DISQUALIFIED:
+                server.disqualify(bot, reason)
+            else:
+                server.withdraw(bot, reason)
+
     def _lobby_changed(self) -> None:
-        server, seating = self.seating.server, self.seating
-        if server is not None and (seating.launcher is not None or seating.forfeiting):
+        server, launcher = self.seating.server, self.seating.launcher
+        if server is not None and launcher is not None:
             for bot in self.bots:
                 if server.lobby.present(bot):
-                    if seating.launcher is not None:
-                        seating.launcher.connected(bot)
-                    if bot in seating.forfeiting:  # it came back: its blocks not begun are its own again
-                        self._returned(bot)
+                    launcher.connected(bot)
         self._changed()
 
     async def close(self, finished: bool, continued: bool) -> None:

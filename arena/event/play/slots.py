@@ -3,8 +3,9 @@
 A game whose four bots are in-process and offer the fast path is played at once, without a table.
 A game at a table gets its four players from the seating (the processes started for it start side
 by side), writes each round as soon as it is played, and gives its players and processes back when
-it ends. A game whose launched bot did not come is put back to be played later; an error of the
-arena itself (a bot's error is a fault) ends the run.
+it ends. What came of a game at a table is put into the run's outcomes (:mod:`arena.event.play.outcomes`):
+the game played, or put back to be played later when its launched bot did not come, or an error of the
+arena itself (a bot's error is a fault), which ends the run; and the table free again.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from arena.core.dealing import DealSource
 from arena.core.rules import Rules
 from arena.event.plan.schedule import Assignment
 from arena.event.plan.status import TableState
-from arena.event.play.dispatcher import Dispatcher
 from arena.event.play.host import Host
+from arena.event.play.outcomes import Failed, Finished, Freed, Outcomes, PutBack
+from arena.event.play.recorder import Recorder
 from arena.event.play.seats import Seat, Seating, SeatKind
 from arena.players.fast import play_fast
 from arena.players.table import Asked, TableSettings
@@ -31,23 +33,20 @@ __all__ = ["Slots"]
 class Slots:
     """The table slots and the games in play at them.
 
-    ``rounds(game, record, first)`` writes the rounds of a game from ``first`` on; ``finished(game, record)``
-    records a game played; ``failed(err)`` ends the run with the arena's error; ``changed()`` is called when a
-    slot is free again; ``spawn`` runs a coroutine as a task the runner looks after; ``asked``, if given, hears
-    of each request to a seat at a table as it is answered (or not).
+    ``recorder`` writes each round as soon as it is played; what came of a game at a table goes to
+    ``outcomes``; ``spawn`` runs a coroutine as a task the runner looks after; ``asked``, if given, hears of
+    each request to a seat at a table as it is answered (or not).
     """
 
     def __init__(
         self, concurrency: int, rules: Rules, settings: TableSettings, seating: Seating,
-        dispatcher: Dispatcher[Seat], deals: Callable[[int], DealSource], *,
-        rounds: Callable[[Assignment, GameRecord, int], None], finished: Callable[[Assignment, GameRecord], None],
-        failed: Callable[[BaseException], None], changed: Callable[[], None],
+        deals: Callable[[int], DealSource], *, recorder: Recorder, outcomes: Outcomes,
         spawn: Callable[[Coroutine[Any, Any, None]], None], asked: Callable[[Asked], None] | None = None,
     ) -> None:
-        self.rules, self.settings, self.seating, self.dispatcher = rules, settings, seating, dispatcher
+        self.rules, self.settings, self.seating = rules, settings, seating
         self.deals = deals
-        self._rounds, self._finished, self._failed, self._asked = rounds, finished, failed, asked
-        self._changed, self._spawn = changed, spawn
+        self._recorder, self._outcomes, self._asked = recorder, outcomes, asked
+        self._spawn = spawn
         self.free: list[int] = list(range(concurrency, 0, -1))
         """The free slots (the last is taken first)."""
         self._tables: dict[int, tuple[Assignment, list[str], float]] = {}
@@ -56,19 +55,20 @@ class Slots:
         self.seat_key: bytes | None = None
         """The event's key of the seat seeds, set by the runner once the results folder is open."""
 
-    def start(self, game: Assignment, seats: list[Seat]) -> None:
-        """Plays a game: at once through the fast path when all four bots offer it, else at a free slot."""
+    def start(self, game: Assignment, seats: list[Seat]) -> Finished | None:
+        """Plays a game: at once through the fast path when all four bots offer it (the game played, its rounds
+        written, is returned), else at a free slot (``None``: what comes of it goes to the outcomes)."""
         bots = self.seating.fast_bots(game, seats)
         record = None if bots is None else play_fast(
             self.rules, bots, game.seats, self.deals(game.deal_set), table_id="t0", game_id=game.id,
             game_number=game.deal_set, first_dealer=game.first_dealer,
         )
         if record is not None:
-            self._rounds(game, record, 0)
-            self._finished(game, record)
-            return
+            self._recorder.rounds(game, record, 0)
+            return Finished(game, record)
         slot = self.free.pop()
         self._spawn(self._play(game, seats, slot))
+        return None
 
     def states(self) -> list[TableState]:
         """The tables in play, for the status."""
@@ -82,24 +82,25 @@ class Slots:
         self._rounds_done[slot] = 0
 
         def rounds(game: Assignment, record: GameRecord, first: int) -> None:
-            self._rounds(game, record, first)
+            self._recorder.rounds(game, record, first)
             self._rounds_done[slot] = len(record.rounds)
 
+        outcomes = self._outcomes
         try:
             async with Host(self.seating, game) as host:
                 try:
                     if not await host.seat(seats):
-                        self.dispatcher.put_back(game)
+                        outcomes.put(PutBack(game))
                         return
                     record = await host.play(self.rules, self.deals(game.deal_set), table_id=f"t{slot}",
                                              settings=self.settings, seat_key=self.seat_key, rounds=rounds,
                                              asked=self._asked)
-                    self._finished(game, record)
+                    outcomes.put(Finished(game, record))
                 except asyncio.CancelledError:
                     raise
                 except BaseException as err:  # the arena's own failure (a bot's is a fault): it ends the run
-                    self._failed(err)
+                    outcomes.put(Failed(err))
         finally:
             del self._tables[slot]
             self.free.append(slot)
-            self._changed()
+            outcomes.put(Freed())

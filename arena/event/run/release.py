@@ -8,7 +8,8 @@ is over.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence, Set
+import dataclasses
+from collections.abc import Callable, Iterator, Set
 from pathlib import Path
 from typing import Generic, TypeVar
 
@@ -19,22 +20,31 @@ from arena.event.plan.schedule import Block, Schedule
 from arena.event.play.dispatcher import Dispatcher
 from arena.event.run.preparation import Recorded
 
-__all__ = ["Release"]
+__all__ = ["Filled", "Release"]
 
 SeatT = TypeVar("SeatT")
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class Filled:
+    """What a release of rounds (:meth:`Release.fill`) asks of the runner."""
+
+    decided: bool = False
+    """A sequential test has decided: no new round begins."""
+    house: tuple[str, ...] = ()
+    """House bots the swiss rounds released seat, to join the run."""
 
 
 class Release(Generic[SeatT]):
     """The rounds of a plan released so far, and the next ones.
 
-    A swiss round paired now may need house bots (``house(names)`` adds them to the run) and is put into the
-    manifest, which ``save()`` writes.
+    A swiss round paired now is put into the manifest, which ``save()`` writes, with the house bots it seats.
     """
 
     def __init__(
         self, schedule: Schedule, planner: Planner, manifest: Manifest, rounds: Iterator[PlanRound] | None,
         dispatcher: Dispatcher[SeatT], recorded: Recorded, folder: Path, manifest_name: str, *,
-        house: Callable[[Sequence[str]], None], save: Callable[[], None],
+        save: Callable[[], None],
     ) -> None:
         self.schedule = schedule
         self.planner = planner
@@ -44,7 +54,7 @@ class Release(Generic[SeatT]):
         self._recorded = recorded
         self._folder = folder
         self._manifest_name = manifest_name
-        self._house, self._save = house, save
+        self._save = save
         self.number = 0
         """The last schedule round released (the swiss standings count the rounds before it only)."""
 
@@ -62,21 +72,22 @@ class Release(Generic[SeatT]):
             return self._dispatcher.idle
         return more or self._dispatcher.waiting < lookahead
 
-    def fill(self, lookahead: int, more: bool, decided: Callable[[], bool], excluded: Callable[[], Set[str]]) -> bool:
+    def fill(self, lookahead: int, more: bool, decided: Callable[[], bool], excluded: Callable[[], Set[str]]) -> Filled:
         """Releases the rounds due (:meth:`wanted`) to the dispatcher; in blocks already begun, the bots
-        ``excluded()`` names are played by the fallback player. Returns True when ``decided()`` (a sequential
-        test has decided) stopped it: no new round begins."""
+        ``excluded()`` names are played by the fallback player. Returns whether ``decided()`` (a sequential
+        test has decided) stopped it, and the house bots the rounds released seat."""
+        house: dict[str, None] = {}
         while self.wanted(lookahead, more):
             more = False
             if self.schedule.sequential and decided():
-                return True
+                return Filled(True, tuple(house))
             blocks = self.next()
             if self.schedule.adaptive:
-                self._house(self.schedule.house)
+                house.update(dict.fromkeys(self.schedule.house))
                 self.manifest.house = sorted(set(self.manifest.house) | set(self.schedule.house))
                 self._save()
             self.add(blocks, excluded())
-        return False
+        return Filled(False, tuple(house))
 
     def next(self) -> list[Block]:
         """The blocks of the next round, seated (a swiss round is paired now and put into the plan)."""

@@ -10,6 +10,12 @@ disqualifies, and this runner applies what it says; the absence policy (:func:`a
 decides about absent bots, asked and obeyed by :mod:`arena.event.run.attendance`. The organiser sees the run
 through :mod:`arena.event.run.monitor`; standings and sequential tests belong to a *judge* (:class:`Judge`),
 which the layer above supplies.
+
+The parts say what happened as values, and this runner applies them, in :meth:`Tournament._apply` and
+:meth:`Tournament._taken_out`: the games that end at a table or in a worker's chunk are put into the run's
+outcomes (:mod:`arena.event.play.outcomes`), which the dispatch loop takes before it starts the next games;
+a game of the fast path, a release of rounds (:class:`~arena.event.run.release.Filled`) and a bot taken out
+(:class:`~arena.event.run.attendance.TakenOut`) are returned by the call that made them.
 """
 
 from __future__ import annotations
@@ -23,15 +29,15 @@ from typing import Any
 
 from arena.core.dealing import DealSource, seeded_deals
 from arena.event.plan.manifest import BotStatus, Manifest
-from arena.event.plan.schedule import Assignment
 from arena.event.plan.status import BotCondition, Progress, RunState, Status, snapshot, write_status
 from arena.event.play.collector import Collector
 from arena.event.play.dispatcher import BlockState, Dispatcher
+from arena.event.play.outcomes import Broken, Failed, Finished, Freed, Outcome, Outcomes, PutBack
 from arena.event.play.recorder import Recorder
 from arena.event.play.seats import Seat, Seating, SeatKind
 from arena.event.play.services import Services
 from arena.event.play.slots import Slots
-from arena.event.run.attendance import Attendance
+from arena.event.run.attendance import Attendance, TakenOut
 from arena.event.run.monitor import Monitor
 from arena.event.run.policy import FaultPolicy
 from arena.event.run.preparation import add_house, identity, open_folder, prepare
@@ -41,7 +47,7 @@ from arena.event.run.tally import Tally
 from arena.event.setup.config import TournamentConfig, read_deal_file
 from arena.players.pauses import settle
 from arena.players.table import Asked
-from arena.records.format import GameRecord, GameRecords
+from arena.records.format import GameRecords
 from arena.records.store import ResultsStore
 
 __all__ = ["Tournament", "woken"]
@@ -97,19 +103,20 @@ class Tournament:
         self.tally = Tally()
         self.recorder = Recorder(self.store, config)
         self._wake = asyncio.Event()
+        self._outcomes = Outcomes(self._wake)
+        """What came of the games at the tables and in the pool, not yet applied."""
         # House bots keep nothing between games: only the others' games on a deal set are held to the order of play.
         self._dispatcher: Dispatcher[Seat] = Dispatcher(
             config.rotation, config.seed, holds=lambda bot: bot not in self.bots or not self.bots[bot].house)
         self.attendance = Attendance(self.statuses, self.seating, self._dispatcher, self.summary, self.store,
-                                     house=self._house, log=self.log, changed=self._wake.set, bots=self.bots,
-                                     patience=config.absent_after, forfeit=config.forfeit, serve=serve)
+                                     log=self.log, bots=self.bots, patience=config.absent_after,
+                                     forfeit=config.forfeit, serve=serve)
         self.monitor = Monitor(self.folder, log or (lambda text: None), judge, status=self.status,
                                faults=lambda: self.summary.faults, awaited=self.attendance.awaited_words)
         self.services = Services(config, self.folder, self.bots, self.seating, log=self.log, changed=self._wake.set,
-                                 returned=self.attendance.returned, bar=self.attendance.bar, guests=self.guests)
-        self.tables = Slots(config.concurrency, config.rules, config.table, self.seating, self._dispatcher,
-                            self.deals, rounds=self.recorder.rounds, finished=self._finished, failed=self._fail,
-                            changed=self._wake.set, spawn=self._spawn, asked=asked)
+                                 guests=self.guests)
+        self.tables = Slots(config.concurrency, config.rules, config.table, self.seating, self.deals,
+                            recorder=self.recorder, outcomes=self._outcomes, spawn=self._spawn, asked=asked)
         self._release: Release[Seat] | None = None
         self._collector: Collector | None = None
         """Where games of in-process bots are played, when not here (``workers``, ``backend``)."""
@@ -153,8 +160,7 @@ class Tournament:
             self._collector.refresh()
         self.manifest = ready.manifest
         self._release = Release(ready.schedule, ready.planner, ready.manifest, ready.rounds, self._dispatcher,
-                                ready.recorded, self.folder, self.store.manifest_path.name, house=self._house,
-                                save=self.attendance.save)
+                                ready.recorded, self.folder, self.store.manifest_path.name, save=self.attendance.save)
         self.attendance.attach(ready.manifest, self._release, ready.recorded.blocks)
         self.summary.changes = ready.changes
         self.tally = ready.tally
@@ -174,7 +180,10 @@ class Tournament:
         assert self._release is not None
         collector = self._collector
         lookahead = max(LOOKAHEAD, 4 * self.config.concurrency, collector.lookahead if collector is not None else 0)
-        if self._release.fill(lookahead, more, self._decided, self.attendance.excluded):
+        filled = self._release.fill(lookahead, more, self._decided, self.attendance.excluded)
+        if filled.house:
+            self._house(filled.house)
+        if filled.decided:
             self.summary.stopped_early = True
 
     def _decided(self) -> bool:
@@ -189,9 +198,7 @@ class Tournament:
         self.services.check()
         # Before the folder is touched: a backend that cannot start is refused.
         self._collector = Collector.open(self.config, self.bots, self.deal_file, recorder=self.recorder,
-                                         finished=self._finished, failed=self._fail, changed=self._wake.set,
-                                         spawn=self._spawn, folder=self.folder, put_back=self._dispatcher.put_back,
-                                         broken=self._worker_broke, log=self.log)
+                                         outcomes=self._outcomes, spawn=self._spawn, folder=self.folder, log=self.log)
         if self._collector is not None:
             self.seating.pooled = self._collector.pooled
         try:
@@ -233,12 +240,15 @@ class Tournament:
                     task.cancel()
             self.monitor.stop()
             await asyncio.gather(*self._tasks, return_exceptions=True)
-            self._close_pool()
-            bar.close()
-            self.store.close()
-            with contextlib.suppress(OSError):
-                self.monitor.write_status(force=True)
-            await self.services.close(self._state == RunState.FINISHED, self.continued)
+            try:
+                self._take_outcomes()  # what the last games' tasks said as they ended
+            finally:
+                self._close_pool()
+                bar.close()
+                self.store.close()
+                with contextlib.suppress(OSError):
+                    self.monitor.write_status(force=True)
+                await self.services.close(self._state == RunState.FINISHED, self.continued)
         if self.judge is not None:
             self.judge.refresh(force=True)
         return summary
@@ -249,9 +259,10 @@ class Tournament:
         assert release is not None
         yielded = time.monotonic()
         while True:
+            self._wake.clear()
+            self._take_outcomes()
             if self._failure is not None:
                 raise self._failure
-            self._wake.clear()
             self._release_rounds()
             decided = self.summary.stopped_early
             pool_slots = collector.free if collector is not None else 0
@@ -264,7 +275,9 @@ class Tournament:
                 if collector is not None and collector.pooled(dispatcher.blocks[game.block]):
                     jobs.append(collector.job(game, seats))
                     continue
-                tables.start(game, seats)  # the fast path plays it at once
+                played = tables.start(game, seats)  # the fast path plays it at once
+                if played is not None:
+                    self._finished(played)
             if collector is not None and jobs:
                 collector.hand_out(jobs)
             if picked:
@@ -302,22 +315,58 @@ class Tournament:
         """Applies the absence policy; returns how long to wait before looking again (None: until something
         happens; 0: look again at once)."""
         told = self.attendance.look(room=bool(self.tables.free))
+        for out in self.attendance.apply(told):
+            self._taken_out(out)
         self._state = RunState.WAITING if told.waiting else RunState.RUNNING
         return told.next_look
 
-    # -- record ----------------------------------------------------------------------------------
+    # -- apply what happened ----------------------------------------------------------------------
 
-    def _finished(self, game: Assignment, record: GameRecord) -> None:
+    def _take_outcomes(self) -> None:
+        """Applies what came of the games at the tables and in the pool since last asked, and takes back the
+        absent bots that are connected again."""
+        for outcome in self._outcomes.take():
+            self._apply(outcome)
+        for bot in self.attendance.back():
+            self.attendance.returned(bot)
+
+    def _apply(self, outcome: Outcome) -> None:
+        """Applies what came of one game at a table or of one chunk of the pool."""
+        match outcome:
+            case Finished():
+                self._finished(outcome)
+            case PutBack(game):  # a launched bot did not come up: the game is played later
+                self._dispatcher.put_back(game)
+            case Broken(bot, why):  # a worker gave up on a launched bot: it is broken here too
+                if self.seating.launcher is not None:
+                    self.seating.launcher.mark_broken(bot, why)
+            case Failed(error):  # the arena's own failure (a bot's is a fault): it ends the run
+                self._failure = error
+            case Freed():  # a table or a place in the pool is free: the dispatch loop looks again
+                pass
+
+    def _finished(self, played: Finished) -> None:
+        game, record = played.game, played.record
         self._dispatcher.finished(game)
         self.tally.note(game.seats, record.totals, game.round, record.faults)
         summary = self.summary
         summary.played += 1
         summary.faults += len(record.faults)
         for bot in self.policy.add_game(game.seats, record.faults):
-            self.attendance.take_out(bot, BotCondition.DISQUALIFIED, self.policy.reason(bot))
+            out = self.attendance.take_out(bot, BotCondition.DISQUALIFIED, self.policy.reason(bot))
+            if out is not None:
+                self._taken_out(out)
         if self.judge is not None:
             self.judge.game_done(game, record)
         self.monitor.game_done()
+
+    def _taken_out(self, out: TakenOut) -> None:
+        """A bot is taken out: the server turns it away, the house bots its smaller field seats join, and the
+        dispatch loop looks again."""
+        if out.house:
+            self._house(out.house)
+        self.services.bar(out.bot, out.status, out.reason)
+        self._wake.set()
 
     # -- report ----------------------------------------------------------------------------------
 
@@ -342,14 +391,6 @@ class Tournament:
         task = asyncio.get_running_loop().create_task(work)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
-
-    def _worker_broke(self, bot: str, why: str) -> None:
-        """A worker gave up on a launched bot it launches: the bot is broken here too."""
-        if self.seating.launcher is not None:
-            self.seating.launcher.mark_broken(bot, why)
-
-    def _fail(self, err: BaseException) -> None:
-        self._failure = err
 
     def _close_pool(self) -> None:
         if self._collector is not None:
