@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -246,16 +247,32 @@ def test_a_sandbox_whose_arena_died_as_it_was_made_starts_no_bot(tmp_path: Path,
     assert ("the bot started" in done.stderr) is arena_alive
 
 
+ATTACKS = {
+    "none": "",
+    "stops the step": "for pid in {1, os.getppid()} - {os.getpid()}:\n"
+                      "    try:\n        os.kill(pid, signal.SIGSTOP)\n    except OSError:\n        pass\n",
+    "holds the life line open": "kept = []\nfor pid in {1, os.getppid()} - {os.getpid()}:\n"
+                                "    try:\n        kept.append(os.open(f'/proc/{pid}/fd/7', os.O_WRONLY))\n"
+                                "    except OSError:\n        pass\n",
+    "traces the step": "libc = ctypes.CDLL(None, use_errno=True)\nfor pid in {1, os.getppid()} - {os.getpid()}:\n"
+                       "    libc.ptrace(0x4206, pid, 0, 0)  # PTRACE_SEIZE\n"
+                       "    libc.ptrace(0x4207, pid, 0, 0)  # PTRACE_INTERRUPT\n",
+}
+"""What a bot does to the step that watches it before it settles down: each must leave the step's watch as it was."""
+
+
 @needs_bwrap
-def test_a_sandbox_whose_life_line_ends_dies_whole_while_the_arenas_side_lives(tmp_path: Path) -> None:
-    # bubblewrap binds the sandbox's first process to its parent only after that process started the bot, so an
+@pytest.mark.parametrize("attack", list(ATTACKS))
+def test_a_sandbox_whose_life_line_ends_dies_whole_while_the_arenas_side_lives(tmp_path: Path, attack: str) -> None:
+    # bubblewrap binds the sandbox's first process to its parent only after the arena's side of it runs, so an
     # arena killed in between left the bot running for good (seen once in about a hundred kills under load). The
-    # step that starts the bot stays beside it holding the life line: here the test is the arena, keeps every
-    # process of its side alive, and lets go of the line; the bot, and a child of the bot's in a session of its
-    # own, must die with it.
-    bot = write(tmp_path / "bot.py", "import subprocess, sys, time\n"
+    # sandbox's first process is the arena's step: it holds the life line and ends when it ends. Here the test is
+    # the arena, keeps every process of its side alive, and lets go of the line; the bot, and a child of the bot's
+    # in a session of its own, must die with it, whatever the bot did to the step first.
+    bot = write(tmp_path / "bot.py", "import ctypes, os, signal, subprocess, sys, time\n"
                 "if sys.argv[1:] != ['child']:\n"
                 "    subprocess.Popen([sys.executable, __file__, 'child'], start_new_session=True)\n"
+                + "".join(f"    {line}\n" for line in ATTACKS[attack].splitlines()) +
                 "    print('the bot runs', file=sys.stderr, flush=True)\n"
                 "time.sleep(120)\n")
     confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
@@ -277,7 +294,7 @@ def test_a_sandbox_whose_life_line_ends_dies_whole_while_the_arenas_side_lives(t
         assert step.poll() is None
         os.close(writing)
         writing = -1
-        assert step.wait(timeout=10) == 137  # the watcher's own status, as bubblewrap hands it on
+        assert step.wait(timeout=10) == 137  # the step's own status, as bubblewrap hands it on
         deadline = time.monotonic() + 10
         while running(bot) and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -288,5 +305,33 @@ def test_a_sandbox_whose_life_line_ends_dies_whole_while_the_arenas_side_lives(t
         if step.poll() is None:
             step.kill()
             step.wait()
+        for pid in running(bot):
+            os.kill(pid, signal.SIGKILL)
         if step.stderr is not None:
             step.stderr.close()
+
+
+@needs_bwrap
+def test_a_sandboxed_bot_ends_its_sandbox_when_it_ends(tmp_path: Path) -> None:
+    # The step that is the sandbox's first process ends with the bot, with the bot's status, and a process the bot
+    # left behind ends with them rather than keep the sandbox.
+    bot = write(tmp_path / "bot.py", "import subprocess, sys, time\n"
+                "if sys.argv[1:] == ['child']:\n    time.sleep(120)\n"
+                "subprocess.Popen([sys.executable, __file__, 'child'], start_new_session=True)\n"
+                "time.sleep(0.5)\nsys.exit(3)\n")
+    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
+                            hidden=[], env=bot_environment({}, confined=True))
+    reading, writing = os.pipe()
+    files = {target: memory_file(data) for target, data in confinement.files.items()}
+    plan = {**files, LIFELINE_FD: reading}
+    try:
+        done = subprocess.run(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
+                              pass_fds=list(plan.values()), capture_output=True, text=True, timeout=60)
+    finally:
+        for fd in (*files.values(), reading, writing):
+            os.close(fd)
+    assert done.returncode == 3, done.stderr
+    deadline = time.monotonic() + 10
+    while running(bot) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not running(bot), "the bot's child outlived the bot's sandbox"

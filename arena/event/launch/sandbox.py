@@ -8,13 +8,13 @@ bot's folder. It has no network at all (a network namespace of its own, with onl
 nobody listens on) and reaches the arena through one Unix domain socket bound into the sandbox at
 :data:`INSIDE_SOCKET`, which the ``{address}`` placeholder of its command names. It has its own
 process and IPC namespaces, keeps no capabilities, starts in a new session (it cannot type into the
-organiser's terminal), and dies with the arena: bubblewrap's ``--die-with-parent`` binds its processes to
-the arena's life, and because bubblewrap binds the sandbox's first process only some time after that process
-started the bot, the step that starts the bot also holds a pipe only the arena writes to
-(:data:`LIFELINE_FD`): when it reads its end before the bot starts, the arena died while the sandbox was being
-made, and no bot starts; when the pipe ends later (the arena died, even by ``kill -9``, or let the bot go), the
-step, still running beside the bot, kills every process of the sandbox. No bot outlives the arena, however its
-sandbox's start and the arena's death meet. A new process for every game makes such starts frequent.
+organiser's terminal), and dies with the arena. The sandbox's first process (bubblewrap's ``--as-pid-1``) is
+the arena's own short step: it holds a pipe only the arena writes to (:data:`LIFELINE_FD`), starts the bot beside
+it, and ends when that pipe ends (the arena died, even by ``kill -9``, or let the bot go); the end of a pid
+namespace's first process is the end of every process in it. bubblewrap's ``--die-with-parent`` binds that first
+process to the arena too, but only some time after the arena's side of it is running: an arena killed in between
+is seen by the step at its first look at the pipe, and no bot starts. The bot can neither stop, trace nor kill
+that step. A new process for every game makes such starts frequent.
 
 The other launched kinds get the same sandbox with a different way out: a ``stdio`` bot gets no socket
 at all (it talks over its standard streams only); a ``bhoos`` instance gets the listening socket the
@@ -96,24 +96,26 @@ LIFELINE_FD = 7
 """A pipe from the arena that the bot's start holds: ended before the bot starts, no bot starts; ended later (the arena
 died or let the bot go), every process of the sandbox is killed."""
 _INNER = """\
-import os, resource, select, sys
+import ctypes, os, resource, select, signal, sys
 os.set_blocking(7, False)
 try:
     os.read(7, 1)  # b"": the arena's end is closed, so the arena died as the sandbox was being made
     os._exit(0)
 except BlockingIOError:  # the arena holds its end open: it lives
     pass
-try:
-    os.close(os.pidfd_open(os.getpid()))
-    bot = os.fork()
-except (AttributeError, OSError):  # no pidfd (Linux before 5.3): the bot starts in this process, unwatched
-    bot = 0
+ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no tracing, no opening of its descriptors
+signal.signal(signal.SIGINT, signal.SIG_DFL)  # unhandled, so the bot cannot send it here either
+if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
+    resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
+woken, wake = os.pipe()
+os.set_blocking(wake, False)
+signal.set_wakeup_fd(wake, warn_on_full_buffer=False)
+signal.signal(signal.SIGCHLD, lambda number, frame: None)
+bot = os.fork()
 if bot == 0:
     os.close(7)
     if sys.argv[1] == "stdio":
         os.dup2(5, 0); os.dup2(6, 1); os.close(5); os.close(6)
-    if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
-        resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
     os.environ.pop("LC_CTYPE", None)  # set by this Python's own locale coercion, not given to the bot
     os.environ.pop("PWD", None)  # set by the shell that runs the start script
     try:
@@ -129,21 +131,25 @@ for fd in (5, 6):
     except OSError:
         pass
 watch = select.poll()
-ended = os.pidfd_open(bot)
 watch.register(7, select.POLLIN)
-watch.register(ended, select.POLLIN)
-if ended not in {fd for fd, _ in watch.poll()}:  # the life line ended first: the arena died or let the bot go
-    os.kill(-1, 9)  # the sandbox's own pid namespace: every process in it but its first and this one
-    os._exit(137)
-code = os.waitstatus_to_exitcode(os.waitpid(bot, 0)[1])
-os._exit(code if code >= 0 else 128 - code)
+watch.register(woken, select.POLLIN)
+while True:
+    if 7 in {fd for fd, _ in watch.poll()}:  # the life line ended: the arena died or let the bot go
+        os._exit(137)  # the end of a pid namespace's first process is the end of every process in it
+    os.read(woken, 4096)
+    while (ended := os.waitpid(-1, os.WNOHANG))[0]:  # the bot, or an orphan of the bot's this first process reaps
+        if ended[0] == bot:
+            code = os.waitstatus_to_exitcode(ended[1])
+            os._exit(code if code >= 0 else 128 - code)
 """
-"""The step in the sandbox between bubblewrap and the bot: no bot if the arena died as the sandbox was made; else
-the bot's command, its pipes in place and its process limit set where no cgroup holds it, beside a watcher that holds
-the life line and kills every process of the sandbox when it ends. bubblewrap binds its first process to the arena
-only some time after that process started the command, so an arena killed in between would otherwise leave the
-bot running."""
-
+"""The first process of a bot's sandbox (bubblewrap's ``--as-pid-1``), between bubblewrap and the bot: no bot if the
+arena died as the sandbox was made; else the bot's command, its pipes in place and its process limit set where no
+cgroup holds it, started beside a watcher that holds the life line. When the line ends, the watcher ends, and with
+the first process of its pid namespace every process of the sandbox ends. bubblewrap binds that process to the
+arena before it starts the command; the life line also covers an arena killed before that, and one that let the bot
+go while its sandbox was being made. The bot cannot stop, trace or kill the watcher: the kernel sends the first
+process of a pid namespace no signal from inside it that it does not handle (and never SIGKILL or SIGSTOP), and a
+process that is not dumpable cannot be traced, nor its descriptors opened through ``/proc``."""
 
 @functools.cache
 def bwrap_problem() -> str | None:
@@ -343,8 +349,8 @@ def sandboxed(
     cwd = cwd or Path.cwd()
     sized = ["--size", str(settings.tmp_mb << 20)] if settings.tmp_mb and _sized() else []
     args = ["--unshare-all", *(["--unshare-user"] if _user_namespace() else []), "--cap-drop", "ALL",
-            "--die-with-parent", "--new-session", "--hostname", "callbreak-bot", "--clearenv", "--proc", "/proc",
-            "--dev", "/dev", *sized, "--tmpfs", "/tmp", *sized, "--tmpfs", "/dev/shm",
+            "--die-with-parent", "--as-pid-1", "--new-session", "--hostname", "callbreak-bot", "--clearenv",
+            "--proc", "/proc", "--dev", "/dev", *sized, "--tmpfs", "/tmp", *sized, "--tmpfs", "/dev/shm",
             "--dir", INSIDE_FOLDER, "--ro-bind-data", str(START_FD), START]
     for system in _SYSTEM:
         path = Path(system)
