@@ -77,3 +77,11 @@ def test_the_picture_draws_the_layers_and_rooms_in_the_order_the_layer_test_hold
     assert [*drawn, "__main__"] == layers and picture.rstrip().endswith("__main__.py")
     event = next(line for line in picture.splitlines() if line.startswith("event/"))
     assert re.findall(r"(\w+)/ ◄", event) == rooms and event.endswith("◄ audit.py, check.py, verdicts.py")
+
+
+def test_the_tagged_union_of_a_bots_setup_is_listed_whole() -> None:
+    from arena.event.setup.botconfig import SETUPS
+
+    text = " ".join(DOC.read_text(encoding="utf-8").split())
+    listed = text.split("`botconfig.BotConfig.setup` is one of ", 1)[1].split(")", 1)[0]
+    assert re.findall(r"`(\w+)`", listed) == [setup.__name__ for setup in SETUPS]

@@ -34,6 +34,8 @@ BAD = [
     ("unknown faults key", "[faults]\nretries = 5\n" + FOUR, ["faults.'retries'", "max_retries", "disqualify_after"]),
     ("unknown server key", "[server]\naddress = 'x'\n" + FOUR, ["server.'address'", "host", "port", "tls_cert"]),
     ("unknown bot key", FOUR + 'colour = "red"\n', ["bots[4].'colour'", "command", "python", "remote"]),
+    ("a kind's key misspelt", bots("a", "b", "c") + '\n[[bots]]\nname = "d"\nstdoi = "./bot"\n',
+     ["bots[4].'stdoi'", "did you mean 'stdio'?"]),
     ("unknown gauntlet key", '[tournament]\nformat = "gauntlet"\n[gauntlet]\nchampion = "a"\nking = "b"\n' + FOUR,
      ["gauntlet.'king'", "champion"]),
     ("seed not a number", '[tournament]\nseed = "one"\n' + FOUR, ["tournament.seed", "whole number", "'one'"]),

@@ -43,7 +43,8 @@ _RENAMED = {"time.connect_timeout_s": "time.absent_after_s"}
 SERVER = {"host", "port", "tls_cert", "tls_key", "tls_client_ca", "tls_client_names", "sessions_per_bot"}
 SANDBOX = {"mode", "cpus", "memory_mb", "read_only", "processes", "tmp_mb", "limits"}
 PAGE = {"host", "port"}
-BOT = {"name", *BotKind, "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s", "env"}
+BOT = {"name", *map(str, BotKind), "token", "token_sha256", "options", "seed", "folder", "port", "start_timeout_s",
+       "env"}
 _TABLES = {"tournament": TOURNAMENT, "time": TIME, "faults": FAULTS, "server": SERVER, "sandbox": SANDBOX,
            "rules": set(SWITCHES) | {"profile"}, "bots": BOT}
 """Where each key belongs, to point a key written in the wrong table to its own."""
