@@ -26,11 +26,11 @@ that all listen on port 7000 run at once.
 
 Nothing of a bot's launch is on a command line (which every local user reads in ``ps``): bubblewrap
 reads its arguments, the bot's environment among them (a ``command`` bot's token), from a memory file
-(``--args``), so its command line, and that of the sandbox's first process, is only
-``bwrap --args 3 /bin/sh /run/callbreak/start``; that short script, put in the sandbox from another
-memory file, starts the bot's command through a step of the arena's Python that gives a ``stdio`` bot
-its pipes as its standard input and output. Those pipes reach the bot alone: bubblewrap's own
-processes hold ``/dev/null`` in their place, so when the bot closes its output, or ends, the arena
+(``--args``), so its command line is only ``bwrap --args 3 /bin/sh /run/callbreak/start``; that short
+script, put in the sandbox from another memory file, starts the bot's command through a step of the arena's
+Python (the sandbox's first process, whose command line names the bot's own and no more) that gives a ``stdio``
+bot its pipes as its standard input and output. Those pipes reach the bot alone: bubblewrap and the step
+hold ``/dev/null`` in their place, so when the bot closes its output, or ends, the arena
 reads end-of-file at once. A bot's environment is made afresh (:func:`bot_environment`), never copied
 from the arena's.
 
