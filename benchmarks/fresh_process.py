@@ -23,7 +23,8 @@ a bot ended by a signal takes bubblewrap's processes with it unwaited for, and i
 bot, what the new processes add per game and per process started. Then what one start costs: a Python
 interpreter, one that imports the bot kit, and a process started as the arena starts a bot, unsandboxed and in
 the sandbox (``python -c pass`` through the arena's start step and bubblewrap), the fewest of ``--starts`` runs
-in wall time and (unsandboxed) in CPU. With ``--baseline DIR`` (another copy of the project, e.g. ``git
+in wall time and (unsandboxed) in CPU, and the memory of the step the arena keeps beside a sandboxed
+bot. With ``--baseline DIR`` (another copy of the project, e.g. ``git
 worktree add /tmp/before <commit>``), the CPU of ``import arena.botkit`` with this code and with DIR's,
 interleaved.
 
@@ -143,6 +144,41 @@ def starts(runs: int, sandbox: bool) -> list[tuple[str, tuple[float, float]]]:
     return out
 
 
+def step_memory() -> tuple[float, float]:
+    """The MiB of memory of its own (``RssAnon``) and resident (``VmRSS``) of the arena's step that stays beside a
+    sandboxed bot as the sandbox's first process, read from ``/proc`` while a sleeping bot runs."""
+    python, marker = sys.executable, f"step-memory-{os.getpid()}"
+    with tempfile.TemporaryDirectory() as temp:
+        confinement = sandboxed([python, "-c", "import time; time.sleep(60)", marker], folder=None, socket=None,
+                                settings=SandboxSettings(), hidden=[Path(temp)],
+                                env=bot_environment({}, confined=True), cwd=Path(temp))
+        fds = {target: memory_file(data) for target, data in confinement.files.items()}
+        reading, writing = os.pipe()
+        fds[LIFELINE_FD] = reading
+        process = subprocess.Popen(limited(confinement.program, confinement.argv, fds, 0, []), env=confinement.env,
+                                   pass_fds=list(fds.values()))
+        try:
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline:
+                for entry in Path("/proc").iterdir():
+                    try:
+                        argv = (entry / "cmdline").read_bytes().split(b"\0")
+                        status = (entry / "status").read_text()
+                    except OSError:
+                        continue
+                    if marker.encode() in argv and argv[1:4] == [b"-I", b"-S", b"-c"]:  # the step, not the bot
+                        kib = {line.split(":")[0]: int(line.split()[1]) for line in status.splitlines()
+                               if line.startswith(("RssAnon:", "VmRSS:"))}
+                        if len(kib) == 2:
+                            return kib["RssAnon"] / 1024, kib["VmRSS"] / 1024
+                time.sleep(0.05)
+            raise RuntimeError("the sandbox's step was not seen running")
+        finally:
+            for fd in (*fds.values(), writing):
+                os.close(fd)
+            process.wait(timeout=30)
+
+
 def kit_imports(baseline: Path, runs: int) -> dict[str, list[float]]:
     """The CPU milliseconds of ``import arena.botkit`` with this tree's code and with ``baseline``'s, ``runs``
     times each, interleaved (the other first every other time)."""
@@ -237,6 +273,10 @@ def main(argv: list[str] | None = None) -> int:
     for what, (wall, cpu) in starts(args.starts, "auto" in modes):
         # In the sandbox the processes bubblewrap starts are not waited for by it: their CPU is not counted.
         print(f"  {what:48s} {wall:7.1f} ms" + (f", {cpu:6.1f} ms of CPU" if "sandbox" not in what else ""))
+    if "auto" in modes:
+        own, resident = step_memory()
+        print(f"  the sandbox's first process beside a bot (the arena's step): {own:.1f} MiB of memory of its own, "
+              f"{resident:.1f} MiB resident")
     if args.baseline is not None:
         print(f"import arena.botkit, {3 * args.starts} interleaved runs each, ms of CPU (fewest / median):")
         for name, values in kit_imports(args.baseline, 3 * args.starts).items():

@@ -4,6 +4,7 @@ served, placed and checked by it."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -13,9 +14,10 @@ from arena.event.check import BotUnderTest, bot_table, default_profiles
 from arena.event.play.kinds import KINDS, SeatingMode, kind_of
 from arena.event.play.placement import launched_on_workers, shares_launched
 from arena.event.play.seats import Seating
-from arena.event.setup.botconfig import LAUNCHED, SETUPS, CommandBot
+from arena.event.setup.botconfig import LAUNCHED, SETUPS, CommandBot, LaunchedBot
 from arena.event.setup.config import TournamentConfig, parse_config
 from arena.event.setup.kinds import BotKind
+from tests.helpers.runs import ROOT
 
 ROWS = {
     # kind: (in_process, launched, served, looked_after, mode, mode with processes of the game's own)
@@ -108,3 +110,23 @@ def test_check_bot_gives_a_bot_of_each_kind_as_its_kind(kind: BotKind) -> None:
     assert config.bots[0].kind is kind
     assert default_profiles(kind) == (("bhoos",) if kind in (BotKind.BHOOS, BotKind.BHOOS_URL) else
                                       default_profiles("python"))
+
+
+def test_nothing_but_the_kinds_decides_by_a_bots_kind_where_bots_are_launched_seated_and_played() -> None:
+    # docs/architecture.md: nothing in launch/, play/ or run/ decides by a bot's kind but play/kinds.py (an assert
+    # that narrows a type is no decision).
+    kinds = "|".join(map(str, BotKind))
+    setups = "|".join(setup.__name__ for setup in (*SETUPS, LaunchedBot))
+    decides = re.compile(rf"BotKind\.[A-Z]|\.kind (?:==|!=|in) [\"'(]?(?:{kinds})|"
+                         rf"(?<!assert )isinstance\([^)]*(?:{setups})|case (?:{setups})\(")
+    found = []
+    for room in ("launch", "play", "run"):
+        for path in sorted((ROOT / "arena" / "event" / room).glob("*.py")):
+            if path.name == "kinds.py":
+                continue
+            for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+                if decides.search(line):
+                    found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
+    assert decides.search("if isinstance(bot.setup, StdioBot):") and decides.search("if bot.kind == 'stdio':")
+    assert not decides.search("assert isinstance(setup, PythonBot)")

@@ -254,6 +254,8 @@ ATTACKS = {
     "holds the life line open": "kept = []\nfor pid in {1, os.getppid()} - {os.getpid()}:\n"
                                 "    try:\n        kept.append(os.open(f'/proc/{pid}/fd/7', os.O_WRONLY))\n"
                                 "    except OSError:\n        pass\n",
+    "kills the step": "for pid in {1, os.getppid()} - {os.getpid()}:\n"
+                      "    try:\n        os.kill(pid, signal.SIGKILL)\n    except OSError:\n        pass\n",
     "traces the step": "libc = ctypes.CDLL(None, use_errno=True)\nfor pid in {1, os.getppid()} - {os.getpid()}:\n"
                        "    libc.ptrace(0x4206, pid, 0, 0)  # PTRACE_SEIZE\n"
                        "    libc.ptrace(0x4207, pid, 0, 0)  # PTRACE_INTERRUPT\n",

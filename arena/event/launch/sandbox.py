@@ -105,7 +105,7 @@ except BlockingIOError:  # the arena holds its end open: it lives
     pass
 ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE 0: no tracing, no opening of its descriptors
 signal.signal(signal.SIGINT, signal.SIG_DFL)  # unhandled, so the bot cannot send it here either
-if int(sys.argv[2]):  # counted in this sandbox's own user namespace: the bot's processes and threads alone
+if int(sys.argv[2]):  # counted in this sandbox's own user namespace: this step's processes and the bot's
     resource.setrlimit(resource.RLIMIT_NPROC, (int(sys.argv[2]), int(sys.argv[2])))
 woken, wake = os.pipe()
 os.set_blocking(wake, False)
@@ -150,6 +150,7 @@ arena before it starts the command; the life line also covers an arena killed be
 go while its sandbox was being made. The bot cannot stop, trace or kill the watcher: the kernel sends the first
 process of a pid namespace no signal from inside it that it does not handle (and never SIGKILL or SIGSTOP), and a
 process that is not dumpable cannot be traced, nor its descriptors opened through ``/proc``."""
+
 
 @functools.cache
 def bwrap_problem() -> str | None:
