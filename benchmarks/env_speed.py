@@ -18,7 +18,12 @@ from there (a clone played to the end of the round, each action a random legal o
 repetitions, and round 5's clone rate as a share of round 1's (target >= 0.5: a state late in a game
 clones about as fast as an early one).
 
-    python benchmarks/env_speed.py [--seconds 2] [--repeats 5] [--profile nepali] [--clones]
+With ``--parts``, it prints where ``raw_env``'s step goes: the wall-clock microseconds per step of the
+harness's draw from the mask, of ``last()``, of ``step()`` (apart: the steps that end a round, which
+deal the next one), of ``reset()`` and the terminated agents' steps, each call timed on its own with the
+timer's own cost taken out; then the core's microseconds per decision and the step time 0.3 × would need.
+
+    python benchmarks/env_speed.py [--seconds 2] [--repeats 5] [--profile nepali] [--clones | --parts]
 """
 
 from __future__ import annotations
@@ -38,6 +43,7 @@ if str(ROOT) not in sys.path:  # run as a script from anywhere
     sys.path.insert(0, str(ROOT))
 
 from arena.core.rules import Rules  # noqa: E402
+from arena.core.views import Phase  # noqa: E402
 from arena.envs import callbreak_v0  # noqa: E402
 from benchmarks.engine import Mode  # noqa: E402
 
@@ -150,17 +156,93 @@ def clones_main(args: argparse.Namespace) -> int:
     return 0
 
 
+PARTS = ("the harness's draw from the mask", "last()", "step(), a call or a card", "step(), the round's end",
+         "reset() and terminated agents' steps")
+
+
+def step_parts(profile: str, seconds: float, slices: int = 1) -> tuple[dict[str, float], dict[str, int], int]:
+    """Nanoseconds spent in each of :data:`PARTS` over ``seconds`` of CPU time of random play through ``raw_env``
+    (whole slices of :data:`SLICE` steps, ``slices`` at least), the timer's own cost taken out; the calls timed in
+    each part; and the steps (as :class:`EnvMode` counts them: a terminated agent's step is not one)."""
+    clock = time.perf_counter_ns
+    start = clock()
+    for _ in range(10_000):
+        clock()
+    tick = (clock() - start) / 10_000  # one call of the timer; each part below is timed by two
+    env = callbreak_v0.raw_env(profile)
+    env.reset(seed=2)
+    draw = random.Random(7).random
+    spent, calls = dict.fromkeys(PARTS, 0.0), dict.fromkeys(PARTS, 0)
+    draw_part, last_part, step_part, end_part, rest_part = PARTS
+    steps, cpu = 0, time.process_time()
+    while steps < slices * SLICE or time.process_time() - cpu < seconds:
+        goal = steps + SLICE
+        while steps < goal:
+            a = clock()
+            observation, _reward, terminated, truncated, _info = env.last()
+            b = clock()
+            spent[last_part] += b - a - tick
+            if terminated or truncated:
+                env.step(None)
+                if not env.agents:
+                    env.reset()
+                spent[rest_part] += clock() - b - tick
+                calls[rest_part] += 1
+                continue
+            legal = observation["action_mask"].nonzero()[0]
+            action = int(legal[int(draw() * len(legal))])
+            c = clock()
+            rnd = env.game.round
+            env.step(action)
+            d = clock()
+            spent[draw_part] += c - b - tick
+            part = end_part if rnd.phase is Phase.OVER else step_part
+            spent[part] += d - c - tick
+            calls[part] += 1
+            steps += 1
+    calls[draw_part] = steps
+    calls[last_part] = steps + calls[rest_part]
+    return spent, calls, steps
+
+
+def parts_main(args: argparse.Namespace) -> int:
+    runs = []
+    for _ in range(args.repeats):
+        engine = Mode(Rules.profile(args.profile), "fresh")
+        while engine.cpu < args.seconds / 2:
+            engine.play(SLICE // DECISIONS_PER_DEAL)
+        spent, _calls, steps = step_parts(args.profile, args.seconds / 2)
+        runs.append(({part: spent[part] / steps / 1000 for part in PARTS},
+                     engine.cpu / (engine.deals * DECISIONS_PER_DEAL) * 1e6))
+    print("where a step of callbreak_v0.raw_env goes, in microseconds of the clock per step (median of the "
+          "repetitions):")
+    total = 0.0
+    for part in PARTS:
+        value = statistics.median(run[0][part] for run in runs)
+        total += value
+        print(f"  {part:<40} {value:>6.2f}")
+    print(f"  {'all of them':<40} {total:>6.2f}")
+    core = statistics.median(run[1] for run in runs)
+    print(f"the rules core (engine.py, fresh deals): {core:.2f} microseconds of CPU per decision; {TARGET} × its "
+          f"decisions per second is a step in {core / TARGET:.2f}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=2.0, help="CPU seconds of each mode in one repetition")
     parser.add_argument("--repeats", type=int, default=5, help="timed repetitions (the median is reported)")
     parser.add_argument("--profile", default="nepali", help="rules profile to play")
-    parser.add_argument("--clones", action="store_true", help="the OpenSpiel game's clones and actions by round")
+    modes = parser.add_mutually_exclusive_group()
+    modes.add_argument("--clones", action="store_true", help="the OpenSpiel game's clones and actions by round")
+    modes.add_argument("--parts", action="store_true", help="where raw_env's step goes, part by part")
     args = parser.parse_args(argv)
     machine = platform.processor() or platform.machine()
     print(f"machine: {machine}, {os.cpu_count()} cores, Python {platform.python_version()}, profile {args.profile}")
     if args.clones:
         return clones_main(args)
+    if args.parts:
+        return parts_main(args)
     runs = [repetition(args.profile, args.seconds) for _ in range(args.repeats)]
     engine = statistics.median(r["engine"] for r in runs)
     print(f"rules core (engine.py, fresh deals)  {engine:>10,.0f} decisions per CPU second")

@@ -286,6 +286,19 @@ def test_the_speed_benchmarks_environments_are_dealt_deals_of_their_own() -> Non
     assert len({*map(frozenset, dealt)}) == 3
 
 
+
+def test_the_speed_benchmarks_parts_put_each_step_in_its_own_part() -> None:
+    """``env_speed.py --parts``: a round's four calls and 48 of its cards are timed as steps, its last card as the
+    round's end, and each step's draw and ``last()`` once (with the terminated agents' ``last()`` at a game's end)."""
+    from benchmarks.env_speed import PARTS, step_parts
+
+    spent, calls, steps = step_parts("nepali", 0.0, slices=2)  # 560 steps: two games of five rounds
+    draw, last, step, end, rest = PARTS
+    assert steps == calls[draw] == 560
+    # The first game's terminated agents step (and the game is reset) before the second; the second's after.
+    assert calls[end] == 10 and calls[step] == 550 and calls[rest] == 4 and calls[last] == 564
+    assert all(spent[part] > 0 for part in PARTS)
+
 # -- rewards ---------------------------------------------------------------------------------------
 
 
