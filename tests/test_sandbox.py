@@ -223,6 +223,17 @@ def test_sandbox_settings_are_checked(tmp_path: Path) -> None:
     assert loaded.sandbox.cpus == 1 and loaded.sandbox.memory_mb == 2048 and loaded.sandbox.mode == "auto"
 
 
+def sandbox_start(bot: Path, folder: Path) -> tuple[list[str], dict[str, str], dict[int, int], int]:
+    """How the launcher starts ``bot`` in a sandbox: the command line, its environment, the descriptors it is handed
+    (by the number they take in it: the sandbox's files, and the life line's read end at ``LIFELINE_FD``), and the
+    life line's write end, which the test holds as the arena does. Every descriptor is the caller's to close."""
+    confinement = sandboxed([sys.executable, str(bot)], folder=folder, socket=None, settings=SandboxSettings(),
+                            hidden=[], env=bot_environment({}, confined=True))
+    reading, writing = os.pipe()
+    plan = {**{target: memory_file(data) for target, data in confinement.files.items()}, LIFELINE_FD: reading}
+    return limited(confinement.program, confinement.argv, plan, 0, []), confinement.env, plan, writing
+
+
 @needs_bwrap
 @pytest.mark.parametrize("arena_alive", [True, False])
 def test_a_sandbox_whose_arena_died_as_it_was_made_starts_no_bot(tmp_path: Path, arena_alive: bool) -> None:
@@ -230,18 +241,14 @@ def test_a_sandbox_whose_arena_died_as_it_was_made_starts_no_bot(tmp_path: Path,
     # an arena killed in between leaves it running. The bot's start reads the life line the arena alone holds
     # open; here the test is the arena, and lets go of its end before the sandbox starts, or keeps it.
     bot = write(tmp_path / "bot.py", 'import sys\nprint("the bot started", file=sys.stderr, flush=True)\n')
-    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
-                            hidden=[], env=bot_environment({}, confined=True))
-    reading, writing = os.pipe()
-    files = {target: memory_file(data) for target, data in confinement.files.items()}
-    plan = {**files, LIFELINE_FD: reading}
+    command, env, plan, writing = sandbox_start(bot, tmp_path)
     if not arena_alive:
         os.close(writing)
     try:
-        done = subprocess.run(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
-                              pass_fds=list(plan.values()), capture_output=True, text=True, timeout=60)
+        done = subprocess.run(command, env=env, pass_fds=list(plan.values()), capture_output=True, text=True,
+                              timeout=60)
     finally:
-        for fd in (*files.values(), reading, *([writing] if arena_alive else [])):
+        for fd in (*plan.values(), *([writing] if arena_alive else [])):
             os.close(fd)
     assert done.returncode == 0, done.stderr
     assert ("the bot started" in done.stderr) is arena_alive
@@ -277,14 +284,9 @@ def test_a_sandbox_whose_life_line_ends_dies_whole_while_the_arenas_side_lives(t
                 + "".join(f"    {line}\n" for line in ATTACKS[attack].splitlines()) +
                 "    print('the bot runs', file=sys.stderr, flush=True)\n"
                 "time.sleep(120)\n")
-    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
-                            hidden=[], env=bot_environment({}, confined=True))
-    reading, writing = os.pipe()
-    files = {target: memory_file(data) for target, data in confinement.files.items()}
-    plan = {**files, LIFELINE_FD: reading}
-    step = subprocess.Popen(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
-                            pass_fds=list(plan.values()), stderr=subprocess.PIPE, text=True)
-    for fd in (*files.values(), reading):
+    command, env, plan, writing = sandbox_start(bot, tmp_path)
+    step = subprocess.Popen(command, env=env, pass_fds=list(plan.values()), stderr=subprocess.PIPE, text=True)
+    for fd in plan.values():
         os.close(fd)
     try:
         assert step.stderr is not None
@@ -321,16 +323,12 @@ def test_a_sandboxed_bot_ends_its_sandbox_when_it_ends(tmp_path: Path) -> None:
                 "if sys.argv[1:] == ['child']:\n    time.sleep(120)\n"
                 "subprocess.Popen([sys.executable, __file__, 'child'], start_new_session=True)\n"
                 "time.sleep(0.5)\nsys.exit(3)\n")
-    confinement = sandboxed([sys.executable, str(bot)], folder=tmp_path, socket=None, settings=SandboxSettings(),
-                            hidden=[], env=bot_environment({}, confined=True))
-    reading, writing = os.pipe()
-    files = {target: memory_file(data) for target, data in confinement.files.items()}
-    plan = {**files, LIFELINE_FD: reading}
+    command, env, plan, writing = sandbox_start(bot, tmp_path)
     try:
-        done = subprocess.run(limited(confinement.program, confinement.argv, plan, 0, []), env=confinement.env,
-                              pass_fds=list(plan.values()), capture_output=True, text=True, timeout=60)
+        done = subprocess.run(command, env=env, pass_fds=list(plan.values()), capture_output=True, text=True,
+                              timeout=60)
     finally:
-        for fd in (*files.values(), reading, writing):
+        for fd in (*plan.values(), writing):
             os.close(fd)
     assert done.returncode == 3, done.stderr
     deadline = time.monotonic() + 10
