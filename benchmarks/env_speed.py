@@ -178,6 +178,7 @@ def step_parts(profile: str, seconds: float, slices: int = 1) -> tuple[dict[str,
     while steps < slices * SLICE or time.process_time() - cpu < seconds:
         goal = steps + SLICE
         while steps < goal:
+            rnd = env.game.round  # to tell, after the step, a step that ended this round (outside the timed parts)
             a = clock()
             observation, _reward, terminated, truncated, _info = env.last()
             b = clock()
@@ -192,7 +193,6 @@ def step_parts(profile: str, seconds: float, slices: int = 1) -> tuple[dict[str,
             legal = observation["action_mask"].nonzero()[0]
             action = int(legal[int(draw() * len(legal))])
             c = clock()
-            rnd = env.game.round
             env.step(action)
             d = clock()
             spent[draw_part] += c - b - tick
