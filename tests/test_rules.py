@@ -485,3 +485,10 @@ def test_to_dict_from_dict_round_trip(name: str, switches: dict[str, object]) ->
     assert back == rules
     assert back.profile_name == name
     assert back.to_dict() == data
+
+
+def test_a_list_in_words_is_written_as_every_message_writes_it() -> None:
+    from arena.core.words import listed
+
+    assert [listed(items) for items in ([], ["AS"], ["AS", "KS"], ["AS", "KS", "QS"])] == [
+        "", "AS", "AS and KS", "AS, KS and QS"]

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from arena.core.cards import ABOVE, FULL_DECK, SUIT_MASK, SUIT_OF, Suit, card_text
+from arena.core.words import listed
 from arena.errors import RulesError
 
 __all__ = [
@@ -467,10 +468,7 @@ def trick_winner(trick: Sequence[int], trump: int) -> int:
 
 
 def _cards_phrase(mask: int) -> str:
-    names = [card_text(i) for i in range(51, -1, -1) if mask >> i & 1]
-    if len(names) <= 1:
-        return "".join(names)
-    return ", ".join(names[:-1]) + " and " + names[-1]
+    return listed([card_text(i) for i in range(51, -1, -1) if mask >> i & 1])
 
 
 def explain(reason: Reason, hand: int, trick: Sequence[int], trump: int, legal: int) -> str:

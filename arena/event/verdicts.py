@@ -16,6 +16,7 @@ from pathlib import Path
 from arena.core.faults import FaultKind
 from arena.core.rules import PROFILES
 from arena.core.turns import play_order
+from arena.core.words import listed
 from arena.players.base import DecisionKind
 from arena.players.table import Asked
 from arena.records.format import RoundRecord
@@ -137,14 +138,9 @@ SHOWN_PER_CHECK = 5
 """Fault lines shown per check (the count says how many more there were)."""
 
 
-def _listed(profiles: Sequence[str]) -> str:
-    """``nepali``, ``nepali and master``, ``nepali, master and bhoos``."""
-    return profiles[0] if len(profiles) == 1 else f"{', '.join(profiles[:-1])} and {profiles[-1]}"
-
-
 def under(profiles: Sequence[str]) -> str:
     """The profiles a check covers, in words: ``every rules profile`` or ``the bhoos rules``."""
-    return "every rules profile" if set(profiles) == set(PROFILES) else f"the {_listed(profiles)} rules"
+    return "every rules profile" if set(profiles) == set(PROFILES) else f"the {listed(profiles)} rules"
 
 
 @dataclasses.dataclass
@@ -233,8 +229,8 @@ def _unplayed(battery: Battery) -> str:
     none = [p for p in battery.profiles if not battery.played_in.get(p)]
     part = [f"{battery.played_in[p]} of {battery.scheduled[p]} games under the {p} rules" for p in battery.profiles
             if 0 < battery.played_in.get(p, 0) < battery.scheduled[p]]
-    words = ([f"not played under the {_listed(none)} rules"] if none else []) + (
-        [f"only {_listed(part)} played"] if part else [])
+    words = ([f"not played under the {listed(none)} rules"] if none else []) + (
+        [f"only {listed(part)} played"] if part else [])
     return ", and ".join(words)
 
 

@@ -15,8 +15,9 @@ import re
 import urllib.parse
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, get_args
 
+from arena.core.words import listed
 from arena.errors import ConfigError
 from arena.event.setup.entries import check_command, is_name
 from arena.event.setup.kinds import BotKind
@@ -130,7 +131,7 @@ class RemoteBot:
 
 BotSetup = PythonBot | CommandBot | StdioBot | BhoosBot | BhoosUrlBot | RemoteBot
 """What one kind of bot alone has."""
-SETUPS: tuple[type[BotSetup], ...] = (PythonBot, CommandBot, StdioBot, BhoosBot, BhoosUrlBot, RemoteBot)
+SETUPS: tuple[type[BotSetup], ...] = get_args(BotSetup)
 """Each kind's setup, as :data:`BotSetup` names them."""
 LAUNCHED = tuple(setup.kind for setup in SETUPS if issubclass(setup, LaunchedBot))
 """The kinds whose processes the arena starts itself (sandboxed and limited alike)."""
@@ -240,18 +241,17 @@ def _bot(b: Reader, base: Path, seen: dict[str, str]) -> BotConfig:
     if folder_text and kind not in LAUNCHED:
         raise ConfigError(f"bot {name!r}: folder is for bots the arena launches (command, stdio or bhoos = "
                           "...); remove it")
-    setups = {setup.kind: setup for setup in SETUPS}
-    if "port" in b.data and "port" not in _defaults(setups[kind]):
+    defaults = _DEFAULTS[kind]
+    if "port" in b.data and "port" not in defaults:
         raise ConfigError(f"bot {name!r}: port is for {_having('port')} bots (the port they listen on inside their "
                           "sandbox); remove it")
-    if "start_timeout_s" in b.data and "start_timeout" not in _defaults(setups[kind]):
+    if "start_timeout_s" in b.data and "start_timeout" not in defaults:
         raise ConfigError(f"bot {name!r}: start_timeout_s is for {_having('start_timeout')} bots; remove it")
     env = _environment(b, name, kind)
     seed = b.integer("seed", 0, 0, 2**63 - 1)
     folder = base / folder_text if folder_text else None
     port = b.integer("port", BHOOS_PORT, 1, 65535)
-    start_timeout = b.number("start_timeout_s", _defaults(setups[kind]).get("start_timeout", START_TIMEOUT_S),
-                             0, 3_600)
+    start_timeout = b.number("start_timeout_s", defaults.get("start_timeout", START_TIMEOUT_S), 0, 3_600)
     setup: BotSetup
     match kind:
         case BotKind.PYTHON:
@@ -275,10 +275,13 @@ def _defaults(setup: type[BotSetup]) -> dict[str, Any]:
             if field.default is not dataclasses.MISSING}
 
 
+_DEFAULTS = {setup.kind: _defaults(setup) for setup in SETUPS}
+"""By kind: :func:`_defaults` of its setup."""
+
+
 def _having(field: str) -> str:
     """The kinds whose setup has ``field``, in words: ``stdio, bhoos and bhoos_url``."""
-    kinds = [setup.kind for setup in SETUPS if field in _defaults(setup)]
-    return kinds[0] if len(kinds) == 1 else f"{', '.join(kinds[:-1])} and {kinds[-1]}"
+    return listed([kind for kind, defaults in _DEFAULTS.items() if field in defaults])
 
 
 def roster_bots(path: Path, listed: Sequence[Any]) -> list[dict[str, Any]]:

@@ -42,6 +42,7 @@ from grpc_reflection.v1alpha import reflection
 from arena import __version__
 from arena.core.faults import FREE_TEXT_LIMIT, FaultKind, bounded, shown
 from arena.core.rules import Rules
+from arena.core.words import listed
 from arena.errors import ConfigError
 from arena.players.pauses import settle
 from arena.players.table import TableSettings
@@ -218,8 +219,7 @@ def token_hint(token: str) -> str:
         where, extra = ("ends", token[len(token.rstrip()):]) if token.rstrip() != token else (
             "begins", token[:len(token) - len(token.lstrip())])
         names = [_SPACES.get(char, f"the character {char!r}") for char in dict.fromkeys(extra)]
-        said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-        return f"this one {where} with {said}: it was copied with the token; send the token alone"
+        return f"this one {where} with {listed(names)}: it was copied with the token; send the token alone"
     if len(token) != TOKEN_LENGTH and token.isprintable() and len(token) <= 4 * TOKEN_LENGTH:
         return (f"a token made by callbreak-arena is {TOKEN_LENGTH} characters; this one has {len(token)}: is it the "
                 "whole token, and only the token?")
