@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.event.check import KINDS as CHECK_KINDS
 from arena.event.check import BotUnderTest, bot_table, default_profiles
 from arena.event.play.kinds import KINDS, SeatingMode, kind_of
 from arena.event.play.placement import launched_on_workers, shares_launched
 from arena.event.play.seats import Seating
-from arena.event.setup.botconfig import LAUNCHED, SETUPS, CommandBot, LaunchedBot
+from arena.event.setup.botconfig import SETUPS, CommandBot, LaunchedBot
 from arena.event.setup.config import TournamentConfig, parse_config
 from arena.event.setup.kinds import BotKind
 from tests.helpers.runs import ROOT
@@ -48,10 +47,6 @@ def _config(*lines: str, extra: str = "") -> TournamentConfig:
 def test_every_kind_has_its_class_and_its_setup() -> None:
     assert set(KINDS) == set(BotKind)
     assert {setup.kind for setup in SETUPS} == set(BotKind)
-    for kind, behaviour in KINDS.items():
-        assert behaviour.kind is kind
-        assert behaviour.setup.kind is kind
-    assert set(CHECK_KINDS) == set(BotKind)
     assert set(ROWS) == set(BotKind)  # a new kind needs its row here too
 
 
@@ -61,8 +56,7 @@ def test_each_kind_answers_as_documented(kind: BotKind) -> None:
     behaviour = KINDS[kind]
     assert (behaviour.in_process, behaviour.launched, behaviour.served, behaviour.looked_after) == (
         in_process, launched, served, looked_after)
-    assert behaviour.launched is (kind in LAUNCHED)
-    assert behaviour.on_workers is (in_process or launched)
+    assert (behaviour.on_workers(False), behaviour.on_workers(True)) == (in_process, in_process or launched)
     assert (behaviour.mode(False), behaviour.mode(True)) == (mode, fresh_mode)
 
 
@@ -80,6 +74,9 @@ def test_the_workers_play_the_kinds_a_worker_can_seat() -> None:
     config = _config(extra="workers = 2\n")
     assert launched_on_workers(config)
     assert shares_launched(config)  # remote and bhoos_url bots are the arena's alone
+    for bot in config.bots:  # a worker is sent the bots it plays, and no other
+        for launches in (False, True):
+            assert (kind_of(bot).shipped(bot, launches) is not None) is kind_of(bot).on_workers(launches)
 
 
 def test_a_kind_admits_a_bot_to_the_arena_server_by_its_token() -> None:

@@ -90,8 +90,7 @@ class Collector:
 
     def refresh(self) -> None:
         """Learns the bots a worker can play again (house bots and copies join as the run goes)."""
-        self._in_process = frozenset(name for name, bot in self._bots.items() if kind_of(bot).in_process or (
-            self.launches and kind_of(bot).launched))
+        self._in_process = frozenset(name for name, bot in self._bots.items() if kind_of(bot).on_workers(self.launches))
 
     @property
     def free(self) -> int:

@@ -123,10 +123,10 @@ class Kind:
         """The launcher looks after it: it starts its processes, or checks that it answers."""
         return self.launched or self.reached
 
-    @property
-    def on_workers(self) -> bool:
-        """A worker can play it (one launched bots only when the workers launch them)."""
-        return self.in_process or self.launched
+    def on_workers(self, launches: bool) -> bool:
+        """A worker plays it: an in-process bot always, a launched one when the workers launch the launched bots
+        (``launches``), no other."""
+        return self.in_process or (launches and self.launched)
 
     def mode(self, fresh: bool) -> SeatingMode:
         """How it takes a seat; ``fresh``: a game of it should start processes of its own (``fresh_process``, or a
@@ -151,7 +151,7 @@ class Kind:
     def shipped(self, bot: BotConfig, launches: bool) -> BotConfig | None:
         """The bot as a worker gets it (``launches``: the workers launch the launched bots), or ``None`` when a
         worker does not play it."""
-        return bot if launches and self.launched else None
+        return bot if self.on_workers(launches) else None
 
     def check_lines(self, value: str, token: str, folder: str) -> str:
         """The lines after its name of the ``[[bots]]`` table of check-bot's bot under test: ``value`` its class,

@@ -31,4 +31,4 @@ def launched_on_workers(config: TournamentConfig) -> bool:
 def shares_launched(config: TournamentConfig) -> bool:
     """True when the launched bots play both on the workers and in the arena's process: the workers launch
     them, and the tournament also has bots only the arena can seat (``remote``, ``bhoos_url``: no worker plays them)."""
-    return launched_on_workers(config) and any(not kind_of(bot).on_workers for bot in config.bots)
+    return launched_on_workers(config) and any(not kind_of(bot).on_workers(launches=True) for bot in config.bots)

@@ -160,7 +160,7 @@ class Services:
         security = "plaintext" if not server.tls else "TLS" if config.tls_client_ca is None else "mutual TLS"
         self._log(f"arena listening on {self.address} ({security})")
         self._unix_socket = unix_socket
-        launched = [bot for bot in self.having(lambda kind: kind.served) if kind_of(bot).launched]
+        launched = self.having(lambda kind: kind.served and kind.launched)
         if launched:
             launcher = self._start_launcher()
             if not config.fresh_process:
